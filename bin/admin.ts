@@ -1,0 +1,102 @@
+/**
+ * The operator CLI: the chat bot's operations (keys, top-ups, plans, account deletion). Prints one JSON object.
+ * Against a running `npm start` it uses that service's local stores; with none running it starts its own on the same
+ * data folder; with TABLE_NAME and BUCKET_NAME set and no local endpoints it works on the deployed AWS stack.
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AppError } from '../functions/core/errors.ts';
+
+const USAGE = `usage: npm run -s admin -- <command> [options]
+  create-user [--balance N] [--trial-videos N] [--plan NAME]
+  issue-key   --user ID
+  revoke-key  --user ID
+  top-up      --user ID --amount N
+  set-plan    --user ID [--plan NAME]     (no --plan removes the plan)
+  balance     --user ID
+  delete-user --user ID`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    user: { type: 'string' },
+    balance: { type: 'string' },
+    'trial-videos': { type: 'string' },
+    plan: { type: 'string' },
+    amount: { type: 'string' },
+  },
+});
+
+async function connect(): Promise<() => Promise<void>> {
+  if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) return async () => undefined;
+  const { readRuntime } = await import('../local/runtime-file.ts');
+  const dataDir = resolve(process.env.DATA_DIR ?? '.local');
+  const running = readRuntime(dataDir);
+  if (running) {
+    Object.assign(process.env, running.env);
+    return async () => undefined;
+  }
+  const { startLocalStack } = await import('../local/stack.ts');
+  const stack = await startLocalStack({ port: 0, dataDir, s3Dir: join(dataDir, 's3') });
+  return stack.stop;
+}
+
+function need<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new AppError('invalid_params', `--${flag} is required`);
+  return value;
+}
+
+async function run(command: string | undefined): Promise<object> {
+  const { services } = await import('../functions/adapters/services.ts');
+  const { deleteUser, positiveAmount } = await import('../functions/core/admin.ts');
+  const { DEFAULT_TRIAL_VIDEOS, planNamed } = await import('../functions/core/plans.ts');
+  const { balanceView } = await import('../functions/core/balance.ts');
+  const s = services();
+  const now = new Date();
+  const user = () => need(values.user, 'user');
+  switch (command) {
+    case 'create-user': {
+      const balance = values.balance === undefined ? 0 : Number(values.balance);
+      const trialVideos = values['trial-videos'] === undefined ? DEFAULT_TRIAL_VIDEOS : Number(values['trial-videos']);
+      if (!Number.isSafeInteger(balance) || balance < 0) throw new AppError('invalid_params', '--balance must be a whole number >= 0');
+      if (!Number.isSafeInteger(trialVideos) || trialVideos < 0) throw new AppError('invalid_params', '--trial-videos must be a whole number >= 0');
+      const plan = values.plan ? planNamed(values.plan) : undefined;
+      const { userId, apiKey } = await s.accounts.createUser({ balance, trialVideos, ...(plan ? { plan } : {}), now });
+      return { user_id: userId, api_key: apiKey, balance, trial_videos_left: trialVideos, ...(plan ? { plan: plan.name } : {}) };
+    }
+    case 'issue-key':
+      return { api_key: await s.accounts.issueKey(user(), now) };
+    case 'revoke-key':
+      await s.accounts.revokeKey(user());
+      return { revoked: true };
+    case 'top-up':
+      return { balance: await s.accounts.topUp(user(), positiveAmount(values.amount, '--amount'), now) };
+    case 'set-plan': {
+      const plan = values.plan ? planNamed(values.plan) : undefined;
+      await s.accounts.setPlan(user(), plan);
+      return { plan: plan?.name ?? null };
+    }
+    case 'balance': {
+      const account = await s.accounts.get(user());
+      if (!account) throw new AppError('not_found', 'No such user');
+      return balanceView(account, now);
+    }
+    case 'delete-user':
+      return { deleted: true, ...(await deleteUser(s, user())) };
+    default:
+      throw new AppError('bad_request', USAGE);
+  }
+}
+
+const disconnect = await connect();
+let code = 0;
+try {
+  console.log(JSON.stringify(await run(positionals[0])));
+} catch (err) {
+  code = 1;
+  const e = err as AppError;
+  console.log(JSON.stringify({ error: { code: e.code ?? 'internal_error', message: e.message } }));
+} finally {
+  await disconnect();
+}
+process.exit(code);

@@ -1,0 +1,58 @@
+/**
+ * npm start: the whole service on this machine (DESIGN.md section 6). Ctrl-C stops every child it started.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
+import { startLocalStack } from '../local/stack.ts';
+
+const dataDir = resolve(process.env.DATA_DIR ?? '.local');
+const port = Number(process.env.PORT ?? 3000);
+mkdirSync(dataDir, { recursive: true });
+
+const passThrough = [
+  'LIMIT_ACTIVE_TASKS',
+  'LIMIT_POSTS_PER_MINUTE',
+  'ORDER_SECONDS_ESTIMATE',
+  'RENDER_WORKERS',
+  'MAINTENANCE_MODE',
+  'SERVICE_ADDRESS',
+  'WEBHOOK_ALLOW_PRIVATE_URLS',
+  'WEBHOOK_RETRY_BASE_MS',
+  'GENERATOR_FAIL',
+];
+const env = Object.fromEntries(passThrough.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+
+console.log(`Starting the video service (data in ${dataDir}) ...`);
+const stack = await startLocalStack({ port, dataDir, s3Dir: join(dataDir, 's3'), env });
+const publicUrl = `http://localhost:${stack.port}/v1`;
+writeRuntime(dataDir, { pid: process.pid, baseUrl: publicUrl, env: stack.env });
+
+// The demo user is made on first start; its key is kept in the data folder so every start can show it.
+const demoFile = join(dataDir, 'demo-user.json');
+if (!existsSync(demoFile)) {
+  const { services } = await import('../functions/adapters/services.ts');
+  const { DEFAULT_TRIAL_VIDEOS } = await import('../functions/core/plans.ts');
+  const demo = await services().accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
+  writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2));
+}
+const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string };
+
+console.log(`API:       ${publicUrl}`);
+console.log(`Demo user: ${demo.user_id}`);
+console.log(`API key:   ${demo.api_key}`);
+console.log(`Try:       curl -s ${publicUrl}/balance -H 'X-API-Key: ${demo.api_key}'`);
+console.log('ready');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping ...`);
+  await stack.stop();
+  removeRuntime(dataDir);
+  console.log('stopped');
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

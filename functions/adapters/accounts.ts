@@ -1,0 +1,232 @@
+/** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
+import { notFound } from '../core/errors.ts';
+import { newEntryId, newUserId } from '../core/ids.ts';
+import type { PostCounter } from '../core/ports.ts';
+import type { Account } from '../core/pricing.ts';
+import { QUEUE_SHARDS } from '../core/create-order.ts';
+import { isConditionFailed } from './dynamo-errors.ts';
+import { keys, ttl } from './keys.ts';
+
+export interface UserItem {
+  userId: string;
+  balance: number;
+  trialVideosLeft: number;
+  planName?: string;
+  planHeavyPerMonth?: number;
+  heavyMonth?: string;
+  heavyUsed?: number;
+  activeTasks: number;
+  keyHash?: string;
+  createdAt: string;
+}
+
+export function toAccount(item: Record<string, unknown>): Account {
+  const u = item as unknown as UserItem;
+  return {
+    userId: u.userId,
+    balance: u.balance,
+    trialVideosLeft: u.trialVideosLeft,
+    ...(u.planName ? { plan: { name: u.planName, heavyPerMonth: u.planHeavyPerMonth ?? 0 } } : {}),
+    ...(u.heavyMonth ? { heavyMonth: u.heavyMonth } : {}),
+    heavyUsed: u.heavyUsed ?? 0,
+    activeTasks: u.activeTasks,
+  };
+}
+
+export interface LedgerEntry {
+  amount: number;
+  kind: 'top_up' | 'charge' | 'refund';
+  orderId?: string;
+  trial?: boolean;
+  createdAt: string;
+}
+
+export const ledgerPut = (tableName: string, userId: string, entry: LedgerEntry) => ({
+  Put: { TableName: tableName, Item: { ...keys.ledger(userId, newEntryId()), ...entry } },
+});
+
+export class Accounts implements PostCounter {
+  constructor(
+    private readonly ddb: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * One strongly consistent read authenticates the key and loads the account (and, for creation routes, the global
+   * queue counter shards in the same call). A revoked or reissued key fails on its very next call.
+   */
+  async authenticate(apiKey: string | undefined, withQueue = false): Promise<{ account: Account; queueAhead: number } | undefined> {
+    const userId = userIdOfKey(apiKey);
+    if (!userId || !apiKey) return undefined;
+    const shardKeys = withQueue ? Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n)) : [];
+    const out = await this.ddb.send(
+      new BatchGetCommand({
+        RequestItems: { [this.tableName]: { Keys: [keys.user(userId), ...shardKeys], ConsistentRead: true } },
+      }),
+    );
+    const items = out.Responses?.[this.tableName] ?? [];
+    const user = items.find((i) => i.SK === 'PROFILE');
+    if (!user || !keyMatches(apiKey, user.keyHash as string | undefined)) return undefined;
+    const queueAhead = items.reduce((sum, i) => sum + (i.PK === 'QUEUE' ? Number(i.active ?? 0) : 0), 0);
+    return { account: toAccount(user), queueAhead };
+  }
+
+  async createUser(opts: { balance: number; trialVideos: number; plan?: { name: string; heavyPerMonth: number }; now: Date }) {
+    const userId = newUserId();
+    const { apiKey, hash } = newApiKey(userId);
+    const item: UserItem = {
+      userId,
+      balance: opts.balance,
+      trialVideosLeft: opts.trialVideos,
+      activeTasks: 0,
+      keyHash: hash,
+      createdAt: opts.now.toISOString(),
+      ...(opts.plan ? { planName: opts.plan.name, planHeavyPerMonth: opts.plan.heavyPerMonth } : {}),
+    };
+    await this.ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: { ...keys.user(userId), ...item }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...(opts.balance > 0
+            ? [ledgerPut(this.tableName, userId, { amount: opts.balance, kind: 'top_up', createdAt: item.createdAt })]
+            : []),
+        ],
+      }),
+    );
+    return { userId, apiKey };
+  }
+
+  /** Replaces the user's key: the old one stops working at once. */
+  async issueKey(userId: string, now: Date): Promise<string> {
+    const { apiKey, hash } = newApiKey(userId);
+    await this.updateExisting(userId, 'SET keyHash = :h, keyIssuedAt = :t', { ':h': hash, ':t': now.toISOString() });
+    return apiKey;
+  }
+
+  async revokeKey(userId: string): Promise<void> {
+    await this.updateExisting(userId, 'REMOVE keyHash', {});
+  }
+
+  async setPlan(userId: string, plan: { name: string; heavyPerMonth: number } | undefined): Promise<void> {
+    if (plan) await this.updateExisting(userId, 'SET planName = :n, planHeavyPerMonth = :h', { ':n': plan.name, ':h': plan.heavyPerMonth });
+    else await this.updateExisting(userId, 'REMOVE planName, planHeavyPerMonth', {});
+  }
+
+  async topUp(userId: string, amount: number, now: Date): Promise<number> {
+    await this.ddb
+      .send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(userId),
+                UpdateExpression: 'ADD balance :a',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':a': amount },
+              },
+            },
+            ledgerPut(this.tableName, userId, { amount, kind: 'top_up', createdAt: now.toISOString() }),
+          ],
+        }),
+      )
+      .catch((err: unknown) => {
+        throw isConditionFailed(err) ? notFound('user') : err;
+      });
+    return (await this.get(userId))!.balance;
+  }
+
+  async get(userId: string): Promise<Account | undefined> {
+    const out = await this.ddb.send(
+      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: [keys.user(userId)], ConsistentRead: true } } }),
+    );
+    const item = out.Responses?.[this.tableName]?.[0];
+    return item ? toAccount(item) : undefined;
+  }
+
+  async ledger(userId: string): Promise<LedgerEntry[]> {
+    const entries: LedgerEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ddb.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.ledgerPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      entries.push(...((out.Items ?? []) as LedgerEntry[]));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return entries;
+  }
+
+  /** Every item in the user's partition (profile, ledger, idempotency records, counters). */
+  async deletePartition(userId: string): Promise<void> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.ddb.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+          ProjectionExpression: 'PK, SK',
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+
+  async count(userId: string, windowStart: number, limit: number): Promise<boolean> {
+    try {
+      await this.ddb.send(new UpdateCommand(postCountUpdate(this.tableName, userId, windowStart, limit)));
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  private async updateExisting(userId: string, expr: string, values: Record<string, unknown>) {
+    try {
+      await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.user(userId),
+          UpdateExpression: expr,
+          ConditionExpression: 'attribute_exists(PK)',
+          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+    } catch (err) {
+      throw isConditionFailed(err) ? notFound('user') : err;
+    }
+  }
+}
+
+/** One POST counted in its minute window, refused once the window holds `limit`. Also a transaction item. */
+export function postCountUpdate(tableName: string, userId: string, windowStart: number, limit: number) {
+  return {
+    TableName: tableName,
+    Key: keys.posts(userId, windowStart),
+    UpdateExpression: 'ADD #n :one SET expiresAt = :exp',
+    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+    ExpressionAttributeNames: { '#n': 'count' },
+    ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':exp': ttl(new Date(windowStart + 120_000)) },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Configuration from the environment, read once at cold start. A missing required setting fails the cold start
+ * with its name rather than failing a request later.
+ */
+import { DEFAULT_LIMITS, type Limits } from '../core/pricing.ts';
+import type { Throughput } from '../core/limits.ts';
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const v = env[name];
+  if (!v) throw new Error(`Missing required setting ${name}`);
+  return v;
+}
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`Setting ${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+export interface Config {
+  region: string;
+  tableName: string;
+  bucketName: string;
+  orderStateMachineArn: string;
+  /** Set only on one machine: where the local stand-ins of DynamoDB, S3 and Step Functions listen. */
+  endpoints: { dynamodb?: string; s3?: string; sfn?: string };
+  limits: Limits;
+  throughput: Throughput;
+  maintenance: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    region: env.AWS_REGION ?? 'us-east-1',
+    tableName: required(env, 'TABLE_NAME'),
+    bucketName: required(env, 'BUCKET_NAME'),
+    orderStateMachineArn: required(env, 'ORDER_STATE_MACHINE_ARN'),
+    endpoints: {
+      ...(env.DYNAMODB_ENDPOINT ? { dynamodb: env.DYNAMODB_ENDPOINT } : {}),
+      ...(env.S3_ENDPOINT ? { s3: env.S3_ENDPOINT } : {}),
+      ...(env.SFN_ENDPOINT ? { sfn: env.SFN_ENDPOINT } : {}),
+    },
+    limits: {
+      activeTasks: int(env, 'LIMIT_ACTIVE_TASKS', DEFAULT_LIMITS.activeTasks),
+      postsPerMinute: int(env, 'LIMIT_POSTS_PER_MINUTE', DEFAULT_LIMITS.postsPerMinute),
+    },
+    throughput: {
+      orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),
+      workers: Math.max(1, int(env, 'RENDER_WORKERS', 4)),
+    },
+    maintenance: env.MAINTENANCE_MODE === 'on',
+  };
+}
+
+let loaded: Config | undefined;
+/** The process's configuration, loaded on first use. */
+export const config = (): Config => (loaded ??= loadConfig());

@@ -1,0 +1,36 @@
+/** The chat bot's operations, run by operators through bin/admin.ts. */
+import { InvalidParams, notFound } from './errors.ts';
+import type { Account } from './pricing.ts';
+
+export interface AdminPorts {
+  accounts: {
+    get(userId: string): Promise<Account | undefined>;
+    revokeKey(userId: string): Promise<void>;
+    deletePartition(userId: string): Promise<void>;
+  };
+  orders: { idsOfUser(userId: string): Promise<string[]>; delete(orderId: string): Promise<void> };
+  files: { deleteAll(orderId: string): Promise<number> };
+}
+
+/**
+ * Deletes a user irrevocably: the key first (so nothing new starts), then every order with its files, then the
+ * user's partition (profile, ledger, idempotency records, counters).
+ */
+export async function deleteUser(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
+  if (!(await p.accounts.get(userId))) throw notFound('user');
+  await p.accounts.revokeKey(userId);
+  const ids = await p.orders.idsOfUser(userId);
+  let files = 0;
+  for (const id of ids) {
+    files += await p.files.deleteAll(id);
+    await p.orders.delete(id);
+  }
+  await p.accounts.deletePartition(userId);
+  return { orders: ids.length, files };
+}
+
+export function positiveAmount(value: unknown, field: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidParams(field, 'must be a positive whole number of doubloons');
+  return n;
+}

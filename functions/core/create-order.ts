@@ -1,0 +1,133 @@
+/**
+ * Creating an order: price it, then commit everything in one transaction whose conditions guard the facts the price
+ * was based on. A failed condition re-prices from the account as it is now, so concurrency never charges twice and
+ * never lets a balance go below zero.
+ */
+import { createHash } from 'node:crypto';
+import type { CreationResponse, OrderParams } from '../contract/orders.ts';
+import { InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
+import { newOrderId } from './ids.ts';
+import { etaSeconds, postWindow, type Throughput } from './limits.ts';
+import type { Order } from './orders.ts';
+import type { OrderStore, Workflow } from './ports.ts';
+import { type Account, type Limits, quote } from './pricing.ts';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const QUEUE_SHARDS = 10;
+const MAX_ATTEMPTS = 12;
+
+export interface CreateOrderInput {
+  account: Account;
+  /** Active orders of all users ahead of this one. */
+  queueAhead: number;
+  route: 'POST /videos' | 'POST /videos:quick';
+  kind: Order['kind'];
+  prompt?: string;
+  params: OrderParams;
+  idempotencyKey?: string;
+  now: Date;
+}
+
+export interface CreateOrderResult {
+  response: CreationResponse;
+  replayed: boolean;
+  /** Whether this POST was counted in its rate window by the transaction (a replay is counted by the caller). */
+  counted: boolean;
+}
+
+export interface OrderCreationDeps {
+  orders: OrderStore;
+  workflow: Workflow;
+  limits: Limits;
+  throughput: Throughput;
+  log: { error(message: string, ...extra: Record<string, unknown>[]): void };
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class OrderCreation {
+  constructor(private readonly deps: OrderCreationDeps) {}
+
+  async create(input: CreateOrderInput): Promise<CreateOrderResult> {
+    const outcome = await this.commit(input, postWindow(input.now).start);
+    if (outcome.kind === 'created') {
+      await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
+        // The order is committed and charged; it stays queued and the recovery sweep starts it.
+        this.deps.log.error('workflow start failed', { orderId: outcome.order.id, cause: String(cause) });
+      });
+      return { response: outcome.response, replayed: false, counted: true };
+    }
+    return this.replay(outcome.record.orderId, outcome.record.response);
+  }
+
+  private async commit(input: CreateOrderInput, windowStart: number) {
+    const { limits, throughput } = this.deps;
+    const id = newOrderId();
+    const requestHash = sha256(JSON.stringify([input.route, input.prompt ?? null, input.params]));
+    const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
+    const eta = etaSeconds(input.queueAhead, throughput);
+    let account: Account | undefined = input.account;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (!account) throw unauthorized();
+      const charge = quote(input.params, account, limits, input.now, throughput.orderSeconds);
+      const ts = input.now.toISOString();
+      const order: Order = {
+        id,
+        userId: account.userId,
+        status: 'queued',
+        kind: input.kind,
+        ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+        params: input.params,
+        charge,
+        createdAt: ts,
+        updatedAt: ts,
+        etaSeconds: eta,
+        queueShard: parseInt(sha256(id).slice(0, 8), 16) % QUEUE_SHARDS,
+      };
+      const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: eta };
+      const outcome = await this.deps.orders.create({
+        order,
+        account,
+        postWindowStart: windowStart,
+        limits,
+        now: input.now,
+        ...(input.idempotencyKey !== undefined
+          ? {
+              idempotency: {
+                keyHash: sha256(input.idempotencyKey),
+                record: { route: input.route, requestHash, orderId: id, response },
+                expiresAt,
+              },
+            }
+          : {}),
+      });
+      switch (outcome.kind) {
+        case 'created':
+          return { kind: 'created' as const, order, response };
+        case 'replay':
+          if (outcome.record.route !== input.route || outcome.record.requestHash !== requestHash) {
+            throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
+          }
+          return { kind: 'replay' as const, record: outcome.record };
+        case 'rate_limited':
+          throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
+        case 'account_changed':
+          account = outcome.account;
+          break;
+        case 'conflict':
+          await sleep(Math.random() * Math.min(400, 10 * 2 ** attempt));
+          break;
+      }
+    }
+    throw serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1);
+  }
+
+  /** A repeat returns the original task, with its status as it is now. */
+  private async replay(orderId: string, original: CreationResponse): Promise<CreateOrderResult> {
+    const order = await this.deps.orders.get(orderId);
+    // The first request may have died between its commit and its start; starting again is a no-op otherwise.
+    if (order?.status === 'queued') await this.deps.workflow.start(order);
+    return { response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds }, replayed: true, counted: false };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Domain errors. Every failure a client can see is one of these; the HTTP layer maps them to the spec's
+ * envelope in one place (functions/http/errors.ts). Anything else that escapes becomes 500 internal_error.
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'insufficient_funds'
+  | 'forbidden'
+  | 'not_found'
+  | 'fair_use_exceeded'
+  | 'not_awaiting_review'
+  | 'invalid_params'
+  | 'rate_limited'
+  | 'active_tasks_exceeded'
+  | 'internal_error'
+  | 'generator_unavailable'
+  | 'service_unavailable';
+
+export class AppError extends Error {
+  override readonly name: string = 'AppError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds the client should wait before trying again (429, 503). */
+    readonly retryAfterSeconds?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const badRequest = (message: string) => new AppError('bad_request', message);
+export const unauthorized = (message = 'API key is missing, invalid or revoked') => new AppError('unauthorized', message);
+export const forbidden = (what: string) => new AppError('forbidden', `This ${what} belongs to another API key`);
+export const notFound = (what: string) => new AppError('not_found', `No such ${what}`);
+
+/** 422: the message always names the field and the reason. */
+export class InvalidParams extends AppError {
+  override readonly name = 'InvalidParams';
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super('invalid_params', `${field}: ${reason}`);
+  }
+}
+
+export const insufficientFunds = (cost: number, balance: number) =>
+  new AppError('insufficient_funds', `The order costs ${cost} doubloons; the balance is ${balance}`);
+export const fairUseExceeded = (plan: string) =>
+  new AppError(
+    'fair_use_exceeded',
+    `The monthly allowance of heavy videos of plan "${plan}" is used up; wait for the next month or send "billing": "doubloons" to pay the full price`,
+  );
+export const rateLimited = (retryAfterSeconds: number, limit: number) =>
+  new AppError('rate_limited', `More than ${limit} POST requests per minute on this key`, retryAfterSeconds);
+export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
+  new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
+export const notAwaitingReview = (status: string) =>
+  new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number) =>
+  new AppError('service_unavailable', message, retryAfterSeconds);

@@ -1,0 +1,19 @@
+/** Time windows and estimates used by the limits; pure arithmetic so the rules are testable without a clock. */
+
+/** The fixed one-minute window a POST at `now` falls in, and the seconds to its end (Retry-After). */
+export function postWindow(now: Date): { start: number; retryAfterSeconds: number } {
+  const start = Math.floor(now.getTime() / 60_000) * 60_000;
+  return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + 60_000 - now.getTime()) / 1000)) };
+}
+
+export interface Throughput {
+  /** Typical seconds one order takes from running to done. */
+  orderSeconds: number;
+  /** Orders rendered at the same time. */
+  workers: number;
+}
+
+/** Seconds until an order is done, given how many active orders are ahead of it. */
+export function etaSeconds(queueAhead: number, t: Throughput): number {
+  return Math.round(t.orderSeconds * (1 + Math.floor(Math.max(0, queueAhead) / t.workers)));
+}

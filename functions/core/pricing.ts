@@ -1,0 +1,74 @@
+/**
+ * Prices, trial and plans (DESIGN.md section 2). One table of prices; one function decides what an order costs
+ * and what it consumes, so the transaction that charges it only has to guard the same facts with conditions.
+ */
+import type { OrderParams } from '../contract/orders.ts';
+import { activeTasksExceeded, fairUseExceeded, insufficientFunds } from './errors.ts';
+
+export const PRICES = { base: 100, placement: 50, ai_visual: 100, song: 70, voice_clone: 100 } as const;
+export type Extra = Exclude<keyof typeof PRICES, 'base'>;
+const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
+
+export interface Limits {
+  activeTasks: number;
+  postsPerMinute: number;
+}
+export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30 };
+
+/** What the billing rules need to know about a user; read once per request. */
+export interface Account {
+  userId: string;
+  balance: number;
+  trialVideosLeft: number;
+  plan?: { name: string; heavyPerMonth: number };
+  /** Heavy videos taken from the plan's allowance in `heavyMonth` (YYYY-MM, UTC). */
+  heavyMonth?: string;
+  heavyUsed: number;
+  activeTasks: number;
+}
+
+/** What one order takes from the account; a refund gives back exactly this. */
+export interface Charge {
+  cost: number;
+  trial: boolean;
+  /** The month whose plan allowance this order used, when it used one. */
+  heavyAllowanceMonth?: string;
+  extras: Extra[];
+}
+
+export const monthOf = (now: Date) => now.toISOString().slice(0, 7);
+
+export function extrasOf(p: Pick<OrderParams, 'placement' | 'ai_visual' | 'music' | 'voice'>): Extra[] {
+  const extras: Extra[] = [];
+  if (p.placement) extras.push('placement');
+  if (p.ai_visual) extras.push('ai_visual');
+  if (p.music === 'song') extras.push('song');
+  if (p.voice === 'clone') extras.push('voice_clone');
+  return extras;
+}
+
+export function heavyLeft(account: Account, now: Date): number | undefined {
+  if (!account.plan) return undefined;
+  const used = account.heavyMonth === monthOf(now) ? account.heavyUsed : 0;
+  return Math.max(0, account.plan.heavyPerMonth - used);
+}
+
+/**
+ * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
+ * 409 fair_use_exceeded or 402 insufficient_funds.
+ */
+export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number): Charge {
+  if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
+  const extras = extrasOf(params);
+  const heavy = extras.some((e) => HEAVY.has(e));
+  const trial = account.trialVideosLeft > 0;
+  let heavyAllowanceMonth: string | undefined;
+  if (heavy && params.billing !== 'doubloons' && account.plan) {
+    if (!heavyLeft(account, now)) throw fairUseExceeded(account.plan.name);
+    heavyAllowanceMonth = monthOf(now);
+  }
+  let cost = trial ? 0 : PRICES.base;
+  for (const e of extras) if (!(heavyAllowanceMonth && HEAVY.has(e))) cost += PRICES[e];
+  if (cost > account.balance) throw insufficientFunds(cost, account.balance);
+  return { cost, trial, extras, ...(heavyAllowanceMonth ? { heavyAllowanceMonth } : {}) };
+}

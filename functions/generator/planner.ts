@@ -1,0 +1,78 @@
+/**
+ * The embedded planner: a master prompt (Russian or English) to the parameters of POST /videos. Deterministic: the
+ * same prompt always gives the same parameters, and so the same price. It runs inside the creation request because
+ * the price depends on the extras the prompt asks for.
+ */
+import { createVideoBody, type OrderParams } from '../contract/orders.ts';
+
+/** Russian when Cyrillic letters are at least as many as Latin ones (and there are some). */
+export function detectLanguage(text: string): 'ru' | 'en' {
+  const cyrillic = text.match(/[\u0400-\u04FF]/g)?.length ?? 0;
+  const latin = text.match(/[A-Za-z]/g)?.length ?? 0;
+  return cyrillic > 0 && cyrillic >= latin ? 'ru' : 'en';
+}
+
+/** An explicit order's `language: auto` becomes the language of its topic, so the record shows what runs. */
+export function resolveLanguage(params: OrderParams): OrderParams {
+  return params.language === 'auto' ? { ...params, language: detectLanguage(params.topic) } : params;
+}
+
+const TONES: [OrderParams['tone'], RegExp][] = [
+  ['funny', /\b(funny|humou?r|joke)|смешн|юмор|прикольн|шутк/i],
+  ['energetic', /\b(energetic|dynamic|hype)|динамичн|энергичн|бодр/i],
+  ['calm', /\b(calm|relax|soft)|спокойн|расслаб|умиротвор/i],
+  ['serious', /\b(serious|formal|expert)|серь[её]зн|строг|экспертн/i],
+];
+
+/** Phrases that ask for something: matched, used, and cut out of the topic. */
+const SONG = /\b(with (a |an )?(original )?song)\b|\bsong\b|с песн\S*|песн\S*/i;
+const NO_MUSIC = /\bno music\b|\bwithout music\b|без музыки/i;
+const VOICE_CLONE = /\b(in )?my (own )?voice\b|\bvoice clon\w*|мо(им|ем|ём) голос\S*|клон\S* голос\S*/i;
+const NO_VOICE = /\bno voice-?over\b|\bwithout voice-?over\b|без озвучки|без голоса/i;
+const AI_VISUAL = /\bai[- ]?(visuals?|images?|generated)\b|\bgenerated visuals?\b|ии[- ]?(визуал\S*|картинк\S*)|нейросет\S*/i;
+const NO_CAPTIONS = /\bno captions\b|\bwithout captions\b|без субтитров|без подписей/i;
+const DURATION = /(\d{1,3})\s*(s\b|sec\w*|seconds?|с\b|сек\w*)|(\d{1,2})\s*(min\w*|мин\w*)/i;
+const PLACEMENT = /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара)?)\s*[:\-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
+const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:\-]\s*["«]?([^.;!?"»\n]{2,80})["»]?/i;
+
+function clampDuration(seconds: number): number {
+  return Math.min(60, Math.max(10, Math.round(seconds)));
+}
+
+export function planFromPrompt(prompt: string): OrderParams {
+  let rest = prompt.trim();
+  const take = (re: RegExp): RegExpExecArray | null => {
+    const m = re.exec(rest);
+    if (m) rest = `${rest.slice(0, m.index)} ${rest.slice(m.index + m[0].length)}`;
+    return m;
+  };
+
+  const placement = take(PLACEMENT);
+  const cta = take(CTA);
+  const duration = take(DURATION);
+  const song = take(SONG);
+  const noMusic = take(NO_MUSIC);
+  const clone = take(VOICE_CLONE);
+  const noVoice = take(NO_VOICE);
+  const ai = take(AI_VISUAL);
+  const noCaptions = take(NO_CAPTIONS);
+  const tone = TONES.find(([, re]) => re.test(prompt))?.[0] ?? 'neutral';
+
+  let seconds = 30;
+  if (duration?.[1]) seconds = Number(duration[1]);
+  else if (duration?.[3]) seconds = Number(duration[3]) * 60;
+
+  const topic = rest.replace(/\s+/g, ' ').replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '').trim() || prompt.trim();
+  return createVideoBody.parse({
+    topic: topic.slice(0, 300),
+    duration_seconds: clampDuration(seconds),
+    language: detectLanguage(prompt),
+    tone,
+    ...(placement?.[1] ? { placement: { product: placement[1].trim().slice(0, 80) } } : {}),
+    ...(cta?.[1] ? { cta: cta[1].trim().slice(0, 80) } : {}),
+    captions: !noCaptions,
+    music: song ? 'song' : noMusic ? 'none' : 'stock',
+    voice: clone ? 'clone' : noVoice ? 'none' : 'standard',
+    ai_visual: Boolean(ai),
+  });
+}

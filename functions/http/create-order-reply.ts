@@ -1,0 +1,36 @@
+/** What both creation routes share: the Idempotency-Key header, the use case call and the 201/200 reply. */
+import type { OrderParams } from '../contract/orders.ts';
+import { InvalidParams } from '../core/errors.ts';
+import type { CreateOrderInput } from '../core/create-order.ts';
+import { services } from '../adapters/services.ts';
+import type { HttpRequest, Reply } from './middleware.ts';
+
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+function idempotencyKey(req: HttpRequest): string | undefined {
+  const key = req.header('idempotency-key');
+  if (key === undefined) return undefined;
+  if (!key.trim()) throw new InvalidParams('Idempotency-Key', 'must not be empty');
+  if (key.length > IDEMPOTENCY_KEY_MAX) throw new InvalidParams('Idempotency-Key', `must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
+  return key;
+}
+
+export async function createOrderReply(
+  req: HttpRequest,
+  route: CreateOrderInput['route'],
+  order: { kind: CreateOrderInput['kind']; params: OrderParams; prompt?: string },
+): Promise<Reply> {
+  const key = idempotencyKey(req);
+  const result = await services().creation.create({
+    account: req.account,
+    queueAhead: req.queueAhead,
+    route,
+    ...order,
+    ...(key !== undefined ? { idempotencyKey: key } : {}),
+    now: req.now,
+  });
+  req.counted = result.counted;
+  return result.replayed
+    ? { status: 200, body: result.response, headers: { 'idempotent-replayed': 'true' } }
+    : { status: 201, body: result.response };
+}

@@ -1,0 +1,36 @@
+/** The one error mapping: domain error codes to HTTP statuses, and anything unexpected to 500 with no internals. */
+import { AppError, type ErrorCode } from '../core/errors.ts';
+
+export const STATUS_OF: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  insufficient_funds: 402,
+  forbidden: 403,
+  not_found: 404,
+  fair_use_exceeded: 409,
+  not_awaiting_review: 409,
+  invalid_params: 422,
+  rate_limited: 429,
+  active_tasks_exceeded: 429,
+  internal_error: 500,
+  generator_unavailable: 502,
+  service_unavailable: 503,
+};
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The envelope {error: {code, message, request_id}}; request_id is an additive field. */
+export function errorResponse(err: unknown, requestId: string): HttpResponse {
+  const known = err instanceof AppError ? err : new AppError('internal_error', 'Internal error; retry with backoff');
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
+  if (known.retryAfterSeconds !== undefined) headers['retry-after'] = String(known.retryAfterSeconds);
+  return {
+    statusCode: STATUS_OF[known.code],
+    headers,
+    body: JSON.stringify({ error: { code: known.code, message: known.message, request_id: requestId } }),
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The middy chain every route handler runs in: request id and the error envelope, the maintenance switch, API-key
+ * authentication, and the JSON body. A handler receives a typed request and returns a reply; it never formats an
+ * error itself.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { AppError, badRequest, rateLimited, serviceUnavailable, unauthorized } from '../core/errors.ts';
+import { postWindow } from '../core/limits.ts';
+import type { Account } from '../core/pricing.ts';
+import { logger, services } from '../adapters/services.ts';
+import { errorResponse, type HttpResponse } from './errors.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface HttpRequest {
+  event: APIGatewayProxyEventV2;
+  requestId: string;
+  now: Date;
+  /** Set on routes with auth. */
+  account: Account;
+  /** Active orders of all users, loaded with the account on routes that ask for it. */
+  queueAhead: number;
+  /** The parsed JSON body, on routes that take one. */
+  body: unknown;
+  pathParameters: Record<string, string>;
+  header(name: string): string | undefined;
+  /** Whether this POST is already counted in its rate window. */
+  counted: boolean;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteOptions {
+  auth: boolean;
+  /** Load the global queue counter with the account (creation routes: for eta_seconds). */
+  withQueue?: boolean;
+  /** Parse a JSON body. */
+  body?: boolean;
+  /**
+   * How an authenticated POST is counted against the per-minute limit: `before` the handler, or `deferred` to a
+   * handler that counts it inside its own transaction (creation); whatever that handler did not count is counted
+   * when it returns or fails.
+   */
+  countPost?: 'before' | 'deferred';
+}
+
+type Ctx = Context & { req: HttpRequest };
+type Req = middy.Request<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>;
+
+const requestIdOf = (event: APIGatewayProxyEventV2) => event.requestContext?.requestId ?? 'unknown';
+
+const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: (request: Req) => {
+    const { event } = request;
+    const headers = event.headers ?? {};
+    request.context.req = {
+      event,
+      requestId: requestIdOf(event),
+      now: new Date(),
+      account: undefined as unknown as Account,
+      queueAhead: 0,
+      body: undefined,
+      pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
+      header: (name) => headers[name.toLowerCase()],
+      counted: false,
+    };
+  },
+  onError: (request: Req) => {
+    const requestId = requestIdOf(request.event);
+    if (!(request.error instanceof AppError)) {
+      logger.error('unexpected failure', { requestId, error: request.error as Error });
+    }
+    request.response = errorResponse(request.error, requestId);
+  },
+});
+
+const maintenance = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: () => {
+    if (services().config.maintenance) throw serviceUnavailable('The service is under maintenance; retry with backoff', 60);
+  },
+});
+
+const apiKeyAuth = (withQueue: boolean): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: async (request: Req) => {
+    const req = request.context.req;
+    const found = await services().accounts.authenticate(req.header('x-api-key'), withQueue);
+    if (!found) throw unauthorized();
+    req.account = found.account;
+    req.queueAhead = found.queueAhead;
+  },
+});
+
+async function count(req: HttpRequest) {
+  const { accounts, config } = services();
+  const window = postWindow(req.now);
+  req.counted = true;
+  if (!(await accounts.count(req.account.userId, window.start, config.limits.postsPerMinute))) {
+    throw rateLimited(window.retryAfterSeconds, config.limits.postsPerMinute);
+  }
+}
+
+const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: async (request: Req) => {
+    if (mode === 'before') await count(request.context.req);
+  },
+  after: async (request: Req) => {
+    if (!request.context.req.counted) await count(request.context.req);
+  },
+  onError: async (request: Req) => {
+    const req = request.context.req;
+    if (!req?.account || req.counted || (request.error as AppError).code === 'rate_limited') return;
+    // A full window wins over the handler's own error: the client has to slow down either way.
+    await count(req).catch((err: unknown) => {
+      request.error = err as Error;
+    });
+  },
+});
+
+const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: (request: Req) => {
+    const req = request.context.req;
+    const raw = request.event.body ?? '';
+    const bytes = request.event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+    if (bytes.length > MAX_BODY_BYTES) throw badRequest(`The body is larger than ${MAX_BODY_BYTES} bytes`);
+    const type = req.header('content-type');
+    if (type !== undefined && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+      throw badRequest('Content-Type must be application/json');
+    }
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw badRequest('The body is not valid UTF-8');
+    }
+    if (!text.trim()) throw badRequest('The body must be a JSON object');
+    try {
+      req.body = JSON.parse(text);
+    } catch {
+      throw badRequest('The body is not valid JSON');
+    }
+  },
+});
+
+/** Wraps a route's logic in the shared chain and turns its reply into an API Gateway response. */
+export function httpRoute(options: RouteOptions, fn: (req: HttpRequest) => Promise<Reply>) {
+  const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(envelope())
+    .use(maintenance());
+  if (options.auth) chain.use(apiKeyAuth(options.withQueue ?? false));
+  if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
+  if (options.body) chain.use(jsonBody());
+  return chain.handler(async (_event, context) => {
+    const reply = await fn(context.req);
+    const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
+    if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+    return {
+      statusCode: reply.status,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(reply.body),
+    };
+  });
+}

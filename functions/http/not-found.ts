@@ -1,0 +1,7 @@
+/** Every request that matches no route: 404 not_found in the envelope (API Gateway's $default route). */
+import { notFound } from '../core/errors.ts';
+import { httpRoute } from './middleware.ts';
+
+export const handler = httpRoute({ auth: false }, async (req) => {
+  throw notFound(`route ${req.event.requestContext.http.method} ${req.event.rawPath}`);
+});

@@ -1,0 +1,24 @@
+/**
+ * The one route table. CDK builds the HTTP API from it and the local gateway serves it; each route's handler is
+ * functions/http/<handler>.ts exporting `handler`. Paths are relative to the /v1 prefix.
+ */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  handler: string;
+  /** false only for the routes that need no key (schema, docs, download links). */
+  auth: boolean;
+}
+
+export const API_PREFIX = '/v1';
+
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: '/videos:quick', handler: 'create-quick', auth: true },
+  { method: 'POST', path: '/videos', handler: 'create-video', auth: true },
+  { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
+  { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
+  { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
+];
+
+/** Requests that match no route; it answers 404 not_found in the envelope. */
+export const DEFAULT_ROUTE = { handler: 'not-found' } as const;

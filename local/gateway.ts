@@ -1,0 +1,158 @@
+/**
+ * The local gateway: turns each HTTP request into the APIGatewayProxyEventV2 that API Gateway's HTTP API would send,
+ * routes it with the one route table, and calls the same handler module that runs in Lambda.
+ */
+import { isUtf8 } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { API_PREFIX, DEFAULT_ROUTE, ROUTES, type Route } from '../functions/http/routes.ts';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway's own payload limit; bodies past it are cut off here as there. */
+const MAX_PAYLOAD = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  params: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const params: string[] = [];
+  const source = (API_PREFIX + route.path)
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const m = /^\{(\w+)\}$/.exec(part);
+      if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(m[1]!);
+      return '([^/]+)';
+    })
+    .join('');
+  return { route, pattern: new RegExp(`^${source}$`), params };
+}
+
+const COMPILED = ROUTES.map(compile);
+
+function match(method: string, path: string): { route?: Route; pathParameters?: Record<string, string> } {
+  for (const c of COMPILED) {
+    if (c.route.method !== method) continue;
+    const m = c.pattern.exec(path);
+    if (!m) continue;
+    try {
+      return { route: c.route, pathParameters: Object.fromEntries(c.params.map((p, i) => [p, decodeURIComponent(m[i + 1]!)])) };
+    } catch {
+      return {};
+    }
+  }
+  return {};
+}
+
+function lambdaContext(requestId: string, functionName: string): Context {
+  return {
+    awsRequestId: requestId,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    logGroupName: `/local/${functionName}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const TEXTUAL = /^(text\/|application\/([\w.+-]+\+)?(json|xml|x-www-form-urlencoded))/i;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export class LocalGateway {
+  private readonly server: Server;
+  private readonly handlers = new Map<string, Promise<Handler>>();
+
+  constructor(private readonly loadHandler: (name: string) => Promise<Handler>) {
+    this.server = createServer((req, res) => void this.serve(req, res));
+    this.server.keepAliveTimeout = 30_000;
+  }
+
+  async listen(port: number, host = '127.0.0.1'): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, resolve);
+    });
+    return (this.server.address() as { port: number }).port;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handler(name: string): Promise<Handler> {
+    let h = this.handlers.get(name);
+    if (!h) this.handlers.set(name, (h = this.loadHandler(name)));
+    return h;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse) {
+    const requestId = randomUUID();
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const method = (req.method ?? 'GET').toUpperCase();
+      const { route, pathParameters } = match(method, url.pathname);
+      const name = route?.handler ?? DEFAULT_ROUTE.handler;
+      const bytes = await readBody(req);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+      const textual = TEXTUAL.test(headers['content-type'] ?? 'application/json') && isUtf8(bytes);
+      const now = new Date();
+      const event: APIGatewayProxyEventV2 = {
+        version: '2.0',
+        routeKey: route ? `${route.method} ${API_PREFIX}${route.path}` : '$default',
+        rawPath: url.pathname,
+        rawQueryString: url.search.slice(1),
+        headers,
+        ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
+        ...(pathParameters && Object.keys(pathParameters).length ? { pathParameters } : {}),
+        requestContext: {
+          accountId: '000000000000',
+          apiId: 'local',
+          domainName: headers.host ?? 'localhost',
+          domainPrefix: 'local',
+          http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+          requestId,
+          routeKey: route ? `${route.method} ${API_PREFIX}${route.path}` : '$default',
+          stage: '$default',
+          time: now.toUTCString(),
+          timeEpoch: now.getTime(),
+        },
+        ...(bytes.length ? { body: textual ? bytes.toString('utf8') : bytes.toString('base64') } : {}),
+        isBase64Encoded: bytes.length > 0 && !textual,
+      };
+      const handler = await this.handler(name);
+      const result = await handler(event, lambdaContext(requestId, name));
+      const body = result.body ?? '';
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+      res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+    } catch (err) {
+      // Only a handler that crashed outside its own error mapping lands here, as a Lambda error would on AWS.
+      console.error('gateway: handler crashed', err);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });
+      res.end(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error; retry with backoff', request_id: requestId } }));
+    }
+  }
+}
+

@@ -1,0 +1,150 @@
+/**
+ * A local Step Functions endpoint: the JSON protocol of the actions the code uses, over HTTP, so the service reaches
+ * it through @aws-sdk/client-sfn exactly as it reaches AWS. Executions run the same ASL file with
+ * aws-local-stepfunctions, with each Task state's resource replaced by the step handler from the one step table.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { StateMachine } from 'aws-local-stepfunctions';
+
+type Json = Record<string, unknown>;
+export type TaskHandler = (input: unknown) => Promise<unknown>;
+
+interface Execution {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  input: string;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  startDate: number;
+  stopDate?: number;
+  output?: string;
+  error?: string;
+  cause?: string;
+  abort: () => void;
+}
+
+export interface LocalMachine {
+  arn: string;
+  definition: Json;
+  /** Task state name -> handler. */
+  tasks: Record<string, TaskHandler>;
+}
+
+class SfnError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class LocalStepFunctions {
+  private readonly executions = new Map<string, Execution>();
+  private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
+  private server = createServer((req, res) => void this.serve(req, res));
+
+  constructor(machines: LocalMachine[]) {
+    for (const m of machines) {
+      this.machines.set(m.arn, { machine: m, engine: new StateMachine(m.definition as never, { validationOptions: { checkArn: false } }) });
+    }
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as { port: number };
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const e of this.executions.values()) if (e.status === 'RUNNING') e.abort();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Settles when every execution has stopped running (for tests and orderly shutdown). */
+  get running(): number {
+    return [...this.executions.values()].filter((e) => e.status === 'RUNNING').length;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const action = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
+    let status = 200;
+    let body: Json;
+    try {
+      const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
+      body = this.dispatch(action, input);
+    } catch (err) {
+      status = 400;
+      body = err instanceof SfnError ? { __type: err.type, message: err.message } : { __type: 'InvalidRequest', message: String(err) };
+    }
+    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+    res.end(JSON.stringify(body));
+  }
+
+  private dispatch(action: string, input: Json): Json {
+    switch (action) {
+      case 'StartExecution':
+        return this.startExecution(input);
+      case 'DescribeExecution':
+        return this.describe(this.execution(String(input.executionArn)));
+      case 'StopExecution': {
+        const e = this.execution(String(input.executionArn));
+        if (e.status === 'RUNNING') {
+          e.abort();
+          Object.assign(e, { status: 'ABORTED', stopDate: Date.now() / 1000, error: input.error, cause: input.cause });
+        }
+        return { stopDate: e.stopDate };
+      }
+      default:
+        throw new SfnError('UnknownOperationException', `Action ${action} is not supported by the local endpoint`);
+    }
+  }
+
+  private execution(arn: string): Execution {
+    const e = this.executions.get(arn);
+    if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution does not exist: ${arn}`);
+    return e;
+  }
+
+  private startExecution(input: Json): Json {
+    const arn = String(input.stateMachineArn);
+    const entry = this.machines.get(arn);
+    if (!entry) throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${arn}`);
+    const name = String(input.name ?? crypto.randomUUID());
+    const executionArn = `${arn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const rawInput = String(input.input ?? '{}');
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      // As on AWS for standard workflows: the same name and input of a running execution is the same start.
+      if (existing.status === 'RUNNING' && existing.input === rawInput) {
+        return { executionArn, startDate: existing.startDate };
+      }
+      throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
+    }
+    const startDate = Date.now() / 1000;
+    const run = entry.engine.run(JSON.parse(rawInput), {
+      overrides: { taskResourceLocalHandlers: entry.machine.tasks as never },
+      context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(rawInput), StartTime: new Date().toISOString() } } as never,
+    });
+    const execution: Execution = { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: run.abort };
+    this.executions.set(executionArn, execution);
+    run.result.then(
+      (output) => {
+        if (execution.status !== 'RUNNING') return;
+        Object.assign(execution, { status: 'SUCCEEDED', stopDate: Date.now() / 1000, output: JSON.stringify(output ?? null) });
+      },
+      (err: Error & { cause?: unknown }) => {
+        if (execution.status !== 'RUNNING') return;
+        Object.assign(execution, { status: 'FAILED', stopDate: Date.now() / 1000, error: err.name, cause: String(err.cause ?? err.message) });
+      },
+    );
+    return { executionArn, startDate };
+  }
+
+  private describe(e: Execution): Json {
+    const { abort: _abort, ...rest } = e;
+    return rest;
+  }
+}
