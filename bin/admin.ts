@@ -1,7 +1,7 @@
 /**
  * The operator CLI: the chat bot's operations (keys, top-ups, plans, account deletion). Prints one JSON object.
- * Against a running `npm start` it uses that service's local stores; with none running it starts its own on the same
- * data folder; with TABLE_NAME and BUCKET_NAME set and no local endpoints it works on the deployed AWS stack.
+ * With TABLE_NAME set (and BUCKET_NAME, ORDER_STATE_MACHINE_ARN) it works on those stores: the deployed AWS stack.
+ * Otherwise it uses the stores of the `npm start` running on DATA_DIR, or starts its own on that folder when none runs.
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,7 +28,8 @@ const { positionals, values } = parseArgs({
 });
 
 async function connect(): Promise<() => Promise<void>> {
-  if (process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) return async () => undefined;
+  // Settings given explicitly: the deployed stack on AWS, or a local stack whose endpoints the caller passes.
+  if (process.env.TABLE_NAME) return async () => undefined;
   const { readRuntime } = await import('../local/runtime-file.ts');
   const dataDir = resolve(process.env.DATA_DIR ?? '.local');
   const running = readRuntime(dataDir);

@@ -1,0 +1,81 @@
+/**
+ * Test support: one real local stack per test file (DynamoDB Local in memory, s3rver in a temporary folder, the Step
+ * Functions endpoint, the gateway on a free loopback port), and a small HTTP client for it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface TestStack {
+  stack: LocalStack;
+  baseUrl: string;
+  api(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** A new user made directly through the adapters (as the operator CLI does). */
+  user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<{ userId: string; apiKey: string }>;
+}
+
+/** Starts the stack before the file's tests and stops it (and its Java child) after them. */
+export function useStack(env: Record<string, string> = {}): TestStack {
+  const dir = mkdtempSync(join(tmpdir(), 'video-service-test-'));
+  const t = {} as TestStack;
+  before(async () => {
+    t.stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', ...env } });
+    t.baseUrl = t.stack.baseUrl;
+  });
+  after(async () => {
+    await t.stack?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  t.api = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers['x-api-key'] = opts.key;
+    let body: string | Buffer | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(t.baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  t.user = async (opts = {}) => {
+    const { services } = await import('../../functions/adapters/services.ts');
+    return services().accounts.createUser({
+      balance: opts.balance ?? 0,
+      trialVideos: opts.trialVideos ?? 0,
+      ...(opts.plan ? { plan: opts.plan } : {}),
+      now: new Date(),
+    });
+  };
+  return t;
+}
+
+/** Waits, when needed, so that the next `seconds` fall inside one fixed minute window of the POST limit. */
+export async function atWindowStart(seconds = 20): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+/** Asserts the spec's error envelope and returns its code. */
+export function errorCode(res: ApiResponse): string {
+  const e = res.body?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string') {
+    throw new Error(`not an error envelope (${res.status}): ${res.text.slice(0, 300)}`);
+  }
+  return e.code;
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { extrasOf } from '../../functions/core/pricing.ts';
+import { detectLanguage, planFromPrompt } from '../../functions/generator/planner.ts';
+
+describe('planner', () => {
+  it('reads extras, duration, tone and language from an English prompt', () => {
+    const p = planFromPrompt('Funny 20 seconds video about cats with a song, AI visuals, with my product Purrfect Food');
+    assert.equal(p.language, 'en');
+    assert.equal(p.duration_seconds, 20);
+    assert.equal(p.tone, 'funny');
+    assert.equal(p.music, 'song');
+    assert.equal(p.ai_visual, true);
+    assert.equal(p.placement?.product, 'Purrfect Food');
+    assert.deepEqual(extrasOf(p), ['placement', 'ai_visual', 'song']);
+    assert.match(p.topic, /cats/);
+  });
+
+  it('reads a Russian prompt', () => {
+    const p = planFromPrompt('Спокойное видео про утренний кофе с песней, 45 секунд, моим голосом');
+    assert.equal(p.language, 'ru');
+    assert.equal(p.duration_seconds, 45);
+    assert.equal(p.tone, 'calm');
+    assert.equal(p.music, 'song');
+    assert.equal(p.voice, 'clone');
+    assert.match(p.topic, /кофе/);
+  });
+
+  it('is deterministic and keeps a plain prompt free of extras', () => {
+    const prompt = 'How to brew green tea';
+    assert.deepEqual(planFromPrompt(prompt), planFromPrompt(prompt));
+    assert.deepEqual(extrasOf(planFromPrompt(prompt)), []);
+    assert.equal(planFromPrompt(prompt).duration_seconds, 30);
+  });
+
+  it('clamps durations into 10 to 60 seconds', () => {
+    assert.equal(planFromPrompt('video about rain 3 minutes').duration_seconds, 60);
+    assert.equal(planFromPrompt('video about rain 2 sec').duration_seconds, 10);
+  });
+
+  it('detects the language by letters', () => {
+    assert.equal(detectLanguage('Привет, world'), 'ru');
+    assert.equal(detectLanguage('hello мир wide'), 'en');
+    assert.equal(detectLanguage('12345'), 'en');
+  });
+});
