@@ -16,16 +16,29 @@ const USAGE = `usage: npm run -s admin -- <command> [options]
   balance     --user ID
   delete-user --user ID`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    user: { type: 'string' },
-    balance: { type: 'string' },
-    'trial-videos': { type: 'string' },
-    plan: { type: 'string' },
-    amount: { type: 'string' },
-  },
-});
+function fail(code: string, message: string): never {
+  console.log(JSON.stringify({ error: { code, message } }));
+  process.exit(1);
+}
+
+let args: ReturnType<typeof parse>;
+const parse = () =>
+  parseArgs({
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' },
+      balance: { type: 'string' },
+      'trial-videos': { type: 'string' },
+      plan: { type: 'string' },
+      amount: { type: 'string' },
+    },
+  });
+try {
+  args = parse();
+} catch (err) {
+  fail('bad_request', `${(err as Error).message}\n${USAGE}`);
+}
+const { positionals, values } = args;
 
 async function connect(): Promise<() => Promise<void>> {
   // Settings given explicitly: the deployed stack on AWS, or a local stack whose endpoints the caller passes.
@@ -96,7 +109,7 @@ try {
 } catch (err) {
   code = 1;
   const e = err as AppError;
-  console.log(JSON.stringify({ error: { code: e.code ?? 'internal_error', message: e.message } }));
+  console.log(JSON.stringify({ error: { code: e.code ?? 'bad_request', message: e.message } }));
 } finally {
   await disconnect();
 }

@@ -1,0 +1,100 @@
+/**
+ * `npm start` as a user runs it: the service comes up on its port, prints the demo key, keeps data across a restart,
+ * and leaves no Java process behind when stopped. Also the operator CLI against that running service.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { freePort } from '../../local/ports.ts';
+import { ROOT } from '../../local/stack.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'video-service-e2e-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!/^ready$/m.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`npm start did not get ready:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => out };
+}
+
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGINT');
+  return exited;
+}
+
+const javaOfDataDir = () => spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+
+function admin(...args: string[]): any {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(res.stdout.trim().split('\n').at(-1)!);
+}
+
+describe('npm start', () => {
+  it('serves the API with a demo key, keeps data across restarts and stops cleanly', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/v1`;
+    const first = await start(port);
+    const key = /API key:\s+(\S+)/.exec(first.output())![1]!;
+    assert.match(first.output(), new RegExp(`http://localhost:${port}/v1`));
+    const created = await fetch(`${base}/videos:quick`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'tea' }),
+    });
+    assert.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: string };
+
+    // The operator CLI works against the running service's data.
+    const user = admin('create-user', '--balance', '300');
+    assert.match(user.api_key, /^vgk_/);
+    assert.deepEqual(admin('top-up', '--user', user.user_id, '--amount', '200'), { balance: 500 });
+    const balance = await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } });
+    assert.deepEqual(await balance.json(), { balance: 500, trial_videos_left: 3 });
+
+    assert.equal(await stop(first.child), 0);
+    assert.equal(javaOfDataDir(), '', 'DynamoDB Local still running after stop');
+
+    const second = await start(port);
+    const again = await fetch(`${base}/videos/${id}`, { headers: { 'x-api-key': key } });
+    assert.equal(again.status, 200, 'the order survived the restart');
+    assert.equal(/API key:\s+(\S+)/.exec(second.output())![1], key, 'the same demo key is shown');
+    assert.equal(await stop(second.child), 0);
+    assert.equal(javaOfDataDir(), '');
+  });
+
+  it('runs the operator CLI on the data folder when no service runs', async () => {
+    const user = admin('create-user', '--balance', '100', '--plan', 'creator');
+    assert.equal(user.plan, 'creator');
+    const key2 = admin('issue-key', '--user', user.user_id).api_key;
+    assert.notEqual(key2, user.api_key);
+    assert.deepEqual(admin('revoke-key', '--user', user.user_id), { revoked: true });
+    assert.equal(admin('top-up', '--user', user.user_id, '--amount=-5').error.code, 'invalid_params');
+    assert.equal(admin('top-up', '--user', user.user_id, '--amount', '-5').error.code, 'bad_request');
+    assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
+    assert.deepEqual(admin('delete-user', '--user', user.user_id), { deleted: true, orders: 0, files: 0 });
+    assert.equal(admin('balance', '--user', user.user_id).error.code, 'not_found');
+    assert.equal(javaOfDataDir(), '');
+  });
+});
