@@ -118,6 +118,51 @@ export class Orders implements OrderStore {
     }
   }
 
+  /** awaiting_review -> running, taking an active slot again (without the limit check, DESIGN.md section 2). */
+  async leaveReview(orderId: string, now: Date): Promise<boolean> {
+    const order = await this.get(orderId);
+    if (!order) return false;
+    try {
+      await this.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.order(orderId),
+                UpdateExpression: 'SET #s = :running, updatedAt = :now',
+                ConditionExpression: '#s = :awaiting',
+                ExpressionAttributeNames: { '#s': 'status' },
+                ExpressionAttributeValues: { ':running': 'running', ':awaiting': 'awaiting_review', ':now': now.toISOString() },
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(order.userId),
+                UpdateExpression: 'ADD activeTasks :one',
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.queueShard(order.queueShard),
+                UpdateExpression: 'ADD active :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (cancellationReasons(err)) return false;
+      throw err;
+    }
+  }
+
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
     return out.Item ? (strip(out.Item) as unknown as Order) : undefined;

@@ -1,5 +1,6 @@
 /** The order workflow behind the Workflow port: one Step Functions execution per order, named by the order id. */
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, SendTaskSuccessCommand, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { ReviewDecision } from '../contract/review.ts';
 import type { Order } from '../core/orders.ts';
 import type { Workflow } from '../core/ports.ts';
 
@@ -23,5 +24,11 @@ export class StepFunctionsWorkflow implements Workflow {
       if (err instanceof ExecutionAlreadyExists || (err as Error).name === 'ExecutionAlreadyExists') return;
       throw err;
     }
+  }
+
+  /** Completes the review wait's task token with the decision; the workflow goes on from there. */
+  async resumeAfterReview(order: Order, decision: ReviewDecision): Promise<void> {
+    if (!order.reviewToken) throw new Error(`Order ${order.id} waits for review without a task token`);
+    await this.sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify(decision) }));
   }
 }

@@ -11,6 +11,9 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.outp
     throw new InvalidParams(`${prefix}${issue.keys[0]}`, 'unknown field');
   }
   const field = issue.path.length ? issue.path.join('.') : 'body';
+  if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
+    throw new InvalidParams(field, `must be one of ${issue.options.join(', ')}`);
+  }
   const reason = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
   throw new InvalidParams(field, reason);
 }

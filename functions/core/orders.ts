@@ -21,6 +21,8 @@ export interface Order {
   /** Which shard of the global queue counter this order was added to. */
   queueShard: number;
   script?: string;
+  /** The task token of the review wait, while the order is awaiting_review. */
+  reviewToken?: string;
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
 }

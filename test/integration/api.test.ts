@@ -274,3 +274,29 @@ describe('the error envelope', () => {
     }
   });
 });
+
+describe('reviewing an order', () => {
+  it('validates the decision, answers 404 and 403, and 409 not_awaiting_review for an order that does not wait', async () => {
+    const owner = await t.user({ balance: 100 });
+    const other = await t.user({ balance: 100 });
+    const { id } = (await t.api('POST', '/videos:quick', { key: owner.apiKey, body: quick })).body;
+    const cases: [unknown, RegExp][] = [
+      [{ action: 'edit' }, /^text: is required/],
+      [{ action: 'regen', note: ' ' }, /^note: must not be empty/],
+      [{ action: 'publish' }, /^action: must be one of approve, edit, regen/],
+      [{ action: 'approve', text: 'x' }, /^text: unknown field/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await t.api('POST', `/videos/${id}/review`, { key: owner.apiKey, body });
+      assert.equal(res.status, 422, JSON.stringify(body));
+      assert.match(res.body.error.message, message);
+    }
+    const waiting = await t.api('POST', `/videos/${id}/review`, { key: owner.apiKey, body: { action: 'approve' } });
+    assert.equal(waiting.status, 409);
+    assert.equal(errorCode(waiting), 'not_awaiting_review');
+    assert.equal((await t.api('POST', `/videos/${id}/review`, { key: other.apiKey, body: { action: 'approve' } })).status, 403);
+    const none = await t.api('POST', '/videos/vid_01m837a36rwd3vvm20wnzfsswb/review', { key: owner.apiKey, body: { action: 'approve' } });
+    assert.equal(none.status, 404);
+    assert.equal(errorCode(none), 'not_found');
+  });
+});

@@ -1,0 +1,3 @@
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..');
