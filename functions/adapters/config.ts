@@ -28,6 +28,8 @@ export interface Config {
   limits: Limits;
   throughput: Throughput;
   maintenance: boolean;
+  /** One machine only, for development: webhooks may target http and private addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -50,6 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workers: Math.max(1, int(env, 'RENDER_WORKERS', 4)),
     },
     maintenance: env.MAINTENANCE_MODE === 'on',
+    webhookAllowPrivate: ['on', 'true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_URLS ?? ''),
   };
 }
 

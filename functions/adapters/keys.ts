@@ -6,6 +6,8 @@
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
+ *   the user's webhook             PK USER#<user>   SK WEBHOOK
+ *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
  */
 export const TABLE_KEYS = { pk: 'PK', sk: 'SK', gsi1: 'GSI1', gsi1pk: 'GSI1PK', gsi1sk: 'GSI1SK', ttl: 'expiresAt' } as const;
 
@@ -21,6 +23,8 @@ export const keys = {
   order: (orderId: string) => ({ PK: `ORDER#${orderId}`, SK: 'ORDER' }),
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: `ORDER#${orderId}` }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
+  webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
+  webhookOwner: (webhookId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: 'WEBHOOK' }),
 };
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */

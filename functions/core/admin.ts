@@ -1,6 +1,7 @@
 /** The chat bot's operations, run by operators through bin/admin.ts. */
 import { InvalidParams, notFound } from './errors.ts';
 import type { Account } from './pricing.ts';
+import type { WebhookStore } from './webhooks.ts';
 
 export interface AdminPorts {
   accounts: {
@@ -10,15 +11,18 @@ export interface AdminPorts {
   };
   orders: { idsOfUser(userId: string): Promise<string[]>; delete(orderId: string): Promise<void> };
   files: { deleteAll(orderId: string): Promise<number> };
+  webhooks: Pick<WebhookStore, 'ofUser' | 'delete'>;
 }
 
 /**
- * Deletes a user irrevocably: the key first (so nothing new starts), then every order with its files, then the
- * user's partition (profile, ledger, idempotency records, counters).
+ * Deletes a user irrevocably: the key first (so nothing new starts), the webhook, every order with its files, then
+ * the user's partition (profile, ledger, idempotency records, counters).
  */
 export async function deleteUser(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
   if (!(await p.accounts.get(userId))) throw notFound('user');
   await p.accounts.revokeKey(userId);
+  const webhook = await p.webhooks.ofUser(userId);
+  if (webhook) await p.webhooks.delete(webhook);
   const ids = await p.orders.idsOfUser(userId);
   let files = 0;
   for (const id of ids) {

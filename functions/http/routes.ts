@@ -17,6 +17,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/videos', handler: 'create-video', auth: true },
   { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
   { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
+  { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },
+  { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
+  { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
 ];
 

@@ -300,3 +300,42 @@ describe('reviewing an order', () => {
     assert.equal(errorCode(none), 'not_found');
   });
 });
+
+describe('webhooks', () => {
+  it('registers one webhook per key, replaces it on a repeat, lists it without the secret and deletes it', async () => {
+    const owner = await t.user();
+    const other = await t.user();
+    const first = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'https://93.184.215.14/hook' } });
+    assert.equal(first.status, 201);
+    assert.deepEqual(Object.keys(first.body).sort(), ['active', 'created_at', 'id', 'secret', 'url']);
+    assert.equal(first.body.active, true);
+    assert.match(first.body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    const second = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'https://93.184.215.15/other' } });
+    assert.equal(second.status, 201);
+    assert.equal(second.body.id, first.body.id);
+    assert.notEqual(second.body.secret, first.body.secret);
+    const list = await t.api('GET', '/webhooks', { key: owner.apiKey });
+    assert.deepEqual(list.body, { data: [{ id: first.body.id, url: 'https://93.184.215.15/other', active: true, created_at: first.body.created_at }] });
+    assert.deepEqual((await t.api('GET', '/webhooks', { key: other.apiKey })).body, { data: [] });
+
+    const foreign = await t.api('DELETE', `/webhooks/${first.body.id}`, { key: other.apiKey });
+    assert.equal(foreign.status, 403);
+    assert.equal(errorCode(foreign), 'forbidden');
+    const deleted = await t.api('DELETE', `/webhooks/${first.body.id}`, { key: owner.apiKey });
+    assert.equal(deleted.status, 204);
+    assert.equal(deleted.text, '');
+    const again = await t.api('DELETE', `/webhooks/${first.body.id}`, { key: owner.apiKey });
+    assert.equal(again.status, 404);
+    assert.equal(errorCode(again), 'not_found');
+  });
+
+  it('refuses non-public urls with 422 naming url', async () => {
+    const { apiKey } = await t.user();
+    for (const url of ['http://93.184.215.14/hook', 'https://127.0.0.1/hook', 'https://localhost/x', 'https://[::ffff:10.0.0.1]/']) {
+      const res = await t.api('POST', '/webhooks', { key: apiKey, body: { url } });
+      assert.equal(res.status, 422, url);
+      assert.match(res.body.error.message, /^url: /);
+    }
+    assert.match((await t.api('POST', '/webhooks', { key: apiKey, body: {} })).body.error.message, /^url: is required/);
+  });
+});
