@@ -74,9 +74,10 @@ export class Accounts implements PostCounter {
       }),
     );
     const items = out.Responses?.[this.tableName] ?? [];
-    const user = items.find((i) => i.SK === 'PROFILE');
+    const userKey = keys.user(userId);
+    const user = items.find((i) => i.PK === userKey.PK && i.SK === userKey.SK);
     if (!user || !keyMatches(apiKey, user.keyHash as string | undefined)) return undefined;
-    const queueAhead = items.reduce((sum, i) => sum + (i.PK === 'QUEUE' ? Number(i.active ?? 0) : 0), 0);
+    const queueAhead = items.reduce((sum, i) => sum + (i === user ? 0 : Number(i.active ?? 0)), 0);
     return { account: toAccount(user), queueAhead };
   }
 

@@ -339,3 +339,21 @@ describe('webhooks', () => {
     assert.match((await t.api('POST', '/webhooks', { key: apiKey, body: {} })).body.error.message, /^url: is required/);
   });
 });
+
+describe('a burst with the default limits', () => {
+  it('creates 10 of 50 concurrent orders, refuses the rest with 429, and the balance matches the ledger', async () => {
+    const { userId, apiKey } = await t.user({ balance: 2000 });
+    await atWindowStart();
+    const results = await Promise.all(Array.from({ length: 50 }, () => t.api('POST', '/videos:quick', { key: apiKey, body: quick })));
+    const created = results.filter((r) => r.status === 201);
+    assert.equal(created.length, 10, results.map((r) => r.status).join(','));
+    assert.equal(results.filter((r) => r.status === 429).length, 40);
+    assert.ok(results.filter((r) => r.status === 429).every((r) => Number(r.headers.get('retry-after')) > 0));
+    assert.equal(results.filter((r) => r.status === 429 && errorCode(r) === 'rate_limited').length, 20, 'exactly 30 POSTs pass the minute');
+    const { services } = await import('../../functions/adapters/services.ts');
+    const ledger = (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
+    const balance = (await t.api('GET', '/balance', { key: apiKey })).body.balance;
+    assert.equal(balance, 1000);
+    assert.equal(ledger, balance);
+  });
+});
