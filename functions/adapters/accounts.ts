@@ -2,7 +2,7 @@
 import {
   BatchGetCommand,
   DeleteCommand,
-  QueryCommand,
+  GetCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
@@ -13,7 +13,7 @@ import { newEntryId, newUserId } from '../core/ids.ts';
 import type { PostCounter } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
 import { QUEUE_SHARDS } from '../core/create-order.ts';
-import { isConditionFailed } from './dynamo-errors.ts';
+import { isConditionFailed, queryAll } from './dynamo.ts';
 import { keys, ttl } from './keys.ts';
 
 export interface UserItem {
@@ -147,50 +147,31 @@ export class Accounts implements PostCounter {
   }
 
   async get(userId: string): Promise<Account | undefined> {
-    const out = await this.ddb.send(
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: [keys.user(userId)], ConsistentRead: true } } }),
-    );
-    const item = out.Responses?.[this.tableName]?.[0];
-    return item ? toAccount(item) : undefined;
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
+    return out.Item ? toAccount(out.Item) : undefined;
   }
 
   async ledger(userId: string): Promise<LedgerEntry[]> {
-    const entries: LedgerEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ddb.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.ledgerPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      entries.push(...((out.Items ?? []) as LedgerEntry[]));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return entries;
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.ledgerPrefix },
+      ConsistentRead: true,
+    });
+    return items as unknown as LedgerEntry[];
   }
 
   /** Every item in the user's partition (profile, ledger, idempotency records, counters). */
   async deletePartition(userId: string): Promise<void> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ddb.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-          ProjectionExpression: 'PK, SK',
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+      ProjectionExpression: 'PK, SK',
+    });
+    for (const item of items) {
+      await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
+    }
   }
 
   async count(userId: string, windowStart: number, limit: number): Promise<boolean> {

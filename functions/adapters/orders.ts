@@ -1,10 +1,10 @@
 /** Orders and their creation transaction. */
-import { GetCommand, QueryCommand, DeleteCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderStore } from '../core/ports.ts';
 
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { cancellationReasons } from './dynamo-errors.ts';
+import { cancellationReasons, queryAll } from './dynamo.ts';
 import { keys, TABLE_KEYS, ttl } from './keys.ts';
 
 const KEY_ATTRS = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt'];
@@ -170,24 +170,15 @@ export class Orders implements OrderStore {
 
   /** Ids of every order of a user, newest first. */
   async idsOfUser(userId: string): Promise<string[]> {
-    const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ddb.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: TABLE_KEYS.gsi1,
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-          ProjectionExpression: 'id',
-          ScanIndexForward: false,
-          ExclusiveStartKey: start,
-        }),
-      );
-      ids.push(...(out.Items ?? []).map((i) => i.id as string));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return ids;
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      IndexName: TABLE_KEYS.gsi1,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+      ProjectionExpression: 'id',
+      ScanIndexForward: false,
+    });
+    return items.map((i) => i.id as string);
   }
 
   async delete(orderId: string): Promise<void> {

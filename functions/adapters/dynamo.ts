@@ -1,6 +1,7 @@
-/** Recognising DynamoDB's condition failures, which the repositories turn into domain outcomes right where they occur. */
+/** Shared DynamoDB helpers of the repositories: condition failures (turned into domain outcomes where they occur) and paging. */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { paginateQuery, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
@@ -17,4 +18,11 @@ export function cancellationReasons(err: unknown): CancellationReason[] | undefi
     code: r.Code ?? 'None',
     ...(r.Item ? { item: unmarshall(r.Item) } : {}),
   }));
+}
+
+/** Every item a query matches, across pages. */
+export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  return items;
 }
