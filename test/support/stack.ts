@@ -43,7 +43,8 @@ export function useStack(env: Record<string, string> = {}): TestStack {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(t.baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
+    const res = await fetch(t.baseUrl + path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await res.text();
     let parsed: unknown;
     try {

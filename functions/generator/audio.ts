@@ -1,0 +1,53 @@
+/** The soundtrack: each scene's voice placed at its start, over music that ducks while the voice speaks. */
+import wavefile from 'wavefile';
+
+const { WaveFile } = wavefile;
+import { MUSIC_RATE } from './music.ts';
+import { VOICE_RATE } from './voice.ts';
+
+export interface PlacedVoice {
+  samples: Int16Array;
+  /** Seconds from the start of the video. */
+  at: number;
+}
+
+const MUSIC_GAIN = 0.55;
+const DUCKED_GAIN = 0.18;
+
+/** Mixes to a 44.1 kHz stereo 16-bit WAV of exactly `seconds`. */
+export function mixSoundtrack(seconds: number, voices: PlacedVoice[], music?: [Float32Array, Float32Array]): Buffer {
+  const n = Math.round(seconds * MUSIC_RATE);
+  const voice = new Float32Array(n);
+  const ratio = VOICE_RATE / MUSIC_RATE;
+  for (const v of voices) {
+    const start = Math.round(v.at * MUSIC_RATE);
+    const length = Math.min(n - start, Math.floor(v.samples.length / ratio));
+    for (let i = 0; i < length; i++) {
+      // Linear interpolation from the voice's 22.05 kHz to 44.1 kHz.
+      const pos = i * ratio;
+      const k = Math.floor(pos);
+      const a = v.samples[k]! / 32768;
+      const b = (v.samples[k + 1] ?? v.samples[k]!) / 32768;
+      voice[start + i] = a + (b - a) * (pos - k);
+    }
+  }
+  const left = new Int16Array(n);
+  const right = new Int16Array(n);
+  // The ducking envelope follows the voice's loudness, smoothed so the music dips and returns softly.
+  let env = 0;
+  const attack = 1 - Math.exp(-1 / (0.02 * MUSIC_RATE));
+  const release = 1 - Math.exp(-1 / (0.4 * MUSIC_RATE));
+  const fade = Math.min(n, Math.round(0.5 * MUSIC_RATE));
+  for (let i = 0; i < n; i++) {
+    const level = Math.abs(voice[i]!) > 0.01 ? 1 : 0;
+    env += (level - env) * (level > env ? attack : release);
+    const gain = (MUSIC_GAIN - (MUSIC_GAIN - DUCKED_GAIN) * env) * Math.min(1, i / fade, (n - i) / fade);
+    const l = voice[i]! + (music ? music[0][i]! * gain : 0);
+    const r = voice[i]! + (music ? music[1][i]! * gain : 0);
+    left[i] = Math.round(32767 * Math.tanh(l));
+    right[i] = Math.round(32767 * Math.tanh(r));
+  }
+  const wav = new WaveFile();
+  wav.fromScratch(2, MUSIC_RATE, '16', [left, right]);
+  return Buffer.from(wav.toBuffer());
+}

@@ -1,0 +1,75 @@
+/**
+ * The generator port: planner (prompt -> parameters), writer (parameters -> script and posting pack) and renderer
+ * (script -> mp4 and cover). The embedded implementations need no network; an OpenAI-compatible adapter can stand
+ * behind the planner and the writer. Nothing here imports AWS.
+ */
+import type { OrderParams } from '../contract/orders.ts';
+
+export interface Scene {
+  /** On-screen text. */
+  caption: string;
+  /** What the voice says during the scene. */
+  voiceover: string;
+  /** A hint for the picture (drives the background). */
+  visual: string;
+  seconds: number;
+}
+
+/** Posting pack: the JSON file published beside the video, and `metadata` of a done order. */
+export interface PostingPack {
+  title: string;
+  description: string;
+  /** Each starting with '#'. */
+  hashtags: string[];
+}
+
+export interface Script {
+  language: 'ru' | 'en';
+  scenes: Scene[];
+  pack: PostingPack;
+}
+
+export interface WriteRequest {
+  params: OrderParams;
+  /** On regen: the client's note and the script it is about. */
+  regen?: { note: string; previous: Script };
+}
+
+export interface RenderRequest {
+  script: Script;
+  params: OrderParams;
+  /** Trial videos carry the forced watermark `<service address> (AI)` on every frame. */
+  watermark?: string;
+  /** Where the mp4 and the cover go. */
+  outDir: string;
+  onProgress?: (fraction: number, stage: string) => void;
+}
+
+export interface RenderResult {
+  video: string;
+  cover: string;
+  seconds: number;
+}
+
+export interface Planner {
+  plan(prompt: string): Promise<OrderParams>;
+}
+export interface Writer {
+  write(req: WriteRequest): Promise<Script>;
+}
+export interface Renderer {
+  render(req: RenderRequest): Promise<RenderResult>;
+}
+
+/**
+ * A failure that may pass (a busy or slow engine, a malformed answer): the workflow retries it. Its `name` is what
+ * Step Functions' Retry matches.
+ */
+export class GeneratorBusy extends Error {
+  override readonly name = 'GeneratorBusy';
+}
+
+/** A lasting failure (an impossible script, a refused request): the order ends in error and is refunded. */
+export class GeneratorFailed extends Error {
+  override readonly name = 'GeneratorFailed';
+}
