@@ -31,9 +31,20 @@ const VOICE_CLONE = /\b(in )?my (own )?voice\b|\bvoice clon\w*|мо(им|ем|ё
 const NO_VOICE = /\bno voice-?over\b|\bwithout voice-?over\b|без озвучки|без голоса/i;
 const AI_VISUAL = /\bai[- ]?(visuals?|images?|generated)\b|\bgenerated visuals?\b|ии[- ]?(визуал\S*|картинк\S*)|нейросет\S*/i;
 const NO_CAPTIONS = /\bno captions\b|\bwithout captions\b|без субтитров|без подписей/i;
-const DURATION = /(\d{1,3})\s*(s\b|sec\w*|seconds?|с\b|сек\w*)|(\d{1,2})\s*(min\w*|мин\w*)/i;
+const DURATION = /(\d{1,3})\s*(s\b|sec\S*|seconds?|с(?=[\s,.;!?]|$)|сек\S*)|(\d{1,2})\s*(min\S*|мин\S*)/i;
 const PLACEMENT = /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара)?)\s*[:\-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
 const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:\-]\s*["«]?([^.;!?"»\n]{2,80})["»]?/i;
+
+/** Words that ask for a video rather than say what it is about; cut from the topic. */
+const FILLERS = [
+  /\b(please\s+)?(make|create|generate|render|shoot)\b( me)?/gi,
+  /\b(an?\s+)?(short|quick|vertical|tiktok|youtube)?\s*(video|clip|reel|short)s?\s*(about|on|of)?\b/gi,
+  /(сделай(те)?|создай(те)?|сними(те)?|нужно|нужен)\s*/gi,
+  /(коротк\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему)?(?=\s|$)/gi,
+  /^\s*(о|про)?\s*том,?\s*/i,
+  /\b(funny|humorous|energetic|dynamic|calm|relaxing|serious|formal)\b/gi,
+  /(смешн|весел|энергичн|динамичн|спокойн|серь[её]зн)\S*/gi,
+];
 
 function clampDuration(seconds: number): number {
   return Math.min(60, Math.max(10, Math.round(seconds)));
@@ -62,7 +73,11 @@ export function planFromPrompt(prompt: string): OrderParams {
   if (duration?.[1]) seconds = Number(duration[1]);
   else if (duration?.[3]) seconds = Number(duration[3]) * 60;
 
-  const topic = rest.replace(/\s+/g, ' ').replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '').trim() || prompt.trim();
+  let topic = rest;
+  for (const re of FILLERS) topic = topic.replace(re, ' ');
+  topic = topic.replace(/\s+/g, ' ').replace(/\s+([,.;:!?])/g, '$1').replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '').trim();
+  if (!topic) topic = prompt.trim();
+  topic = topic.charAt(0).toUpperCase() + topic.slice(1);
   return createVideoBody.parse({
     topic: topic.slice(0, 300),
     duration_seconds: clampDuration(seconds),

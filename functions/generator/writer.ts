@@ -84,11 +84,13 @@ export function languageOf(params: OrderParams): Lang {
   return params.language === 'auto' ? detectLanguage(params.topic) : params.language;
 }
 
+const STOPWORDS = new Set(['about', 'with', 'this', 'that', 'your', 'from', 'what', 'when', 'how', 'why', 'video', 'для', 'про', 'это', 'как', 'что', 'или', 'видео', 'чтобы', 'если']);
+
 function hashtags(topic: string, lang: Lang, product?: string): string[] {
   const words = topic
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 3)
+    .filter((w) => w.length > 3 && !STOPWORDS.has(w))
     .sort((a, b) => b.length - a.length)
     .slice(0, 3);
   const tags = [...words.map((w) => `#${w}`), ...(product ? [`#${product.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase()}`] : []), ...BANKS[lang].tags];
