@@ -11,10 +11,11 @@ export const FFPROBE = (require('@ffprobe-installer/ffprobe') as { path: string 
  * Runs ffmpeg; `onTime` receives the seconds of output written so far. A run killed by a signal (out of memory, a
  * stop) may pass on a retry; a non-zero exit is a lasting failure of this input.
  */
-export function runFfmpeg(args: string[], onTime?: (seconds: number) => void): Promise<void> {
+export function runFfmpeg(args: string[], onTime?: (seconds: number) => void, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-progress', 'pipe:1', '-nostats', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
     });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
@@ -22,7 +23,10 @@ export function runFfmpeg(args: string[], onTime?: (seconds: number) => void): P
       const m = /out_time_(?:ms|us)=(\d+)/.exec(d.toString());
       if (m && onTime) onTime(Number(m[1]) / 1e6);
     });
-    child.on('error', (err) => reject(new GeneratorBusy(`ffmpeg could not start: ${err.message}`)));
+    // An abort kills the child; 'close' then reports the signal.
+    child.on('error', (err) => {
+      if (err.name !== 'AbortError') reject(new GeneratorBusy(`ffmpeg could not start: ${err.message}`));
+    });
     child.on('close', (code, signal) => {
       if (code === 0) resolve();
       else if (signal) reject(new GeneratorBusy(`ffmpeg was stopped by ${signal}`));

@@ -22,6 +22,8 @@ export const FPS = 30;
 const FADE = 0.2;
 const VOICE_LEAD_IN = 0.15;
 const MAX_WPM = 380;
+/** Montserrat's capital height, as a share of the font size. */
+const CAP_HEIGHT = 0.7;
 
 /** Where things are drawn on the 1080x1920 frame; tests look at the same regions. */
 export const REGIONS = {
@@ -53,9 +55,10 @@ function stillFilters(dir: string, i: number, still: SceneStill, badge: string |
   layout.lines.forEach((line, k) => {
     const file = join(dir, `caption-${i}-${k}.txt`);
     writeFileSync(file, line);
-    const y = top + k * layout.lineHeight + Math.round((layout.lineHeight - layout.size) / 2);
+    // Lines share one baseline grid (drawtext's y is the top of each line's own glyphs, so `ascent` is taken back).
+    const baseline = top + k * layout.lineHeight + Math.round((layout.lineHeight + CAP_HEIGHT * layout.size) / 2);
     const colors = still.isCta ? 'fontcolor=0x1a1a1a' : 'fontcolor=white:borderw=5:bordercolor=black@0.75';
-    filters.push(`drawtext=fontfile=${quote(FONTS.caption)}:textfile=${quote(file)}:fontsize=${layout.size}:${colors}:x=(w-text_w)/2:y=${y}`);
+    filters.push(`drawtext=fontfile=${quote(FONTS.caption)}:textfile=${quote(file)}:fontsize=${layout.size}:${colors}:x=(w-text_w)/2:y=${baseline}-ascent`);
   });
   if (badge) {
     const file = join(dir, 'badge.txt');
@@ -89,6 +92,8 @@ export class EmbeddedRenderer implements Renderer {
     if (!script.scenes.length) throw new GeneratorFailed('The script has no scenes');
     mkdirSync(req.outDir, { recursive: true });
     const dir = mkdtempSync(join(tmpdir(), 'render-'));
+    // Whatever ffmpeg still runs when this render ends (a failure elsewhere) is killed with it.
+    const abort = new AbortController();
     try {
       const total = script.scenes.reduce((s, sc) => s + sc.seconds, 0);
       const last = script.scenes.length - 1;
@@ -113,7 +118,11 @@ export class EmbeddedRenderer implements Renderer {
       const cover = join(req.outDir, 'cover.jpg');
       const outputs = script.scenes.flatMap((_, i) => ['-map', `[s${i}]`, '-frames:v', '1', join(dir, `still-${i}.png`)]);
       writeFileSync(join(dir, 'stills.graph'), graph.join(';\n'));
-      const stillsRun = runFfmpeg(['-y', ...stillArgs, '-filter_complex_script', join(dir, 'stills.graph'), ...outputs, '-map', '[cover]', '-frames:v', '1', '-q:v', '3', cover]);
+      const stillsRun = runFfmpeg(
+        ['-y', ...stillArgs, '-filter_complex_script', join(dir, 'stills.graph'), ...outputs, '-map', '[cover]', '-frames:v', '1', '-q:v', '3', cover],
+        undefined,
+        abort.signal,
+      );
       stillsRun.catch(() => undefined);
 
       // 2. Soundtrack, while the stills are drawn: each scene's voice at its start, over the music.
@@ -176,10 +185,12 @@ export class EmbeddedRenderer implements Renderer {
           video,
         ],
         (seconds) => progress(0.2 + 0.8 * Math.min(1, seconds / total), 'video'),
+        abort.signal,
       );
       progress(1, 'done');
       return { video, cover, seconds: total };
     } finally {
+      abort.abort();
       rmSync(dir, { recursive: true, force: true });
     }
   }

@@ -1,0 +1,97 @@
+/**
+ * Real renders checked with the real ffprobe and ffmpeg: streams, duration, sound, and pixels of frames. The fixture
+ * mixes Cyrillic and Latin, a word too long for a line, a long caption and emoji.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createVideoBody } from '../../functions/contract/orders.ts';
+import { runFfmpeg } from '../../functions/generator/ffmpeg.ts';
+import { GeneratorBusy, GeneratorFailed, type RenderResult, type Script } from '../../functions/generator/port.ts';
+import { EmbeddedRenderer, REGIONS } from '../../functions/generator/render.ts';
+import { inkFraction, meanAbsDiff, probe, region, volumeOf } from '../support/media.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'render-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const params = createVideoBody.parse({ topic: 'Кофе и code', language: 'ru', cta: 'Подпишитесь!', placement: { product: 'Чай «Утро»' } });
+const script: Script = {
+  language: 'ru',
+  scenes: [
+    { caption: 'Непереносимость: Donaudampfschifffahrtsgesellschaftskapitän ☕️🔥', voiceover: 'Привет! Это тест, hello world.', visual: 'утро', seconds: 2.5 },
+    {
+      caption: 'Очень длинная подпись, которая never fits on one line и должна переноситься аккуратно, без обрезки по краям кадра, ок?',
+      voiceover: 'Длинная подпись переносится.',
+      visual: 'город',
+      seconds: 2.5,
+    },
+    { caption: 'Emoji 😀🎉 only here 🚀', voiceover: 'Эмодзи не рисуются квадратами.', visual: 'природа', seconds: 2.5 },
+    { caption: 'Подпишитесь!', voiceover: 'Подпишитесь.', visual: 'финал', seconds: 2.5 },
+  ],
+  pack: { title: 'Кофе и code', description: 'Тест', hashtags: ['#кофе'] },
+};
+const renderer = new EmbeddedRenderer();
+let trial: RenderResult;
+let plain: RenderResult;
+
+before(async () => {
+  trial = await renderer.render({ script, params, watermark: 'video.example (AI)', outDir: join(dir, 'trial') });
+  plain = await renderer.render({ script, params, outDir: join(dir, 'plain') });
+});
+
+describe('the renderer', () => {
+  it('writes a 1080x1920 30 fps H.264 + AAC mp4 with faststart, as long as the script', () => {
+    const p = probe(trial.video);
+    assert.equal(p.video.codec_name, 'h264');
+    assert.deepEqual([p.video.width, p.video.height], [1080, 1920]);
+    assert.equal(p.video.r_frame_rate, '30/1');
+    assert.equal(p.video.pix_fmt, 'yuv420p');
+    assert.equal(p.audio?.codec_name, 'aac');
+    assert.ok(Math.abs(p.duration - 10) <= 0.5, `duration ${p.duration}`);
+    assert.ok(p.faststart, 'moov before mdat');
+    const cover = probe(trial.cover);
+    assert.deepEqual([cover.video.width, cover.video.height], [1080, 1920]);
+  });
+
+  it('has sound, not silence', () => {
+    const v = volumeOf(trial.video);
+    assert.ok(v.mean > -35, `mean volume ${v.mean} dB`);
+    assert.ok(v.max > -12, `peak ${v.max} dB`);
+  });
+
+  it('draws each scene’s caption inside the caption region, and nothing where no text belongs', () => {
+    for (const t of [1.25, 3.75, 6.25, 8.75]) {
+      const caption = region(plain.video, t, REGIONS.caption);
+      assert.ok(inkFraction(caption) > 0.02, `caption region at ${t}s: ${inkFraction(caption)} ink`);
+      const empty = region(plain.video, t, { x: 90, y: 260, width: 900, height: 220 });
+      assert.ok(inkFraction(empty) < 0.001, `text above the caption region at ${t}s: ${inkFraction(empty)}`);
+    }
+  });
+
+  it('puts the forced watermark on trial videos only, on every scene', () => {
+    for (const t of [0.5, 3.75, 6.25, 9.5]) {
+      const withMark = region(trial.video, t, REGIONS.watermark);
+      const without = region(plain.video, t, REGIONS.watermark);
+      assert.ok(meanAbsDiff(withMark, without) > 3, `watermark region differs by ${meanAbsDiff(withMark, without)} at ${t}s`);
+      assert.ok(meanAbsDiff(region(trial.video, t, REGIONS.caption), region(plain.video, t, REGIONS.caption)) < 2, 'captions equal');
+    }
+  });
+
+  it('refuses an impossible script (a voice longer than its scene) as a lasting failure', async () => {
+    const impossible: Script = {
+      ...script,
+      scenes: [{ caption: 'Коротко', voiceover: 'Очень длинный текст озвучки. '.repeat(12), visual: 'x', seconds: 1.5 }],
+    };
+    await assert.rejects(renderer.render({ script: impossible, params, outDir: join(dir, 'impossible') }), GeneratorFailed);
+  });
+
+  it('reports a stopped engine as a failure that may pass', async () => {
+    const abort = new AbortController();
+    const run = runFfmpeg(['-f', 'lavfi', '-i', 'nullsrc=s=1080x1920', '-f', 'null', '-'], undefined, abort.signal);
+    setTimeout(() => abort.abort(), 300);
+    await assert.rejects(run, GeneratorBusy);
+    assert.ok(existsSync(trial.video));
+  });
+});
