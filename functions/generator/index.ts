@@ -1,0 +1,29 @@
+/**
+ * The generator this process uses, chosen by configuration: the embedded planner and writer, or the OpenAI-compatible
+ * adapter when GENERATOR_LLM_URL is set; the embedded renderer either way.
+ */
+import { ChatCompletions, LlmPlanner, LlmWriter } from './llm.ts';
+import { planFromPrompt } from './planner.ts';
+import type { Planner, Renderer, Writer } from './port.ts';
+import { EmbeddedRenderer } from './render.ts';
+import { EmbeddedWriter } from './writer.ts';
+
+export interface Generator {
+  planner: Planner;
+  writer: Writer;
+  renderer: Renderer;
+}
+
+export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generator {
+  const renderer = new EmbeddedRenderer();
+  if (!env.GENERATOR_LLM_URL) {
+    return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
+  }
+  const llm = new ChatCompletions({
+    baseUrl: env.GENERATOR_LLM_URL,
+    model: env.GENERATOR_LLM_MODEL ?? 'gpt-4o-mini',
+    ...(env.GENERATOR_LLM_API_KEY ? { apiKey: env.GENERATOR_LLM_API_KEY } : {}),
+    timeoutMs: Number(env.GENERATOR_LLM_TIMEOUT_MS ?? 20_000),
+  });
+  return { planner: new LlmPlanner(llm, planFromPrompt), writer: new LlmWriter(llm), renderer };
+}

@@ -1,0 +1,134 @@
+/**
+ * An OpenAI-compatible chat-completions adapter for the planner and the writer. Answers are JSON validated by zod:
+ * a malformed or invalid answer, a timeout, a 429 or a 5xx may pass on a retry (GeneratorBusy); any other refusal is
+ * lasting (GeneratorFailed).
+ */
+import { z } from 'zod';
+import { createVideoBody, type OrderParams } from '../contract/orders.ts';
+import { GeneratorBusy, GeneratorFailed, type Planner, type Script, type WriteRequest, type Writer } from './port.ts';
+import { allotSeconds } from './script-text.ts';
+import { languageOf } from './writer.ts';
+
+export interface LlmConfig {
+  /** Base URL of the API, e.g. https://host/v1 ; the adapter posts to <baseUrl>/chat/completions. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+const completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).min(1) });
+
+export class ChatCompletions {
+  constructor(private readonly config: LlmConfig) {}
+
+  /** Asks for a JSON object and returns it validated by `schema`. */
+  async json<S extends z.ZodType>(schema: S, system: string, user: string): Promise<z.output<S>> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
+        },
+        body: JSON.stringify({
+          model: this.config.model,
+          temperature: 0,
+          response_format: { type: 'json_object' },
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
+        }),
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+    } catch (err) {
+      const timedOut = (err as Error).name === 'TimeoutError';
+      throw new GeneratorBusy(timedOut ? `The language model did not answer within ${this.config.timeoutMs} ms` : `The language model is unreachable: ${(err as Error).message}`);
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 429 || res.status >= 500) throw new GeneratorBusy(`The language model is busy (${res.status})`);
+    if (!res.ok) throw new GeneratorFailed(`The language model refused the request (${res.status})`);
+    let content: unknown;
+    try {
+      const body = completion.parse(JSON.parse(text));
+      content = JSON.parse(stripFences(body.choices[0]!.message.content));
+    } catch {
+      throw new GeneratorBusy('The language model gave a malformed answer');
+    }
+    const parsed = schema.safeParse(content);
+    if (!parsed.success) throw new GeneratorBusy(`The language model's answer does not fit: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  }
+}
+
+/** Some models wrap JSON in a Markdown code fence even when asked not to. */
+const stripFences = (s: string) => s.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+
+// Not strict: a model may add keys of its own; only these are read.
+const planned = z.object(createVideoBody.pick({ topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);
+
+/**
+ * Plans a prompt. Only the parameters that do not change the price come from the model; the paid extras are the ones
+ * the order was charged for (`fixed`).
+ */
+export class LlmPlanner implements Planner {
+  constructor(
+    private readonly llm: ChatCompletions,
+    private readonly fixed: (prompt: string) => OrderParams,
+  ) {}
+
+  async plan(prompt: string): Promise<OrderParams> {
+    const answer = await this.llm.json(
+      planned.partial({ duration_seconds: true, language: true, tone: true, captions: true }),
+      'You turn a one-line request for a short vertical video into JSON with the keys topic (string, what the video is about, ' +
+        'at most 300 characters), duration_seconds (integer 10..60), language ("ru" or "en"), tone (one of neutral, energetic, ' +
+        'calm, funny, serious), cta (optional call to action, at most 80 characters) and captions (boolean). Answer with JSON only.',
+      prompt,
+    );
+    const base = this.fixed(prompt);
+    return createVideoBody.parse({ ...base, ...answer, placement: base.placement, music: base.music, voice: base.voice, ai_visual: base.ai_visual });
+  }
+}
+
+const written = z.object({
+  scenes: z
+    .array(z.object({ caption: z.string().trim().min(1).max(120), voiceover: z.string().trim().max(500), visual: z.string().trim().max(200) }))
+    .min(4)
+    .max(8),
+  title: z.string().trim().min(1).max(100),
+  description: z.string().trim().min(1).max(300),
+  hashtags: z.array(z.string().trim().regex(/^#\S+$/)).min(1).max(10),
+});
+
+export class LlmWriter implements Writer {
+  constructor(private readonly llm: ChatCompletions) {}
+
+  async write(req: WriteRequest): Promise<Script> {
+    const { params } = req;
+    const language = languageOf(params);
+    const brief = {
+      topic: params.topic,
+      language,
+      tone: params.tone,
+      duration_seconds: params.duration_seconds,
+      ...(params.placement ? { product_placement: params.placement } : {}),
+      ...(params.cta ? { call_to_action: params.cta } : {}),
+      ...(req.regen ? { previous_script: req.regen.previous.scenes.map(({ seconds: _s, ...rest }) => rest), change_request: req.regen.note } : {}),
+    };
+    const answer = await this.llm.json(
+      written,
+      'You write scripts for short vertical videos. Answer with JSON only: {"scenes": [{"caption", "voiceover", "visual"}] ' +
+        '(4 to 8 scenes; caption at most 60 characters, voiceover short enough to be spoken in the scene, visual a picture hint), ' +
+        '"title", "description", "hashtags" (each starting with #)}. Write in the given language. When a change_request is given, ' +
+        'rewrite previous_script along it. The last scene carries the call to action when one is given.',
+      JSON.stringify(brief),
+    );
+    return {
+      language,
+      scenes: allotSeconds(answer.scenes, params.duration_seconds),
+      pack: { title: answer.title, description: answer.description, hashtags: answer.hashtags },
+    };
+  }
+}
