@@ -1,141 +1,16 @@
-/**
- * npm run bench: figures beside their targets, measured on the local stack in one run.
- *  - GET /videos/{id} and POST /videos:quick under 32 concurrent clients: requests per second, p50 and p99;
- *  - a bare DynamoDB GetItem loop under the same concurrency, as the floor;
- *  - AWS calls per API request, counted by a middleware on the SDK clients the handlers use.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalStack } from '../local/stack.ts';
+/** npm run bench: every figure beside its target, measured in this run on this machine. */
+import { benchApi } from './api.ts';
+import { benchRender } from './render.ts';
 
-const CONCURRENCY = 32;
-const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 8) * 1000;
-
-interface Figures {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
-/** Runs `op` from CONCURRENCY loops for DURATION_MS and reports throughput and latency. */
-async function load(op: (client: number) => Promise<boolean>): Promise<Figures> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + DURATION_MS;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, client) => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        const ok = await op(client).catch(() => false);
-        latencies.push(performance.now() - t0);
-        if (!ok) errors++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, rps: latencies.length / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), errors };
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'video-service-bench-'));
-// Per-key limits are lifted so the bench measures the service, not the 30 POST/min rule.
-const stack = await startLocalStack({
-  port: 0,
-  s3Dir: join(dir, 's3'),
-  env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', LIMIT_ACTIVE_TASKS: '1000000', LIMIT_POSTS_PER_MINUTE: '1000000' },
-});
-try {
-  const { services } = await import('../functions/adapters/services.ts');
-  const { aws } = await import('../functions/adapters/aws.ts');
-  const clients = aws();
-  let calls = 0;
-  for (const client of [clients.ddb, clients.s3, clients.sfn]) {
-    (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
-      (next: (a: unknown) => Promise<unknown>) => async (args: unknown) => {
-        calls++;
-        return next(args);
-      },
-      { step: 'initialize', name: 'benchCallCounter' },
-    );
-  }
-
-  // One API user per client, as 32 clients of the service would be.
-  const users = await Promise.all(
-    Array.from({ length: CONCURRENCY }, () => services().accounts.createUser({ balance: 1_000_000_000, trialVideos: 0, now: new Date() })),
-  );
-  const headersOf = (i: number) => ({ 'x-api-key': users[i % CONCURRENCY]!.apiKey, 'content-type': 'application/json' });
-  const body = JSON.stringify({ prompt: 'A short video about green tea' });
-  const create = (i = 0) => fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers: headersOf(i), body });
-  const ids = await Promise.all(users.map(async (_, i) => ((await (await create(i)).json()) as { id: string }).id));
-  const get = (i = 0) => fetch(`${stack.baseUrl}/videos/${ids[i % CONCURRENCY]}`, { headers: headersOf(i) });
-
-  // AWS calls per request, counted over sequential requests.
-  const perRequest = async (fn: () => Promise<Response>, times = 20) => {
-    const before = calls;
-    for (let i = 0; i < times; i++) await (await fn()).arrayBuffer();
-    return (calls - before) / times;
-  };
-  const getCalls = await perRequest(get);
-  const createCalls = await perRequest(create);
-
-  // Warm up, then measure.
-  await load(async (c) => (await get(c)).ok);
-  const getFig = await load(async (c) => {
-    const r = await get(c);
-    await r.arrayBuffer();
-    return r.status === 200;
-  });
-  const createFig = await load(async (c) => {
-    const r = await create(c);
-    await r.arrayBuffer();
-    return r.status === 201;
-  });
-  const table = process.env.TABLE_NAME!;
-  const { keys } = await import('../functions/adapters/keys.ts');
-  const { planFromPrompt } = await import('../functions/generator/planner.ts');
-  const bare = await load(async (c) => {
-    const out = await clients.ddb.send(new GetCommand({ TableName: table, Key: keys.order(ids[c]!), ConsistentRead: true }));
-    return Boolean(out.Item);
-  });
-  // The round trips each request needs, made straight from the adapters with no HTTP, middy or validation.
-  const { accounts, orders, creation } = services();
-  const getFloor = await load(async (c) => {
-    const found = await accounts.authenticate(users[c]!.apiKey);
-    return Boolean(found && (await orders.get(ids[c]!)));
-  });
-  const params = planFromPrompt('A short video about green tea');
-  const createFloor = await load(async (c) => {
-    const found = (await accounts.authenticate(users[c]!.apiKey, true))!;
-    const r = await creation.create({ ...found, route: 'POST /videos:quick', kind: 'quick', params, now: new Date() });
-    return r.response.status === 'queued';
-  });
-
-  const f = (x: number) => x.toFixed(1);
-  const row = (name: string, fig: Figures, target = '') =>
-    `| ${name} | ${fig.requests} | ${f(fig.rps)} | ${f(fig.p50)} | ${f(fig.p99)} | ${fig.errors} | ${target} |`;
+const only = process.argv[2];
+if (!only || only === 'api') await benchApi();
+if (!only || only === 'render') {
+  const r = await benchRender();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
-  const getRatio = getFig.p50 / getFloor.p50;
-  const createRatio = createFig.p50 / createFloor.p50;
-  console.log(`\nLocal stack, ${CONCURRENCY} concurrent clients (one API user each), ${DURATION_MS / 1000} s per figure (node ${process.version})\n`);
-  console.log('| what | requests | req/s | p50 ms | p99 ms | errors | target |');
-  console.log('|---|---|---|---|---|---|---|');
-  console.log(row('GET /videos/{id}', getFig, `p50 <= 2x floor: ${getRatio.toFixed(2)}x ${verdict(getRatio <= 2)}`));
-  console.log(row('  floor: its round trips (key lookup + GetItem)', getFloor));
-  console.log(row('POST /videos:quick (201)', createFig, `p50 <= 2x floor: ${createRatio.toFixed(2)}x ${verdict(createRatio <= 2)}`));
-  console.log(row('  floor: its round trips (key lookup + transaction + StartExecution)', createFloor));
-  console.log(row('bare DynamoDB GetItem loop', bare));
-  console.log('\n| AWS calls per request | measured | target |');
+  console.log('\n| render (embedded generator, 1080x1920 30 fps) | measured | target |');
   console.log('|---|---|---|');
-  console.log(`| GET /videos/{id} | ${getCalls} | <= 2 ${verdict(getCalls <= 2)} |`);
-  console.log(`| POST /videos:quick (201) | ${createCalls} | <= 3 ${verdict(createCalls <= 3)} |`);
-} finally {
-  await stack.stop();
-  rmSync(dir, { recursive: true, force: true });
+  console.log(`| video length | ${r.videoSeconds.toFixed(1)} s | 30 s |`);
+  console.log(`| render time (plan, write, voice, music, ffmpeg) | ${r.renderSeconds.toFixed(1)} s | |`);
+  console.log(`| speed (rendered seconds per wall second) | ${r.speed.toFixed(2)}x | >= 3x ${verdict(r.speed >= 3)} |`);
+  console.log(`| peak memory (render process + ffmpeg) | ${r.peakMb.toFixed(0)} MB | < 600 MB ${verdict(r.peakMb < 600)} |`);
 }
