@@ -1,6 +1,7 @@
 /**
  * npm start: the whole service on this machine (DESIGN.md section 6). Ctrl-C stops every child it started.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
@@ -20,12 +21,22 @@ const passThrough = [
   'WEBHOOK_ALLOW_PRIVATE_URLS',
   'WEBHOOK_RETRY_BASE_MS',
   'GENERATOR_FAIL',
+  'REVIEW_DEADLINE_SECONDS',
+  'RETENTION_DAYS',
+  'GENERATOR_LLM_URL',
+  'GENERATOR_LLM_MODEL',
+  'GENERATOR_LLM_API_KEY',
+  'GENERATOR_LLM_TIMEOUT_MS',
 ];
 const env = Object.fromEntries(passThrough.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
 
 console.log(`Starting the video service (data in ${dataDir}) ...`);
-const stack = await startLocalStack({ port, dataDir, s3Dir: join(dataDir, 's3'), env });
-const publicUrl = `http://localhost:${stack.port}/v1`;
+// Download links are signed with a key kept in the data folder, so they survive restarts like the files do.
+const keyFile = join(dataDir, 'link-signing-key');
+if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
+const stack = await startLocalStack({ port, dataDir, s3Dir: join(dataDir, 's3'), env, publicHost: 'localhost', linkSigningKey });
+const publicUrl = stack.baseUrl;
 writeRuntime(dataDir, { pid: process.pid, baseUrl: publicUrl, env: stack.env });
 
 // The demo user is made on first start; its key is kept in the data folder so every start can show it.

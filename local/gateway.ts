@@ -49,7 +49,8 @@ function match(method: string, path: string): { route?: Route; pathParameters?: 
   return {};
 }
 
-function lambdaContext(requestId: string, functionName: string): Context {
+/** A Lambda context for handlers called in-process. */
+export function lambdaContext(functionName: string, requestId: string = randomUUID()): Context {
   return {
     awsRequestId: requestId,
     functionName,
@@ -143,7 +144,7 @@ export class LocalGateway {
         isBase64Encoded: bytes.length > 0 && !textual,
       };
       const handler = await this.handler(name);
-      const result = await handler(event, lambdaContext(requestId, name));
+      const result = await handler(event, lambdaContext(name, requestId));
       const body = result.body ?? '';
       res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
       res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);

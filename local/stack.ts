@@ -2,12 +2,13 @@
  * The whole service on one machine: DynamoDB Local, the S3 store, the Step Functions endpoint and the gateway, wired
  * by the same environment variables the Lambda functions read on AWS. Used by `npm start` and by the tests.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ORDER_STATE_MACHINE, STEPS } from '../functions/steps/table.ts';
+import { ORDER_STATE_MACHINE, STEPS, substitute } from '../functions/steps/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
-import { LocalGateway } from './gateway.ts';
+import { LocalGateway, lambdaContext } from './gateway.ts';
 import { startS3 } from './s3.ts';
 import { LocalStepFunctions, type TaskHandler } from './stepfunctions.ts';
 
@@ -23,6 +24,10 @@ export interface LocalStackOptions {
   s3Dir: string;
   /** Extra settings (limits, maintenance, ...) as environment variables. */
   env?: Record<string, string>;
+  /** The host name in public links (download links, the printed base URL). */
+  publicHost?: string;
+  /** The HMAC key of download links; a random one when not given (links then die with the process). */
+  linkSigningKey?: string;
 }
 
 export interface LocalStack {
@@ -48,8 +53,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stateMachineArn = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${ORDER_STATE_MACHINE.name}`;
     const env: Record<string, string> = {
       AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      // The one key pair the local S3 store knows; DynamoDB Local (-sharedDb) takes any.
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
       TABLE_NAME: 'video-service',
       BUCKET_NAME: bucket,
       ORDER_STATE_MACHINE_ARN: stateMachineArn,
@@ -59,13 +65,16 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...opts.env,
     };
 
-    const definition = JSON.parse(readFileSync(join(ROOT, ORDER_STATE_MACHINE.file), 'utf8')) as Record<string, unknown>;
+    const definition = JSON.parse(
+      substitute(readFileSync(join(ROOT, ORDER_STATE_MACHINE.file), 'utf8'), (step) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${step.module}`),
+    ) as Record<string, unknown>;
     const tasks: Record<string, TaskHandler> = {};
     for (const step of STEPS) {
-      const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: TaskHandler };
-      tasks[step.placeholder] = mod.handler;
+      const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+      tasks[step.state] = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
     }
-    const sfn = new LocalStepFunctions([{ arn: stateMachineArn, definition, tasks }]);
+    const waitForToken = new Set(STEPS.filter((s) => s.waitForTaskToken).map((s) => s.state));
+    const sfn = new LocalStepFunctions([{ arn: stateMachineArn, definition, tasks, waitForToken }]);
     env.SFN_ENDPOINT = await sfn.listen();
     stops.push(() => sfn.stop());
 
@@ -81,7 +90,23 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     const port = await gateway.listen(opts.port);
     stops.push(() => gateway.stop());
-    return { baseUrl: `http://127.0.0.1:${port}/v1`, port, env, sfn, stop: stopAll };
+    // Handlers read their configuration on first use, which is after this: the port is known by then.
+    const baseUrl = `http://${opts.publicHost ?? '127.0.0.1'}:${port}/v1`;
+    env.PUBLIC_BASE_URL = baseUrl;
+    env.LINK_SIGNING_KEY = opts.linkSigningKey ?? randomBytes(32).toString('base64url');
+    Object.assign(process.env, env);
+
+    const { services } = await import('../functions/adapters/services.ts');
+    const { orders, workflow, files, config } = services();
+    // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands.
+    for (const order of await orders.unfinished()) await workflow.start(order);
+    // The local stand-in of the S3 lifecycle rule.
+    const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
+    await expire();
+    const sweeper = setInterval(() => void expire(), 3_600_000);
+    sweeper.unref();
+    stops.push(async () => clearInterval(sweeper));
+    return { baseUrl, port, env, sfn, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

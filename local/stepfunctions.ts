@@ -3,6 +3,7 @@
  * it through @aws-sdk/client-sfn exactly as it reaches AWS. Executions run the same ASL file with
  * aws-local-stepfunctions, with each Task state's resource replaced by the step handler from the one step table.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { StateMachine } from 'aws-local-stepfunctions';
 
@@ -21,6 +22,8 @@ interface Execution {
   error?: string;
   cause?: string;
   abort: () => void;
+  /** States entered and retried: what AWS bills as state transitions. */
+  transitions: number;
 }
 
 export interface LocalMachine {
@@ -28,6 +31,14 @@ export interface LocalMachine {
   definition: Json;
   /** Task state name -> handler. */
   tasks: Record<string, TaskHandler>;
+  /** Task states that wait for their task token (`.waitForTaskToken`). */
+  waitForToken: ReadonlySet<string>;
+}
+
+interface Waiter {
+  executionArn: string;
+  resolve: (output: unknown) => void;
+  reject: (err: Error) => void;
 }
 
 class SfnError extends Error {
@@ -41,6 +52,7 @@ class SfnError extends Error {
 
 export class LocalStepFunctions {
   private readonly executions = new Map<string, Execution>();
+  private readonly waiters = new Map<string, Waiter>();
   private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
   private server = createServer((req, res) => void this.serve(req, res));
 
@@ -61,7 +73,7 @@ export class LocalStepFunctions {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Settles when every execution has stopped running (for tests and orderly shutdown). */
+  /** Executions still running. */
   get running(): number {
     return [...this.executions.values()].filter((e) => e.status === 'RUNNING').length;
   }
@@ -97,9 +109,49 @@ export class LocalStepFunctions {
         }
         return { stopDate: e.stopDate };
       }
+      case 'SendTaskSuccess':
+        this.waiter(String(input.taskToken)).resolve(JSON.parse(String(input.output ?? 'null')));
+        return {};
+      case 'SendTaskFailure': {
+        const err = new Error(String(input.cause ?? ''));
+        err.name = String(input.error ?? 'TaskFailed');
+        this.waiter(String(input.taskToken)).reject(err);
+        return {};
+      }
+      case 'SendTaskHeartbeat':
+        this.waiter(String(input.taskToken), false);
+        return {};
       default:
         throw new SfnError('UnknownOperationException', `Action ${action} is not supported by the local endpoint`);
     }
+  }
+
+  /** The wait a token belongs to; as on AWS, a token whose execution has ended is refused. */
+  private waiter(token: string, take = true): Waiter {
+    const w = this.waiters.get(token);
+    if (!w) throw new SfnError('TaskDoesNotExist', 'Task does not exist');
+    if (this.executions.get(w.executionArn)?.status !== 'RUNNING') {
+      this.waiters.delete(token);
+      throw new SfnError('TaskTimedOut', 'Task timed out');
+    }
+    if (take) this.waiters.delete(token);
+    return w;
+  }
+
+  /** A `.waitForTaskToken` Task: hand the handler a fresh token, then wait for SendTaskSuccess or SendTaskFailure. */
+  private waitingTask(executionArn: string, handler: TaskHandler): TaskHandler {
+    return async (input) => {
+      const { Payload } = input as { Payload?: Record<string, unknown> };
+      const token = randomUUID();
+      const done = new Promise<unknown>((resolve, reject) => this.waiters.set(token, { executionArn, resolve, reject }));
+      await handler({ ...(Payload ?? (input as object)), taskToken: token });
+      return done;
+    };
+  }
+
+  /** State transitions of an execution so far (states entered plus retries). */
+  transitions(executionArn: string): number {
+    return this.executions.get(executionArn)?.transitions ?? 0;
   }
 
   private execution(arn: string): Execution {
@@ -124,12 +176,23 @@ export class LocalStepFunctions {
       throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
     const startDate = Date.now() / 1000;
+    const { machine } = entry;
+    const tasks = Object.fromEntries(
+      Object.entries(machine.tasks).map(([state, fn]) => [state, machine.waitForToken.has(state) ? this.waitingTask(executionArn, fn) : fn]),
+    );
     const run = entry.engine.run(JSON.parse(rawInput), {
-      overrides: { taskResourceLocalHandlers: entry.machine.tasks as never },
-      context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(rawInput), StartTime: new Date().toISOString() } } as never,
+      overrides: { taskResourceLocalHandlers: tasks as never },
+      noThrowOnAbort: true,
+      // $$.Task.Token is minted per wait by waitingTask; the library only needs the path to exist.
+      context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(rawInput), StartTime: new Date().toISOString() }, Task: { Token: 'local' } } as never,
     });
-    const execution: Execution = { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: run.abort };
+    const execution: Execution = { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: run.abort, transitions: 0 };
     this.executions.set(executionArn, execution);
+    void (async () => {
+      for await (const event of run.eventLogs) {
+        if (event.type === 'StateEntered' || event.type === 'StateRetried') execution.transitions++;
+      }
+    })().catch(() => undefined);
     run.result.then(
       (output) => {
         if (execution.status !== 'RUNNING') return;
@@ -144,7 +207,13 @@ export class LocalStepFunctions {
   }
 
   private describe(e: Execution): Json {
-    const { abort: _abort, ...rest } = e;
+    const { abort: _abort, transitions: _t, ...rest } = e;
     return rest;
+  }
+
+  /** Settles when no execution is running (or after `ms`). */
+  async idle(ms = 30_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (this.running > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   }
 }

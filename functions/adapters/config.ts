@@ -18,6 +18,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+function generatorFail(v: string | undefined): { generatorFail?: 'plan' | 'script' | 'render' } {
+  if (!v || v === 'off') return {};
+  if (v === 'plan' || v === 'script' || v === 'render') return { generatorFail: v };
+  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render or off, got "${v}"`);
+}
+
 export interface Config {
   region: string;
   tableName: string;
@@ -30,6 +36,18 @@ export interface Config {
   maintenance: boolean;
   /** One machine only, for development: webhooks may target http and private addresses. */
   webhookAllowPrivate: boolean;
+  /** The API's public base address, /v1 included: download links start with it. */
+  publicBaseUrl: string;
+  /** The address in the trial watermark. */
+  serviceAddress: string;
+  /** The HMAC key of download links. */
+  linkSigningKey: string;
+  /** How long a director-mode script waits for its review. */
+  reviewDeadlineSeconds: number;
+  /** Order files are deleted this many days after they were written. */
+  retentionDays: number;
+  /** One machine only: make this generator stage fail for every order. */
+  generatorFail?: 'plan' | 'script' | 'render';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -53,6 +71,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     maintenance: env.MAINTENANCE_MODE === 'on',
     webhookAllowPrivate: ['on', 'true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_URLS ?? ''),
+    publicBaseUrl: required(env, 'PUBLIC_BASE_URL').replace(/\/$/, ''),
+    serviceAddress: env.SERVICE_ADDRESS || new URL(required(env, 'PUBLIC_BASE_URL')).host,
+    linkSigningKey: required(env, 'LINK_SIGNING_KEY'),
+    reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
+    retentionDays: int(env, 'RETENTION_DAYS', 30),
+    ...generatorFail(env.GENERATOR_FAIL),
   };
 }
 

@@ -1,8 +1,19 @@
 /** Order files in S3: everything of an order lives under orders/<order id>/. */
-import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { createReadStream, statSync } from 'node:fs';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ORDER_FILES, type OrderFile } from '../core/order-steps.ts';
 
 export const fileKeys = {
   orderPrefix: (orderId: string) => `orders/${orderId}/`,
+  file: (orderId: string, file: OrderFile) => `orders/${orderId}/${ORDER_FILES[file].name}`,
 };
 
 export class OrderFiles {
@@ -11,14 +22,51 @@ export class OrderFiles {
     private readonly bucket: string,
   ) {}
 
+  async exists(orderId: string, file: OrderFile): Promise<boolean> {
+    try {
+      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }));
+      return true;
+    } catch (err) {
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+      throw err;
+    }
+  }
+
+  /** Stores a file from memory, or from a path on disk (streamed). */
+  async put(orderId: string, file: OrderFile, body: Buffer | string, fromPath = false): Promise<void> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: fileKeys.file(orderId, file),
+        ContentType: ORDER_FILES[file].type,
+        ...(fromPath
+          ? { Body: createReadStream(body as string), ContentLength: statSync(body as string).size }
+          : { Body: typeof body === 'string' ? Buffer.from(body) : body }),
+      }),
+    );
+  }
+
+  /** A short-lived presigned GET of the file (the download route redirects to it). */
+  presign(orderId: string, file: OrderFile, seconds: number): Promise<string> {
+    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }), { expiresIn: seconds });
+  }
+
   async deleteAll(orderId: string): Promise<number> {
+    return this.deleteWhere(fileKeys.orderPrefix(orderId), () => true);
+  }
+
+  /** The local stand-in of the S3 lifecycle rule: deletes order files last written before `cutoff`. */
+  async expire(cutoff: Date): Promise<number> {
+    return this.deleteWhere('orders/', (modified) => modified < cutoff);
+  }
+
+  private async deleteWhere(prefix: string, keep: (modified: Date) => boolean): Promise<number> {
     let deleted = 0;
     let token: string | undefined;
     do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: fileKeys.orderPrefix(orderId), ContinuationToken: token }),
-      );
-      const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
+      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const objects = (page.Contents ?? []).filter((o) => keep(o.LastModified ?? new Date(0))).map((o) => ({ Key: o.Key! }));
       if (objects.length) {
         await this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
         deleted += objects.length;

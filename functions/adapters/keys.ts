@@ -5,6 +5,7 @@
  *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
+ *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<status>[#<round>]
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
@@ -21,6 +22,7 @@ export const keys = {
   ledgerPrefix: 'LEDGER#',
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
   order: (orderId: string) => ({ PK: `ORDER#${orderId}`, SK: 'ORDER' }),
+  orderEvent: (orderId: string, eventId: string) => ({ PK: `ORDER#${orderId}`, SK: `EVENT#${eventId}` }),
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: `ORDER#${orderId}` }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),

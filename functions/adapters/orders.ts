@@ -1,10 +1,11 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { holdsSlot } from '../core/orders.ts';
 import type { Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderStore } from '../core/ports.ts';
+import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderStore, Patch, Transition } from '../core/ports.ts';
 
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { cancellationReasons, queryAll } from './dynamo.ts';
+import { cancellationReasons, isConditionFailed, queryAll } from './dynamo.ts';
 import { keys, TABLE_KEYS, ttl } from './keys.ts';
 
 const KEY_ATTRS = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt'];
@@ -118,47 +119,123 @@ export class Orders implements OrderStore {
     }
   }
 
-  /** awaiting_review -> running, taking an active slot again (without the limit check, DESIGN.md section 2). */
-  async leaveReview(orderId: string, now: Date): Promise<boolean> {
-    const order = await this.get(orderId);
-    if (!order) return false;
+  async transition(t: Transition): Promise<boolean> {
+    const { order } = t;
+    const T = this.tableName;
+    const names: Record<string, string> = { '#s': 'status', '#u': 'updatedAt' };
+    const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
+    const sets = ['#s = :to', '#u = :now'];
+    Object.entries(t.set ?? {}).forEach(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:v${i}`] = v;
+      sets.push(`#f${i} = :v${i}`);
+    });
+    const removes = (t.remove ?? []).map((k, i) => {
+      names[`#r${i}`] = k;
+      return `#r${i}`;
+    });
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+      {
+        Update: {
+          TableName: T,
+          Key: keys.order(order.id),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: '#s = :from',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    ];
+    // The active-task slot and the global queue place follow the status (DESIGN.md section 2).
+    const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
+    const user: { add: string[]; values: Record<string, unknown> } = { add: [], values: {} };
+    if (slot) {
+      user.add.push('activeTasks :slot');
+      user.values[':slot'] = slot;
+      items.push({
+        Update: { TableName: T, Key: keys.queueShard(order.queueShard), UpdateExpression: 'ADD active :slot', ExpressionAttributeValues: { ':slot': slot } },
+      });
+    }
+    if (t.refund) {
+      const { charge } = order;
+      if (charge.cost) {
+        user.add.push('balance :cost');
+        user.values[':cost'] = charge.cost;
+      }
+      if (charge.trial) {
+        user.add.push('trialVideosLeft :one');
+        user.values[':one'] = 1;
+      }
+      // The plan allowance is given back only within the month it was taken from.
+      if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === t.refund.heavyMonth) {
+        user.add.push('heavyUsed :minusOne');
+        user.values[':minusOne'] = -1;
+      }
+      items.push(ledgerPut(T, order.userId, { amount: charge.cost, kind: 'refund', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: t.now.toISOString() }));
+    }
+    if (user.add.length) {
+      items.push({
+        Update: { TableName: T, Key: keys.user(order.userId), UpdateExpression: `ADD ${user.add.join(', ')}`, ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: user.values },
+      });
+    }
+    if (t.event) {
+      items.push({
+        Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: 'attribute_not_exists(PK)' },
+      });
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.ddb.send(new TransactWriteCommand({ TransactItems: items }));
+        return true;
+      } catch (err) {
+        const reasons = cancellationReasons(err);
+        if (reasons?.[0]?.code === 'ConditionalCheckFailed') return false;
+        if (attempt < 8 && reasons?.some((r) => r.code === 'TransactionConflict')) {
+          await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  async patch(orderId: string, p: Patch, now: Date): Promise<boolean> {
+    const names: Record<string, string> = { '#s': 'status', '#u': 'updatedAt' };
+    const values: Record<string, unknown> = { ':status': p.status, ':now': now.toISOString() };
+    const sets = ['#u = :now'];
+    Object.entries(p.set ?? {}).forEach(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:v${i}`] = v;
+      sets.push(`#f${i} = :v${i}`);
+    });
+    const removes = (p.remove ?? []).map((k, i) => {
+      names[`#r${i}`] = k;
+      return `#r${i}`;
+    });
+    const cond = ['#s = :status'];
+    if (p.withoutScript) {
+      names['#script'] = 'script';
+      cond.push('attribute_not_exists(#script)');
+    }
+    if (p.regenNote !== undefined) {
+      names['#note'] = 'regenNote';
+      values[':note'] = p.regenNote;
+      cond.push('#note = :note');
+    }
     try {
       await this.ddb.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.order(orderId),
-                UpdateExpression: 'SET #s = :running, updatedAt = :now',
-                ConditionExpression: '#s = :awaiting',
-                ExpressionAttributeNames: { '#s': 'status' },
-                ExpressionAttributeValues: { ':running': 'running', ':awaiting': 'awaiting_review', ':now': now.toISOString() },
-              },
-            },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.user(order.userId),
-                UpdateExpression: 'ADD activeTasks :one',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.queueShard(order.queueShard),
-                UpdateExpression: 'ADD active :one',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-          ],
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.order(orderId),
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: cond.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
       return true;
     } catch (err) {
-      if (cancellationReasons(err)) return false;
+      if (isConditionFailed(err)) return false;
       throw err;
     }
   }
@@ -166,6 +243,27 @@ export class Orders implements OrderStore {
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
     return out.Item ? (strip(out.Item) as unknown as Order) : undefined;
+  }
+
+  /**
+   * Orders still queued, running or awaiting review. One machine only (a Scan): the local runtime resumes them on
+   * start, since its executions do not outlive the process.
+   */
+  async unfinished(): Promise<Order[]> {
+    const items: Record<string, unknown>[] = [];
+    for await (const page of paginateScan(
+      { client: this.ddb },
+      {
+        TableName: this.tableName,
+        FilterExpression: 'SK = :order AND #s IN (:q, :r, :a)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':order': 'ORDER', ':q': 'queued', ':r': 'running', ':a': 'awaiting_review' },
+        ConsistentRead: true,
+      },
+    )) {
+      items.push(...(page.Items ?? []));
+    }
+    return items.map((i) => strip(i) as unknown as Order);
   }
 
   /** Ids of every order of a user, newest first. */

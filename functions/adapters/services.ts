@@ -1,7 +1,13 @@
 /** The adapters and use cases of this process, built once at cold start and shared by every handler in it. */
 import { lookup } from 'node:dns/promises';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
+import { orderLinks } from '../core/links.ts';
+import { OrderSteps } from '../core/order-steps.ts';
+import { generatorFromEnv } from '../generator/index.ts';
 import { Accounts } from './accounts.ts';
 import { aws } from './aws.ts';
 import { config } from './config.ts';
@@ -20,18 +26,32 @@ function build() {
   const { ddb, s3, sfn } = aws();
   const accounts = new Accounts(ddb, cfg.tableName);
   const orders = new Orders(ddb, cfg.tableName);
-  const workflow = new StepFunctionsWorkflow(sfn, cfg.orderStateMachineArn);
+  const workflow = new StepFunctionsWorkflow(sfn, cfg.orderStateMachineArn, cfg.reviewDeadlineSeconds);
   const urlPolicy: UrlPolicy = {
     allowPrivate: cfg.webhookAllowPrivate,
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
   };
+  const files = new OrderFiles(s3, cfg.bucketName);
+  const links = { issue: (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, cfg.linkSigningKey, orderId, now) };
   return {
     config: cfg,
+    links,
+    steps: new OrderSteps({
+      orders,
+      accounts,
+      generator: generatorFromEnv(),
+      files,
+      links,
+      serviceAddress: cfg.serviceAddress,
+      ...(cfg.generatorFail ? { failAt: cfg.generatorFail } : {}),
+      workDir: () => mkdtempSync(join(tmpdir(), 'order-')),
+      now: () => new Date(),
+    }),
     webhooks: new Webhooks(ddb, cfg.tableName),
     urlPolicy,
     accounts,
     orders,
-    files: new OrderFiles(s3, cfg.bucketName),
+    files,
     workflow,
     creation: new OrderCreation({
       orders,

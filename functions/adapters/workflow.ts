@@ -8,6 +8,7 @@ export class StepFunctionsWorkflow implements Workflow {
   constructor(
     private readonly sfn: SFNClient,
     private readonly stateMachineArn: string,
+    private readonly reviewDeadlineSeconds: number,
   ) {}
 
   async start(order: Order): Promise<void> {
@@ -17,7 +18,7 @@ export class StepFunctionsWorkflow implements Workflow {
           stateMachineArn: this.stateMachineArn,
           // The name makes a second start of the same order a no-op instead of a second video.
           name: order.id,
-          input: JSON.stringify({ orderId: order.id }),
+          input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
         }),
       );
     } catch (err) {

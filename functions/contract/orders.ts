@@ -59,6 +59,8 @@ export const orderRecord = z.object({
   eta_seconds: z.int().optional(),
   script: z.string().optional(),
   result_url: z.url().optional(),
+  /** The cover image, signed like result_url. */
+  cover_url: z.url().optional(),
   metadata: z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) }).optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });

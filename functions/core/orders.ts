@@ -1,10 +1,15 @@
 /** The order: its internal shape, and the public record (GET /videos/{id} and every webhook body). */
 import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
+import { formatScript } from '../generator/script-text.ts';
+import type { Script } from '../generator/port.ts';
 import type { Charge } from './pricing.ts';
 
 export type { OrderStatus };
 const publicParams = createVideoBody.omit({ billing: true }).strip();
 export const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
+export const FINAL_STATUSES: readonly OrderStatus[] = ['done', 'error'];
+/** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
+export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
 
 export interface Order {
   id: string;
@@ -20,14 +25,31 @@ export interface Order {
   etaSeconds: number;
   /** Which shard of the global queue counter this order was added to. */
   queueShard: number;
-  script?: string;
+  /** A quick order's parameters were refined by the workflow's planning step. */
+  planned?: boolean;
+  script?: Script;
   /** The task token of the review wait, while the order is awaiting_review. */
   reviewToken?: string;
+  /** How many times the order has gone to awaiting_review. */
+  reviewRound?: number;
+  /** Director mode: the script was approved or edited; rendering may go on. */
+  reviewed?: boolean;
+  /** Director mode: a regen decision waiting for the rewrite. */
+  regenNote?: string;
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
+  finishedAt?: string;
+  /** What a failed order gave back; set once, by the transition to error. */
+  refunded?: boolean;
 }
 
-export function toRecord(order: Order, resultUrl?: string): OrderRecord {
+/** Signed links of a done order's files, issued fresh on every read. */
+export interface OrderLinks {
+  resultUrl: string;
+  coverUrl: string;
+}
+
+export function toRecord(order: Order, links?: OrderLinks): OrderRecord {
   // Stored maps come back in any order; the schema gives the documented one.
   const params = publicParams.parse(order.params);
   return {
@@ -40,8 +62,8 @@ export function toRecord(order: Order, resultUrl?: string): OrderRecord {
     trial: order.charge.trial,
     params,
     ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: order.etaSeconds } : {}),
-    ...(order.script !== undefined ? { script: order.script } : {}),
-    ...(order.status === 'done' && resultUrl ? { result_url: resultUrl } : {}),
+    ...(order.script ? { script: formatScript(order.script) } : {}),
+    ...(order.status === 'done' && links ? { result_url: links.resultUrl, cover_url: links.coverUrl } : {}),
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),
     ...(order.status === 'error' && order.error ? { error: order.error } : {}),
   };

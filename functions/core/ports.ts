@@ -1,5 +1,5 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
-import type { CreationResponse } from '../contract/orders.ts';
+import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
 import type { Order } from './orders.ts';
 import type { Account, Limits } from './pricing.ts';
 
@@ -31,10 +31,52 @@ export type CommitOutcome =
   /** Another transaction held one of the items; try again. */
   | { kind: 'conflict' };
 
+export type EventType = 'video.awaiting_review' | 'video.done' | 'video.error';
+
+/** An order event recorded for delivery: the order record at the moment of its status change. */
+export interface OrderEvent {
+  /** Stable across retries: the order id, the status and, for reviews, the round. */
+  id: string;
+  type: EventType;
+  orderId: string;
+  userId: string;
+  record: OrderRecord;
+  createdAt: string;
+}
+
+/**
+ * A status change, written only if the order is still in the status it was read in (`order.status`), together with
+ * what goes with it: the active-task slot and queue place, the refund of a failed order, and the event.
+ */
+export interface Transition {
+  order: Order;
+  to: OrderStatus;
+  set?: Partial<Order>;
+  remove?: (keyof Order)[];
+  /** Give back exactly what the order took; `heavyMonth` is the user's current allowance month. */
+  refund?: { heavyMonth: string | undefined };
+  event?: OrderEvent;
+  now: Date;
+}
+
+/** A change of an order's fields that keeps its status; written only while the order has `status`. */
+export interface Patch {
+  status: OrderStatus;
+  set?: Partial<Order>;
+  remove?: (keyof Order)[];
+  /** Also require that the order has no script yet (the writer's first script is the only one). */
+  withoutScript?: boolean;
+  /** Also require that this regen note is still pending. */
+  regenNote?: string;
+}
+
 export interface OrderStore {
   /** The one transaction of DESIGN.md section 2: order, debit, active slot, idempotency record, ledger, POST count. */
   create(commit: OrderCommit): Promise<CommitOutcome>;
   get(orderId: string): Promise<Order | undefined>;
+  /** False when the order was no longer in the expected status: someone else moved it first. */
+  transition(t: Transition): Promise<boolean>;
+  patch(orderId: string, p: Patch, now: Date): Promise<boolean>;
 }
 
 export interface PostCounter {

@@ -5,6 +5,8 @@ import { services } from '../adapters/services.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true }, async (req) => {
-  const order = await readOwnOrder(services().orders, req.account.userId, req.pathParameters.id);
-  return { status: 200, body: toRecord(order) };
+  const { orders, links } = services();
+  const order = await readOwnOrder(orders, req.account.userId, req.pathParameters.id);
+  // A done order's links are signed afresh on every read: an expired result_url is renewed by reading again.
+  return { status: 200, body: toRecord(order, order.status === 'done' ? links.issue(order.id, req.now) : undefined) };
 });

@@ -21,6 +21,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
   { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
+  /** result_url and cover_url: signed links, no key. */
+  { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },
 ];
 
 /** Requests that match no route; it answers 404 not_found in the envelope. */

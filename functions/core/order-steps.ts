@@ -1,0 +1,211 @@
+/**
+ * What each step of the order workflow does (statemachines/order.asl.json; the handlers in functions/steps are thin).
+ * Every status change is a conditional transition from the status just read, so no step moves an order backwards or
+ * out of a final state, and every step may run twice: a script is written only when there is none, a video is
+ * rendered only when its files are missing, a refund happens only with the one transition to error.
+ */
+import type { Generator } from '../generator/index.ts';
+import { GeneratorFailed } from '../generator/port.ts';
+import { toRecord, type Order, type OrderLinks } from './orders.ts';
+import type { EventType, OrderEvent, OrderStore } from './ports.ts';
+
+/** Thrown when the order is already done or in error; the workflow ends quietly (Catch -> Closed). */
+export class OrderClosed extends Error {
+  override readonly name = 'OrderClosed';
+}
+
+/** The facts the workflow's Choice states route on; every step returns them. */
+export interface StepState {
+  orderId: string;
+  /** A quick order whose parameters the planner has not refined yet. */
+  plan: boolean;
+  directorMode: boolean;
+  /** Director mode: approved or edited, so rendering may go on. */
+  reviewed: boolean;
+  /** Director mode: a regen decision is waiting for the rewrite. */
+  regen: boolean;
+}
+
+export const ORDER_FILES = {
+  video: { name: 'video.mp4', type: 'video/mp4' },
+  cover: { name: 'cover.jpg', type: 'image/jpeg' },
+  pack: { name: 'pack.json', type: 'application/json' },
+} as const;
+export type OrderFile = keyof typeof ORDER_FILES;
+
+export interface StepPorts {
+  orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
+  accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
+  generator: Generator;
+  files: {
+    exists(orderId: string, file: OrderFile): Promise<boolean>;
+    put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;
+  };
+  links: { issue(orderId: string, now: Date): OrderLinks };
+  /** The address in the trial watermark. */
+  serviceAddress: string;
+  /** One machine only: make this stage fail for every order (GENERATOR_FAIL). */
+  failAt?: 'plan' | 'script' | 'render';
+  workDir: () => string;
+  now: () => Date;
+}
+
+export const stateOf = (o: Order): StepState => ({
+  orderId: o.id,
+  plan: o.kind === 'quick' && !o.planned,
+  directorMode: o.params.director_mode,
+  reviewed: Boolean(o.reviewed),
+  regen: o.regenNote !== undefined,
+});
+
+/** Safe, client-facing reasons for an order in error: no internals. */
+export function errorOf(failure: { Error?: string } | undefined, order: Order): { code: string; message: string } {
+  if (order.status === 'awaiting_review') return { code: 'review_expired', message: 'The script was not reviewed before the review deadline' };
+  switch (failure?.Error) {
+    case 'GeneratorFailed':
+      return { code: 'generation_failed', message: 'The video could not be generated from this order' };
+    case 'GeneratorBusy':
+    case 'States.Timeout':
+      return { code: 'generator_unavailable', message: 'The generator stayed unavailable' };
+    default:
+      return { code: 'internal_error', message: 'Generation failed' };
+  }
+}
+
+export class OrderSteps {
+  constructor(private readonly p: StepPorts) {}
+
+  private async load(orderId: string): Promise<Order> {
+    const order = await this.p.orders.get(orderId);
+    if (!order || order.status === 'done' || order.status === 'error') throw new OrderClosed(`Order ${orderId} is closed`);
+    return order;
+  }
+
+  private event(order: Order, type: EventType, key: string, links?: OrderLinks): OrderEvent {
+    return { id: `${order.id}:${key}`, type, orderId: order.id, userId: order.userId, record: toRecord(order, links), createdAt: order.updatedAt };
+  }
+
+  /** queued -> running. A resumed order keeps its status and is routed from its facts. */
+  async start(orderId: string): Promise<StepState> {
+    const order = await this.load(orderId);
+    if (order.status === 'queued') {
+      if (!(await this.p.orders.transition({ order, to: 'running', now: this.p.now() }))) return this.start(orderId);
+    }
+    return stateOf(order);
+  }
+
+  /** Quick orders: the planner refines the parameters that do not change the price. */
+  async plan(orderId: string): Promise<StepState> {
+    const order = await this.load(orderId);
+    if (order.kind === 'quick' && !order.planned) {
+      if (this.p.failAt === 'plan') throw new GeneratorFailed('GENERATOR_FAIL=plan');
+      const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic);
+      const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
+      await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
+      return stateOf({ ...order, params: planned, planned: true });
+    }
+    return stateOf(order);
+  }
+
+  /** The first script; a second run finds it and writes none. */
+  async write(orderId: string): Promise<StepState> {
+    const order = await this.load(orderId);
+    if (!order.script) {
+      if (this.p.failAt === 'script') throw new GeneratorFailed('GENERATOR_FAIL=script');
+      const script = await this.p.generator.writer.write({ params: order.params });
+      await this.p.orders.patch(orderId, { status: order.status, set: { script }, withoutScript: true }, this.p.now());
+    }
+    return stateOf(order);
+  }
+
+  /** running -> awaiting_review with the wait's task token (a resumed wait replaces a token that died with it). */
+  async awaitReview(orderId: string, taskToken: string): Promise<void> {
+    const order = await this.load(orderId);
+    const now = this.p.now();
+    if (order.status === 'awaiting_review') {
+      await this.p.orders.patch(orderId, { status: 'awaiting_review', set: { reviewToken: taskToken } }, now);
+      return;
+    }
+    const round = (order.reviewRound ?? 0) + 1;
+    const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
+    const moved = await this.p.orders.transition({
+      order,
+      to: 'awaiting_review',
+      set: { reviewToken: taskToken, reviewRound: round },
+      event: this.event(next, 'video.awaiting_review', `awaiting_review:${round}`),
+      now,
+    });
+    if (!moved) return this.awaitReview(orderId, taskToken);
+  }
+
+  /** A regen decision: the script is rewritten along the note, then the order goes back to the review wait. */
+  async regen(orderId: string): Promise<StepState> {
+    const order = await this.load(orderId);
+    if (order.regenNote !== undefined && order.script) {
+      if (this.p.failAt === 'script') throw new GeneratorFailed('GENERATOR_FAIL=script');
+      const script = await this.p.generator.writer.write({ params: order.params, regen: { note: order.regenNote, previous: order.script } });
+      await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
+      return stateOf({ ...order, script, regenNote: undefined } as Order);
+    }
+    return stateOf(order);
+  }
+
+  /** Renders and stores the mp4 and the cover, unless a run before this one already did. */
+  async render(orderId: string): Promise<StepState> {
+    const order = await this.load(orderId);
+    const { files } = this.p;
+    if (!((await files.exists(orderId, 'video')) && (await files.exists(orderId, 'cover')))) {
+      if (this.p.failAt === 'render') throw new GeneratorFailed('GENERATOR_FAIL=render');
+      if (!order.script) throw new GeneratorFailed('The order has no script to render');
+      const result = await this.p.generator.renderer.render({
+        script: order.script,
+        params: order.params,
+        outDir: this.p.workDir(),
+        ...(order.charge.trial ? { watermark: `${this.p.serviceAddress} (AI)` } : {}),
+      });
+      await files.put(orderId, 'cover', result.cover, true);
+      // The video goes last: its presence is what tells a second run that rendering is done.
+      await files.put(orderId, 'video', result.video, true);
+    }
+    return stateOf(order);
+  }
+
+  /** The posting pack beside the video, then running -> done with the metadata. */
+  async publish(orderId: string): Promise<void> {
+    const order = await this.load(orderId);
+    if (!order.script) throw new GeneratorFailed('The order has no script');
+    await this.p.files.put(orderId, 'pack', JSON.stringify(order.script.pack, null, 2));
+    const now = this.p.now();
+    const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
+    const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
+    const moved = await this.p.orders.transition({ order, to: 'done', set, event: this.event(done, 'video.done', 'done', this.p.links.issue(orderId, now)), now });
+    if (!moved) return this.publish(orderId);
+  }
+
+  /** Any active state -> error, refunding exactly what the order took, once. */
+  async fail(orderId: string, failure?: { Error?: string; Cause?: string }): Promise<void> {
+    let order: Order;
+    try {
+      order = await this.load(orderId);
+    } catch (err) {
+      if (err instanceof OrderClosed) return;
+      throw err;
+    }
+    const now = this.p.now();
+    const error = errorOf(failure, order);
+    const account = await this.p.accounts.get(order.userId);
+    const set = { error, finishedAt: now.toISOString(), refunded: true };
+    const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
+    delete failed.reviewToken;
+    const moved = await this.p.orders.transition({
+      order,
+      to: 'error',
+      set,
+      remove: ['reviewToken'],
+      refund: { heavyMonth: account?.heavyMonth },
+      event: this.event(failed, 'video.error', 'error'),
+      now,
+    });
+    if (!moved) return this.fail(orderId, failure);
+  }
+}

@@ -1,0 +1,10 @@
+/** The workflow's catch: any active state -> error, refunded exactly once. */
+import { logger } from '../adapters/services.ts';
+import { stepHandler } from './step.ts';
+
+export const handler = stepHandler(async (steps, input) => {
+  // The client sees a safe reason; the operator sees what happened.
+  logger.warn('order failed', { failure: input.failure });
+  await steps.fail(input.orderId, input.failure);
+  return {};
+});
