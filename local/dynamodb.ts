@@ -28,26 +28,25 @@ export async function startDynamoDbLocal(opts: { dataDir?: string }): Promise<Lo
   const dir = jarDir();
   const storage = opts.dataDir ? ['-dbPath', opts.dataDir] : ['-inMemory'];
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child: ChildProcess = spawn(
-    'java',
-    [
-      '-Xms64m',
-      '-XX:+UseSerialGC',
-      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(dir, 'DynamoDBLocal.jar'),
-      '-sharedDb',
-      '-disableTelemetry',
-      '-port',
-      String(port),
-      ...storage,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const javaArgs = [
+    '-Xms64m',
+    '-XX:+UseSerialGC',
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, 'DynamoDBLocal.jar'),
+    '-sharedDb',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+    ...storage,
+  ];
+  // A small shell keeps Java tied to this process: it stops Java when our end of its stdin closes, which happens
+  // however this process ends, even when it is killed outright.
+  const child: ChildProcess = spawn('sh', ['-c', 'java "$@" & pid=$!; read _; kill $pid; wait $pid', 'sh', ...javaArgs], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.on('exit', killOnExit);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const endpoint = `http://127.0.0.1:${port}`;
@@ -67,12 +66,9 @@ export async function startDynamoDbLocal(opts: { dataDir?: string }): Promise<Lo
   return {
     endpoint,
     async stop() {
-      process.off('exit', killOnExit);
       if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.stdin?.end();
         await exited;
-        clearTimeout(timer);
       }
     },
   };

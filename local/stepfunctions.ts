@@ -41,6 +41,19 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
+/**
+ * aws-local-stepfunctions reads a Task's TimeoutSecondsPath from the input after Parameters, where AWS reads it from
+ * the state's input. Copying the value into Parameters under the same path makes both read the same number.
+ */
+function alignTimeoutPaths(definition: Json): Json {
+  for (const state of Object.values((definition.States ?? {}) as Record<string, Json>)) {
+    const path = state.TimeoutSecondsPath;
+    const params = state.Parameters as Json | undefined;
+    if (typeof path === 'string' && params && /^\$\.\w+$/.test(path)) params[`${path.slice(2)}.$`] = path;
+  }
+  return definition;
+}
+
 class SfnError extends Error {
   constructor(
     readonly type: string,
@@ -58,7 +71,8 @@ export class LocalStepFunctions {
 
   constructor(machines: LocalMachine[]) {
     for (const m of machines) {
-      this.machines.set(m.arn, { machine: m, engine: new StateMachine(m.definition as never, { validationOptions: { checkArn: false } }) });
+      const definition = alignTimeoutPaths(structuredClone(m.definition));
+      this.machines.set(m.arn, { machine: m, engine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }) });
     }
   }
 

@@ -2,7 +2,7 @@
 import { DeleteCommand, GetCommand, paginateScan, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { holdsSlot } from '../core/orders.ts';
 import type { Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderStore, Patch, Transition } from '../core/ports.ts';
+import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
 import { cancellationReasons, isConditionFailed, queryAll } from './dynamo.ts';
@@ -264,6 +264,17 @@ export class Orders implements OrderStore {
       items.push(...(page.Items ?? []));
     }
     return items.map((i) => strip(i) as unknown as Order);
+  }
+
+  /** The events recorded for an order, oldest first. */
+  async events(orderId: string): Promise<OrderEvent[]> {
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
+      ExpressionAttributeValues: { ':pk': keys.order(orderId).PK, ':e': 'EVENT#' },
+      ConsistentRead: true,
+    });
+    return items.map((i) => strip(i) as unknown as OrderEvent).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Ids of every order of a user, newest first. */

@@ -28,7 +28,7 @@ export function useStack(env: Record<string, string> = {}): TestStack {
   const dir = mkdtempSync(join(tmpdir(), 'video-service-test-'));
   const t = {} as TestStack;
   before(async () => {
-    t.stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', ...env } });
+    t.stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', ...env } });
     t.baseUrl = t.stack.baseUrl;
   });
   after(async () => {
@@ -79,4 +79,15 @@ export function errorCode(res: ApiResponse): string {
     throw new Error(`not an error envelope (${res.status}): ${res.text.slice(0, 300)}`);
   }
   return e.code;
+}
+
+/** Polls GET /videos/{id} until the order reaches one of `statuses` (or fails the test after `ms`). */
+export async function waitForStatus(t: TestStack, key: string, id: string, statuses: string[], ms = 60_000): Promise<any> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const res = await t.api('GET', `/videos/${id}`, { key });
+    if (statuses.includes(res.body?.status)) return res.body;
+    if (Date.now() > end) throw new Error(`order ${id} is ${res.body?.status}, not ${statuses.join('/')} after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
 }

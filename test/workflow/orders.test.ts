@@ -1,0 +1,195 @@
+/**
+ * Real executions of statemachines/order.asl.json on the local stack, through every transition of the spec's table:
+ * quick order to done with a downloadable mp4, director mode with approve, edit and regen, and the download links.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import validate from 'asl-validator';
+import { createVideoBody } from '../../functions/contract/orders.ts';
+import { fileUrl } from '../../functions/core/links.ts';
+import { EmbeddedRenderer, REGIONS } from '../../functions/generator/render.ts';
+import { parseScript } from '../../functions/generator/script-text.ts';
+import { STEPS, substitute } from '../../functions/steps/table.ts';
+import { ROOT } from '../../local/stack.ts';
+import { meanAbsDiff, probe, region } from '../support/media.ts';
+import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
+
+const t = useStack();
+const dir = mkdtempSync(join(tmpdir(), 'workflow-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const services = async () => (await import('../../functions/adapters/services.ts')).services();
+const ledgerSum = async (userId: string) => (await (await services()).accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
+
+async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200, `download ${url}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+describe('the order state machine', () => {
+  it('passes asl-validator with its resources filled from the step table', () => {
+    const text = substitute(readFileSync(join(ROOT, 'statemachines/order.asl.json'), 'utf8'), (s) => `arn:aws:lambda:us-east-1:123456789012:function:${s.module}`);
+    const result = validate(JSON.parse(text));
+    assert.deepEqual(result.errors, []);
+    assert.ok(result.isValid);
+    for (const step of STEPS) assert.ok(text.includes(`function:${step.module}`), `${step.placeholder} is used`);
+    assert.doesNotMatch(text, /\$\{/, 'every placeholder is in the step table');
+  });
+});
+
+describe('a quick order', () => {
+  it('goes queued -> running -> done with a downloadable mp4 (no key), metadata, one charge and its slot freed', async () => {
+    const { userId, apiKey } = await t.user({ balance: 500 });
+    const created = await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'Calm 12 seconds video about green tea' } });
+    assert.equal(created.status, 201);
+    const seen = new Set<string>();
+    const end = Date.now() + 60_000;
+    let order: any;
+    while (Date.now() < end) {
+      order = (await t.api('GET', `/videos/${created.body.id}`, { key: apiKey })).body;
+      seen.add(order.status);
+      if (order.status === 'done' || order.status === 'error') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(order.status, 'done', JSON.stringify(order.error));
+    assert.ok(seen.has('running'), `statuses seen: ${[...seen].join(', ')}`);
+    assert.deepEqual(Object.keys(order.metadata).sort(), ['description', 'hashtags', 'title']);
+    assert.ok(order.metadata.hashtags.every((h: string) => h.startsWith('#')));
+    assert.match(order.script, /^Scene 1/);
+
+    const mp4 = join(dir, 'quick.mp4');
+    writeFileSync(mp4, await download(order.result_url));
+    const p = probe(mp4);
+    assert.deepEqual([p.video.codec_name, p.video.width, p.video.height], ['h264', 1080, 1920]);
+    assert.ok(Math.abs(p.duration - 12) <= 0.5);
+    assert.ok((await download(order.cover_url)).subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])), 'the cover is a JPEG');
+
+    const { accounts, orders } = await services();
+    assert.equal((await accounts.get(userId))!.activeTasks, 0);
+    assert.equal((await accounts.get(userId))!.balance, 400);
+    assert.equal(await ledgerSum(userId), 400);
+    const events = await orders.events(created.body.id);
+    assert.deepEqual(events.map((e) => e.type), ['video.done']);
+    assert.equal(events[0]!.record.status, 'done');
+    assert.ok(events[0]!.record.result_url);
+  });
+
+  it('serves result_url with its content type and range requests through the redirect, renews it on every GET, and refuses tampered, expired and deleted ones', async () => {
+    const { apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Rain', duration_seconds: 10 } })).body;
+    const order = await waitForStatus(t, apiKey, id, ['done']);
+    const redirect = await fetch(order.result_url, { redirect: 'manual' });
+    assert.equal(redirect.status, 302);
+    const ranged = await fetch(order.result_url, { headers: { range: 'bytes=0-1023' } });
+    assert.equal(ranged.status, 206);
+    assert.equal(ranged.headers.get('content-type'), 'video/mp4');
+    assert.equal((await ranged.arrayBuffer()).byteLength, 1024);
+
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = (await t.api('GET', `/videos/${id}`, { key: apiKey })).body;
+    assert.notEqual(again.result_url, order.result_url, 'a fresh link on every GET');
+    assert.equal((await fetch(again.result_url, { redirect: 'manual' })).status, 302);
+
+    const url = new URL(order.result_url);
+    const tampered = new URL(url);
+    tampered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+    const forged = await fetch(tampered, { redirect: 'manual' });
+    assert.equal(forged.status, 403);
+    assert.equal((await forged.json()).error.code, 'forbidden');
+    const { config, files } = await services();
+    const expired = fileUrl(config.publicBaseUrl, config.linkSigningKey, id, 'video', new Date(Date.now() - 8 * 86_400_000));
+    assert.equal((await fetch(expired, { redirect: 'manual' })).status, 403);
+    const otherOrder = url.toString().replace(id, 'vid_01m837a36rwd3vvm20wnzfsswb');
+    assert.equal((await fetch(otherOrder, { redirect: 'manual' })).status, 403, 'a link signs one order');
+
+    // Retention: the same rule the local runtime runs every hour, 31 days on.
+    assert.ok((await files.expire(new Date(Date.now() + 31 * 86_400_000))) >= 3);
+    const gone = await fetch(again.result_url, { redirect: 'manual' });
+    assert.equal(gone.status, 404);
+    assert.equal((await gone.json()).error.code, 'not_found');
+    assert.equal((await t.api('GET', `/videos/${id}`, { key: apiKey })).body.status, 'done', 'the order stays readable');
+  });
+});
+
+describe('director mode', () => {
+  const director = { topic: 'Morning coffee', duration_seconds: 10, director_mode: true };
+
+  it('waits in awaiting_review without holding a slot, and approve finishes it', async () => {
+    const { userId, apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
+    const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    assert.match(waiting.script, /Caption: /);
+    assert.equal(waiting.result_url, undefined);
+    const { accounts, orders } = await services();
+    assert.equal((await accounts.get(userId))!.activeTasks, 0, 'awaiting_review does not count as active');
+    const approved = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
+    assert.equal(approved.status, 200);
+    assert.equal(approved.body.id, id);
+    assert.equal(approved.body.status, 'running');
+    const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
+    assert.equal(done.status, 'done');
+    assert.equal(done.script, waiting.script);
+    const again = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
+    assert.equal(again.status, 409);
+    assert.equal(errorCode(again), 'not_awaiting_review');
+    assert.deepEqual((await orders.events(id)).map((e) => e.type), ['video.awaiting_review', 'video.done']);
+    assert.equal((await accounts.get(userId))!.activeTasks, 0);
+    assert.equal(await ledgerSum(userId), 400);
+  });
+
+  it('renders the client’s edited text: the video’s captions come from it', async () => {
+    const { apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
+    const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    const text = 'Caption: Edited by the client\nVoice: The client wrote this line.\n\nCaption: Second edited scene\nVoice: And this one.';
+    const bad = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text: 'Caption: ' + 'x'.repeat(200) } });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.error.message, /^text: /);
+    const edited = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text } });
+    assert.equal(edited.status, 200);
+    const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
+    assert.equal(done.status, 'done');
+    assert.match(done.script, /Caption: Edited by the client/);
+    assert.doesNotMatch(done.script, new RegExp(waiting.script.split('\n')[1].replace('Caption: ', '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+
+    // The rendered first scene matches a render of the edited text and differs from one of the original script.
+    const video = join(dir, 'edited.mp4');
+    writeFileSync(video, await download(done.result_url));
+    const params = createVideoBody.parse({ ...done.params });
+    const renderer = new EmbeddedRenderer();
+    const scenes = parseScript(text, 10);
+    const pack = done.metadata;
+    const reference = await renderer.render({ script: { language: 'en', scenes, pack }, params, outDir: join(dir, 'ref-edited') });
+    const original = await renderer.render({ script: { language: 'en', scenes: parseScript(waiting.script, 10), pack }, params, outDir: join(dir, 'ref-original') });
+    const at = scenes[0]!.seconds / 2;
+    const ours = region(video, at, REGIONS.caption);
+    assert.ok(meanAbsDiff(ours, region(reference.video, at, REGIONS.caption)) < 3, 'captions of the edited text');
+    assert.ok(meanAbsDiff(ours, region(original.video, at, REGIONS.caption)) > 3, 'not the original captions');
+  });
+
+  it('regen rewrites the script along the note and returns to awaiting_review', async () => {
+    const { apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
+    const first = await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    const regen = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'regen', note: 'Mention the oat milk latte' } });
+    assert.equal(regen.status, 200);
+    assert.equal(regen.body.status, 'running');
+    let second: any;
+    const end = Date.now() + 30_000;
+    do {
+      second = (await t.api('GET', `/videos/${id}`, { key: apiKey })).body;
+      await new Promise((r) => setTimeout(r, 100));
+    } while (!(second.status === 'awaiting_review' && second.script !== first.script) && Date.now() < end);
+    assert.equal(second.status, 'awaiting_review');
+    assert.notEqual(second.script, first.script);
+    assert.match(second.script, /oat milk latte/);
+    const { orders } = await services();
+    assert.deepEqual((await orders.events(id)).map((e) => e.id), [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`]);
+    assert.equal((await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } })).status, 200);
+    assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
+  });
+});
