@@ -1,0 +1,83 @@
+/**
+ * Killing the local service mid-render (SIGKILL: no chance to clean up) and starting it again: the order finishes
+ * with one charge and one video, and no Java process outlives either run.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { freePort } from '../../local/ports.ts';
+import { ROOT } from '../../local/stack.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'video-service-restart-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function start(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const end = Date.now() + 60_000;
+  while (!/^ready$/m.test(out)) {
+    if (child.exitCode !== null || Date.now() > end) throw new Error(`npm start did not get ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+const javaOfDataDir = () => spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+
+describe('a restart mid-render', () => {
+  it('finishes the order with one charge and one video', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/v1`;
+    let service = await start(port);
+    const admin = spawnSync(process.execPath, ['--import', 'tsx', 'bin/admin.ts', 'create-user', '--balance', '500', '--trial-videos', '0'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
+      encoding: 'utf8',
+    });
+    const user = JSON.parse(admin.stdout.trim().split('\n').at(-1)!);
+    const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })).json()) as { id: string };
+    const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string };
+    while ((await read()).status !== 'running') await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal((await read()).status, 'running', 'still rendering when killed');
+
+    service.kill('SIGKILL');
+    await new Promise((r) => service.once('exit', r));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(javaOfDataDir(), '', 'Java stopped with its killed parent');
+
+    service = await start(port);
+    try {
+      const end = Date.now() + 90_000;
+      let order = await read();
+      while (order.status !== 'done' && order.status !== 'error' && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 250));
+        order = await read();
+      }
+      assert.equal(order.status, 'done');
+      const balance = (await (await fetch(`${base}/balance`, { headers })).json()) as { balance: number };
+      assert.equal(balance.balance, 400, 'charged once');
+
+      const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+      const s3 = new S3Client({ region: 'us-east-1', endpoint: runtime.env.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+      const listed = await s3.send(new ListObjectsV2Command({ Bucket: runtime.env.BUCKET_NAME, Prefix: `orders/${created.id}/` }));
+      assert.deepEqual((listed.Contents ?? []).map((o) => o.Key!.split('/').at(-1)).sort(), ['cover.jpg', 'pack.json', 'video.mp4'], 'one video');
+      assert.equal((await fetch(order.result_url!)).status, 200);
+    } finally {
+      service.kill('SIGINT');
+      await new Promise((r) => service.once('exit', r));
+    }
+    assert.equal(javaOfDataDir(), '');
+  });
+});
