@@ -1,6 +1,7 @@
 /** npm run bench: every figure beside its target, measured in this run on this machine. */
 import { benchApi } from './api.ts';
 import { benchRender } from './render.ts';
+import { benchWorkflow } from './workflow.ts';
 
 const only = process.argv[2];
 if (!only || only === 'api') await benchApi();
@@ -13,4 +14,13 @@ if (!only || only === 'render') {
   console.log(`| render time (plan, write, voice, music, ffmpeg) | ${r.renderSeconds.toFixed(1)} s | |`);
   console.log(`| speed (rendered seconds per wall second) | ${r.speed.toFixed(2)}x | >= 3x ${verdict(r.speed >= 3)} |`);
   console.log(`| peak memory (render process + ffmpeg) | ${r.peakMb.toFixed(0)} MB | < 600 MB ${verdict(r.peakMb < 600)} |`);
+}
+if (!only || only === 'workflow') {
+  const w = await benchWorkflow();
+  const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+  console.log('\n| order workflow (local stack) | measured | target |');
+  console.log('|---|---|---|');
+  console.log(`| state transitions, quick order | ${w.quickTransitions} | <= 12 ${verdict(w.quickTransitions <= 12)} |`);
+  console.log(`| state transitions, director mode with one approve | ${w.directorTransitions} | |`);
+  console.log(`| creation to done, 15 s quick order | ${w.createToDoneSeconds.toFixed(1)} s | < 30 s ${verdict(w.createToDoneSeconds < 30)} |`);
 }

@@ -16,6 +16,22 @@ export const ROOT = resolve(import.meta.dirname, '..');
 const REGION = 'us-east-1';
 const ACCOUNT = '000000000000';
 
+/** At most `n` calls at once; the rest wait their turn. */
+function limiter(n: number) {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((r) => queue.push(r));
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
+
 export interface LocalStackOptions {
   /** 0 picks a free port. */
   port: number;
@@ -62,6 +78,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       S3_ENDPOINT: s3.endpoint,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // One machine renders two videos at a time; eta_seconds and Retry-After count with the same number.
+      RENDER_WORKERS: '2',
+      ORDER_SECONDS_ESTIMATE: '20',
       ...opts.env,
     };
 
@@ -69,12 +88,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       substitute(readFileSync(join(ROOT, ORDER_STATE_MACHINE.file), 'utf8'), (step) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${step.module}`),
     ) as Record<string, unknown>;
     const tasks: Record<string, TaskHandler> = {};
+    // As a Lambda's reserved concurrency would on AWS, a limit keeps renders from piling up on a small machine.
+    const renders = limiter(Number(env.RENDER_WORKERS ?? 2));
     for (const step of STEPS) {
       const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-      tasks[step.state] = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
+      const run: TaskHandler = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
+      tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
     }
     const waitForToken = new Set(STEPS.filter((s) => s.waitForTaskToken).map((s) => s.state));
-    const sfn = new LocalStepFunctions([{ arn: stateMachineArn, definition, tasks, waitForToken }]);
+    const sfn = new LocalStepFunctions([{ arn: stateMachineArn, definition, tasks, waitForToken }], env.LOCAL_SFN_HOLD === '1');
     env.SFN_ENDPOINT = await sfn.listen();
     stops.push(() => sfn.stop());
 

@@ -69,7 +69,11 @@ export class LocalStepFunctions {
   private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
   private server = createServer((req, res) => void this.serve(req, res));
 
-  constructor(machines: LocalMachine[]) {
+  /**
+   * With `hold`, executions are accepted and stay RUNNING without running a state: benchmarks and tests of the API
+   * alone use it so that no video renders in the background.
+   */
+  constructor(machines: LocalMachine[], private readonly hold = false) {
     for (const m of machines) {
       const definition = alignTimeoutPaths(structuredClone(m.definition));
       this.machines.set(m.arn, { machine: m, engine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }) });
@@ -190,6 +194,10 @@ export class LocalStepFunctions {
       throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
     const startDate = Date.now() / 1000;
+    if (this.hold) {
+      this.executions.set(executionArn, { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: () => undefined, transitions: 0 });
+      return { executionArn, startDate };
+    }
     const { machine } = entry;
     const tasks = Object.fromEntries(
       Object.entries(machine.tasks).map(([state, fn]) => [state, machine.waitForToken.has(state) ? this.waitingTask(executionArn, fn) : fn]),

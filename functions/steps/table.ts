@@ -9,6 +9,8 @@ export interface Step {
   module: string;
   /** The state waits for its task token (`.waitForTaskToken`): the handler stores the token and returns. */
   waitForTaskToken?: boolean;
+  /** CPU-heavy: runs at most RENDER_WORKERS at once (the local engine's limit; on AWS, the function's concurrency). */
+  heavy?: boolean;
 }
 
 export const STEPS: readonly Step[] = [
@@ -17,7 +19,7 @@ export const STEPS: readonly Step[] = [
   { state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
   { state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },
   { state: 'Regen', placeholder: 'RegenScript', module: 'regen-script' },
-  { state: 'Render', placeholder: 'RenderVideo', module: 'render-video' },
+  { state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
   { state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
   { state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
 ];

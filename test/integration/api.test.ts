@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { atWindowStart, errorCode, useStack } from '../support/stack.ts';
 
-const t = useStack();
+// The API alone: executions are held, so no video renders in the background.
+const t = useStack({ LOCAL_SFN_HOLD: '1' });
 const quick = { prompt: 'A short video about green tea' };
 
 async function scanAll(): Promise<Record<string, unknown>[]> {

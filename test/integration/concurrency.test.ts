@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useStack } from '../support/stack.ts';
 
-const t = useStack({ LIMIT_ACTIVE_TASKS: '1000', LIMIT_POSTS_PER_MINUTE: '10000' });
+const t = useStack({ LIMIT_ACTIVE_TASKS: '1000', LIMIT_POSTS_PER_MINUTE: '10000', LOCAL_SFN_HOLD: '1' });
 const quick = { prompt: 'A short video about green tea' };
 
 async function ledgerSum(userId: string): Promise<number> {

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { errorCode, useStack } from '../support/stack.ts';
 
-const t = useStack();
+// The API alone: executions are held, so no video renders in the background.
+const t = useStack({ LOCAL_SFN_HOLD: '1' });
 
 describe('an unexpected failure', () => {
   it('answers 500 internal_error in the envelope with no internals', async () => {

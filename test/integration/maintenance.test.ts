@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { errorCode, useStack } from '../support/stack.ts';
 
-const t = useStack({ MAINTENANCE_MODE: 'on' });
+const t = useStack({ MAINTENANCE_MODE: 'on', LOCAL_SFN_HOLD: '1' });
 
 describe('maintenance switch', () => {
   it('answers every route with 503 service_unavailable and Retry-After', async () => {
