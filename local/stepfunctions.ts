@@ -88,6 +88,11 @@ export class LocalStepFunctions {
 
   async stop(): Promise<void> {
     for (const e of this.executions.values()) if (e.status === 'RUNNING') e.abort();
+    // A wait still pending would keep its (days-long) timeout timer alive: end it with its aborted execution.
+    for (const [token, w] of this.waiters) {
+      this.waiters.delete(token);
+      w.reject(Object.assign(new Error('The local Step Functions endpoint stopped'), { name: 'States.Runtime' }));
+    }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 

@@ -27,9 +27,23 @@ export class StepFunctionsWorkflow implements Workflow {
     }
   }
 
-  /** Completes the review wait's task token with the decision; the workflow goes on from there. */
+  /**
+   * Completes the review wait's task token with the decision; the workflow goes on from there. A token whose wait no
+   * longer exists (its execution ended with a stop) gets a new execution, which picks up from the recorded decision.
+   */
   async resumeAfterReview(order: Order, decision: ReviewDecision): Promise<void> {
-    if (!order.reviewToken) throw new Error(`Order ${order.id} waits for review without a task token`);
-    await this.sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify(decision) }));
+    try {
+      if (!order.reviewToken) throw Object.assign(new Error('no task token'), { name: 'TaskDoesNotExist' });
+      await this.sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify({ action: decision.action }) }));
+    } catch (err) {
+      if ((err as Error).name !== 'TaskDoesNotExist') throw err;
+      await this.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.stateMachineArn,
+          name: `${order.id}-r${Date.now()}`,
+          input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
+        }),
+      );
+    }
   }
 }

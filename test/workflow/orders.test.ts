@@ -192,4 +192,14 @@ describe('director mode', () => {
     assert.equal((await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
   });
+
+  it('still finishes when the review wait it answers no longer exists (a token lost with a stop)', async () => {
+    const { apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
+    await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    const { orders } = await services();
+    assert.ok(await orders.patch(id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
+    assert.equal((await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } })).status, 200);
+    assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
+  });
 });
