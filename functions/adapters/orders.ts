@@ -9,6 +9,22 @@ import { cancellationReasons, isConditionFailed, queryAll } from './dynamo.ts';
 import { keys, TABLE_KEYS, ttl } from './keys.ts';
 
 const KEY_ATTRS = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt'];
+
+/** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
+function fieldUpdate(names: Record<string, string>, values: Record<string, unknown>, sets: string[], set: object = {}, remove: readonly string[] = []): string {
+  names['#u'] = 'updatedAt';
+  sets.push('#u = :now');
+  Object.entries(set).forEach(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    sets.push(`#f${i} = :v${i}`);
+  });
+  const removes = remove.map((k, i) => {
+    names[`#r${i}`] = k;
+    return `#r${i}`;
+  });
+  return `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
+}
 const strip = (item: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRS.includes(k)));
 
@@ -122,24 +138,15 @@ export class Orders implements OrderStore {
   async transition(t: Transition): Promise<boolean> {
     const { order } = t;
     const T = this.tableName;
-    const names: Record<string, string> = { '#s': 'status', '#u': 'updatedAt' };
+    const names: Record<string, string> = { '#s': 'status' };
     const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
-    const sets = ['#s = :to', '#u = :now'];
-    Object.entries(t.set ?? {}).forEach(([k, v], i) => {
-      names[`#f${i}`] = k;
-      values[`:v${i}`] = v;
-      sets.push(`#f${i} = :v${i}`);
-    });
-    const removes = (t.remove ?? []).map((k, i) => {
-      names[`#r${i}`] = k;
-      return `#r${i}`;
-    });
+    const update = fieldUpdate(names, values, ['#s = :to'], t.set, t.remove);
     const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
       {
         Update: {
           TableName: T,
           Key: keys.order(order.id),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          UpdateExpression: update,
           ConditionExpression: '#s = :from',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -200,18 +207,9 @@ export class Orders implements OrderStore {
   }
 
   async patch(orderId: string, p: Patch, now: Date): Promise<boolean> {
-    const names: Record<string, string> = { '#s': 'status', '#u': 'updatedAt' };
+    const names: Record<string, string> = { '#s': 'status' };
     const values: Record<string, unknown> = { ':status': p.status, ':now': now.toISOString() };
-    const sets = ['#u = :now'];
-    Object.entries(p.set ?? {}).forEach(([k, v], i) => {
-      names[`#f${i}`] = k;
-      values[`:v${i}`] = v;
-      sets.push(`#f${i} = :v${i}`);
-    });
-    const removes = (p.remove ?? []).map((k, i) => {
-      names[`#r${i}`] = k;
-      return `#r${i}`;
-    });
+    const update = fieldUpdate(names, values, [], p.set, p.remove);
     const cond = ['#s = :status'];
     if (p.withoutScript) {
       names['#script'] = 'script';
@@ -227,7 +225,7 @@ export class Orders implements OrderStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.order(orderId),
-          UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          UpdateExpression: update,
           ConditionExpression: cond.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

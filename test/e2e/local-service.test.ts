@@ -3,53 +3,21 @@
  * and leaves no Java process behind when stopped. Also the operator CLI against that running service.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../../local/ports.ts';
-import { ROOT } from '../../local/stack.ts';
+import { admin as runAdmin, javaOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-e2e-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/^ready$/m.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`npm start did not get ready:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, output: () => out };
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  child.kill('SIGINT');
-  return exited;
-}
-
-const javaOfDataDir = () => spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
-
-function admin(...args: string[]): any {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-    encoding: 'utf8',
-  });
-  return JSON.parse(res.stdout.trim().split('\n').at(-1)!);
-}
+const start = (port: number) => startService(port, dataDir);
+const stop = (child: ChildProcess) => stopService(child);
+const javaOfDataDir = () => javaOf(dataDir);
+const admin = (...args: string[]) => runAdmin(dataDir, ...args);
 
 describe('npm start', () => {
   it('serves the API with a demo key, keeps data across restarts and stops cleanly', async () => {

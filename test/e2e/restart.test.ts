@@ -3,48 +3,26 @@
  * with one charge and one video, and no Java process outlives either run.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../local/ports.ts';
-import { ROOT } from '../../local/stack.ts';
+import { admin, javaOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-restart-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function start(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const end = Date.now() + 60_000;
-  while (!/^ready$/m.test(out)) {
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`npm start did not get ready:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return child;
-}
-
-const javaOfDataDir = () => spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+const start = async (port: number) => (await startService(port, dataDir)).child;
+const javaOfDataDir = () => javaOf(dataDir);
 
 describe('a restart mid-render', () => {
   it('finishes the order with one charge and one video', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/v1`;
     let service = await start(port);
-    const admin = spawnSync(process.execPath, ['--import', 'tsx', 'bin/admin.ts', 'create-user', '--balance', '500', '--trial-videos', '0'], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, TABLE_NAME: '' },
-      encoding: 'utf8',
-    });
-    const user = JSON.parse(admin.stdout.trim().split('\n').at(-1)!);
+    const user = admin(dataDir, 'create-user', '--balance', '500', '--trial-videos', '0');
     const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };
     const created = (await (await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })).json()) as { id: string };
     const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string };
@@ -75,8 +53,7 @@ describe('a restart mid-render', () => {
       assert.deepEqual((listed.Contents ?? []).map((o) => o.Key!.split('/').at(-1)).sort(), ['cover.jpg', 'pack.json', 'video.mp4'], 'one video');
       assert.equal((await fetch(order.result_url!)).status, 200);
     } finally {
-      service.kill('SIGINT');
-      await new Promise((r) => service.once('exit', r));
+      await stopService(service);
     }
     assert.equal(javaOfDataDir(), '');
   });
