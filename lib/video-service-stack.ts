@@ -14,10 +14,15 @@ export class VideoServiceStack extends Stack {
       stepFunction: (module) => lambda(this, `step-${module}`, `functions/steps/${module}.ts`, base),
     });
     new Api(this, 'Api', {
-      environment: { ...base, ORDER_STATE_MACHINE_ARN: workflow.stateMachine.stateMachineArn },
+      environment: {
+        ...base,
+        ORDER_STATE_MACHINE_ARN: workflow.machines.order.stateMachineArn,
+        DELIVERY_STATE_MACHINE_ARN: workflow.machines.delivery.stateMachineArn,
+      },
       grant: (fn, handler) => {
         data.table.grantReadWriteData(fn);
-        if (handler.startsWith('create-')) workflow.stateMachine.grantStartExecution(fn);
+        if (handler.startsWith('create-')) workflow.machines.order.grantStartExecution(fn);
+        if (handler === 'review-video') workflow.machines.order.grantTaskResponse(fn);
       },
     });
   }

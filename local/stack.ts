@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ORDER_STATE_MACHINE, STEPS, substitute } from '../functions/steps/table.ts';
+import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { startS3 } from './s3.ts';
-import { LocalStepFunctions, type TaskHandler } from './stepfunctions.ts';
+import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const REGION = 'us-east-1';
@@ -66,7 +66,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const s3 = await startS3({ directory: opts.s3Dir, bucket });
     stops.push(s3.stop);
 
-    const stateMachineArn = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${ORDER_STATE_MACHINE.name}`;
+    const machineArn = (name: MachineName) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${STATE_MACHINES[name].name}`;
     const env: Record<string, string> = {
       AWS_REGION: REGION,
       // The one key pair the local S3 store knows; DynamoDB Local (-sharedDb) takes any.
@@ -74,7 +74,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
       TABLE_NAME: 'video-service',
       BUCKET_NAME: bucket,
-      ORDER_STATE_MACHINE_ARN: stateMachineArn,
+      ORDER_STATE_MACHINE_ARN: machineArn('order'),
+      DELIVERY_STATE_MACHINE_ARN: machineArn('delivery'),
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       S3_ENDPOINT: s3.endpoint,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
@@ -84,19 +85,24 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...opts.env,
     };
 
-    const definition = JSON.parse(
-      substitute(readFileSync(join(ROOT, ORDER_STATE_MACHINE.file), 'utf8'), (step) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${step.module}`),
-    ) as Record<string, unknown>;
-    const tasks: Record<string, TaskHandler> = {};
     // As a Lambda's reserved concurrency would on AWS, a limit keeps renders from piling up on a small machine.
     const renders = limiter(Number(env.RENDER_WORKERS ?? 2));
-    for (const step of STEPS) {
-      const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-      const run: TaskHandler = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
-      tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
+    const machines: LocalMachine[] = [];
+    for (const name of Object.keys(STATE_MACHINES) as MachineName[]) {
+      const definition = JSON.parse(
+        substitute(readFileSync(join(ROOT, STATE_MACHINES[name].file), 'utf8'), (step) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${step.module}`),
+      ) as Record<string, unknown>;
+      const tasks: Record<string, TaskHandler> = {};
+      const steps = STEPS.filter((s) => s.machine === name);
+      for (const step of steps) {
+        const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+        const run: TaskHandler = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
+        tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
+      }
+      const waitForToken = new Set(steps.filter((s) => s.waitForTaskToken).map((s) => s.state));
+      machines.push({ arn: machineArn(name), definition, tasks, waitForToken });
     }
-    const waitForToken = new Set(STEPS.filter((s) => s.waitForTaskToken).map((s) => s.state));
-    const sfn = new LocalStepFunctions([{ arn: stateMachineArn, definition, tasks, waitForToken }], env.LOCAL_SFN_HOLD === '1');
+    const sfn = new LocalStepFunctions(machines, env.LOCAL_SFN_HOLD === '1');
     env.SFN_ENDPOINT = await sfn.listen();
     stops.push(() => sfn.stop());
 
@@ -119,9 +125,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, env);
 
     const { services } = await import('../functions/adapters/services.ts');
-    const { orders, workflow, files, config } = services();
-    // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands.
+    const { orders, workflow, files, config, deliveries } = services();
+    // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands. So do
+    // the deliveries of events not yet delivered or dropped.
     for (const order of await orders.unfinished()) await workflow.start(order);
+    for (const event of await deliveries.events.undelivered()) await deliveries.workflow.start(event);
     // The local stand-in of the S3 lifecycle rule.
     const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
     await expire();

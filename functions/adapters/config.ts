@@ -29,6 +29,9 @@ export interface Config {
   tableName: string;
   bucketName: string;
   orderStateMachineArn: string;
+  deliveryStateMachineArn: string;
+  /** The first gap between webhook delivery attempts; it doubles per attempt. */
+  webhookRetryBaseMs: number;
   /** Set only on one machine: where the local stand-ins of DynamoDB, S3 and Step Functions listen. */
   endpoints: { dynamodb?: string; s3?: string; sfn?: string };
   limits: Limits;
@@ -56,6 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName: required(env, 'TABLE_NAME'),
     bucketName: required(env, 'BUCKET_NAME'),
     orderStateMachineArn: required(env, 'ORDER_STATE_MACHINE_ARN'),
+    deliveryStateMachineArn: required(env, 'DELIVERY_STATE_MACHINE_ARN'),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 30_000),
     endpoints: {
       ...(env.DYNAMODB_ENDPOINT ? { dynamodb: env.DYNAMODB_ENDPOINT } : {}),
       ...(env.S3_ENDPOINT ? { s3: env.S3_ENDPOINT } : {}),

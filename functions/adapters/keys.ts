@@ -8,6 +8,7 @@
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<status>[#<round>]
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
+ *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
  */
 export const TABLE_KEYS = { pk: 'PK', sk: 'SK', gsi1: 'GSI1', gsi1pk: 'GSI1PK', gsi1sk: 'GSI1SK', ttl: 'expiresAt' } as const;
@@ -26,6 +27,8 @@ export const keys = {
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: `ORDER#${orderId}` }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
+  deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
+  deliveryPrefix: 'DELIVERY#',
   webhookOwner: (webhookId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: 'WEBHOOK' }),
 };
 

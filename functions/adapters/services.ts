@@ -7,6 +7,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
 import { orderLinks } from '../core/links.ts';
 import { OrderSteps } from '../core/order-steps.ts';
+import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
+import { DeliveryEvents, DeliveryWorkflow } from './deliveries.ts';
+import { WebhookSender } from './webhook-sender.ts';
 import { generatorFromEnv } from '../generator/index.ts';
 import { Accounts } from './accounts.ts';
 import { aws } from './aws.ts';
@@ -27,11 +30,21 @@ function build() {
   const accounts = new Accounts(ddb, cfg.tableName);
   const orders = new Orders(ddb, cfg.tableName);
   const workflow = new StepFunctionsWorkflow(sfn, cfg.orderStateMachineArn, cfg.reviewDeadlineSeconds);
+
   const urlPolicy: UrlPolicy = {
     allowPrivate: cfg.webhookAllowPrivate,
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+  };  const files = new OrderFiles(s3, cfg.bucketName);
+  const webhooks = new Webhooks(ddb, cfg.tableName);
+  const events = new DeliveryEvents(ddb, cfg.tableName);
+  const deliveryWorkflow = new DeliveryWorkflow(sfn, cfg.deliveryStateMachineArn);
+  const deliveryPorts: DeliveryPorts = {
+    events,
+    webhooks,
+    sender: new WebhookSender(urlPolicy),
+    retryBaseMs: cfg.webhookRetryBaseMs,
+    now: () => new Date(),
   };
-  const files = new OrderFiles(s3, cfg.bucketName);
   const links = { issue: (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, cfg.linkSigningKey, orderId, now) };
   return {
     config: cfg,
@@ -45,9 +58,12 @@ function build() {
       serviceAddress: cfg.serviceAddress,
       ...(cfg.generatorFail ? { failAt: cfg.generatorFail } : {}),
       workDir: () => mkdtempSync(join(tmpdir(), 'order-')),
+      // An event that fails to start its delivery here stays pending; the sweep on start picks it up.
+      announce: (event) => deliveryWorkflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
       now: () => new Date(),
     }),
-    webhooks: new Webhooks(ddb, cfg.tableName),
+    webhooks,
+    deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
     urlPolicy,
     accounts,
     orders,

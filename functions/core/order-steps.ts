@@ -47,6 +47,8 @@ export interface StepPorts {
   /** One machine only: make this stage fail for every order (GENERATOR_FAIL). */
   failAt?: 'plan' | 'script' | 'render';
   workDir: () => string;
+  /** Hands a recorded event to webhook delivery. */
+  announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
 }
 
@@ -128,14 +130,10 @@ export class OrderSteps {
     }
     const round = (order.reviewRound ?? 0) + 1;
     const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
-    const moved = await this.p.orders.transition({
-      order,
-      to: 'awaiting_review',
-      set: { reviewToken: taskToken, reviewRound: round },
-      event: this.event(next, 'video.awaiting_review', `awaiting_review:${round}`),
-      now,
-    });
+    const event = this.event(next, 'video.awaiting_review', `awaiting_review:${round}`);
+    const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
     if (!moved) return this.awaitReview(orderId, taskToken);
+    await this.p.announce(event);
   }
 
   /** A regen decision: the script is rewritten along the note, then the order goes back to the review wait. */
@@ -178,8 +176,10 @@ export class OrderSteps {
     const now = this.p.now();
     const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
     const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
-    const moved = await this.p.orders.transition({ order, to: 'done', set, event: this.event(done, 'video.done', 'done', this.p.links.issue(orderId, now)), now });
+    const event = this.event(done, 'video.done', 'done', this.p.links.issue(orderId, now));
+    const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId);
+    await this.p.announce(event);
   }
 
   /** Any active state -> error, refunding exactly what the order took, once. */
@@ -197,15 +197,9 @@ export class OrderSteps {
     const set = { error, finishedAt: now.toISOString(), refunded: true };
     const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
     delete failed.reviewToken;
-    const moved = await this.p.orders.transition({
-      order,
-      to: 'error',
-      set,
-      remove: ['reviewToken'],
-      refund: { heavyMonth: account?.heavyMonth },
-      event: this.event(failed, 'video.error', 'error'),
-      now,
-    });
+    const event = this.event(failed, 'video.error', 'error');
+    const moved = await this.p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
     if (!moved) return this.fail(orderId, failure);
+    await this.p.announce(event);
   }
 }

@@ -1,8 +1,8 @@
 /** The review wait (.waitForTaskToken): running -> awaiting_review with the token; POST /videos/{id}/review completes it. */
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (steps, input) => {
+export const handler = stepHandler(async (s, input) => {
   if (!input.taskToken) throw new Error('The review wait was started without a task token');
-  await steps.awaitReview(input.orderId, input.taskToken);
+  await s.steps.awaitReview(input.orderId, input.taskToken);
   return {};
 });

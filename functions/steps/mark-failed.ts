@@ -2,9 +2,9 @@
 import { logger } from '../adapters/services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (steps, input) => {
+export const handler = stepHandler(async (s, input) => {
   // The client sees a safe reason; the operator sees what happened.
   logger.warn('order failed', { failure: input.failure });
-  await steps.fail(input.orderId, input.failure);
+  await s.steps.fail(input.orderId, input.failure);
   return {};
 });

@@ -1,4 +1,4 @@
 /** The posting pack, then running -> done. */
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((steps, input) => steps.publish(input.orderId));
+export const handler = stepHandler((s, input) => s.steps.publish(input.orderId));

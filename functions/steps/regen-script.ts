@@ -1,4 +1,4 @@
 /** A regen decision: the script is rewritten along the note. */
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((steps, input) => steps.regen(input.orderId));
+export const handler = stepHandler((s, input) => s.steps.regen(input.orderId));

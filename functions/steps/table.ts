@@ -1,9 +1,16 @@
 /**
- * The one table of step handlers: each Task state of statemachines/order.asl.json, the `${Placeholder}` its Resource
- * names, and its handler module functions/steps/<module>.ts. CDK fills the definition substitutions from it with the
+ * The one table of step handlers: each Task state of the state machines in statemachines/, the `${Placeholder}` its
+ * Resource names, and its handler module functions/steps/<module>.ts. CDK fills the definition substitutions from it with the
  * functions' ARNs; the local Step Functions engine runs the same handlers in-process for the same states.
  */
+export const STATE_MACHINES = {
+  order: { name: 'order', file: 'statemachines/order.asl.json' },
+  delivery: { name: 'delivery', file: 'statemachines/delivery.asl.json' },
+} as const;
+export type MachineName = keyof typeof STATE_MACHINES;
+
 export interface Step {
+  machine: MachineName;
   state: string;
   placeholder: string;
   module: string;
@@ -14,17 +21,18 @@ export interface Step {
 }
 
 export const STEPS: readonly Step[] = [
-  { state: 'Start', placeholder: 'StartOrder', module: 'start-order' },
-  { state: 'Plan', placeholder: 'PlanOrder', module: 'plan-order' },
-  { state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
-  { state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },
-  { state: 'Regen', placeholder: 'RegenScript', module: 'regen-script' },
-  { state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
-  { state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
-  { state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
+  { machine: 'order', state: 'Start', placeholder: 'StartOrder', module: 'start-order' },
+  { machine: 'order', state: 'Plan', placeholder: 'PlanOrder', module: 'plan-order' },
+  { machine: 'order', state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
+  { machine: 'order', state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },
+  { machine: 'order', state: 'Regen', placeholder: 'RegenScript', module: 'regen-script' },
+  { machine: 'order', state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
+  { machine: 'order', state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
+  { machine: 'order', state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
+  { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event' },
 ];
 
-export const ORDER_STATE_MACHINE = { name: 'order', file: 'statemachines/order.asl.json' } as const;
+export const ORDER_STATE_MACHINE = STATE_MACHINES.order;
 
 /** The definition with each placeholder replaced by `arnOf(step)`. */
 export function substitute(definition: string, arnOf: (step: Step) => string): string {

@@ -1,4 +1,4 @@
 /** The first script of the order. */
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((steps, input) => steps.write(input.orderId));
+export const handler = stepHandler((s, input) => s.steps.write(input.orderId));

@@ -1,0 +1,124 @@
+/** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
+import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { GetCommand, paginateScan, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
+import type { OrderEvent } from '../core/ports.ts';
+import { cancellationReasons } from './dynamo.ts';
+import { keys, ttl } from './keys.ts';
+
+const ATTEMPT_TTL_DAYS = 30;
+
+export class DeliveryEvents {
+  constructor(
+    private readonly ddb: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(orderId: string, eventId: string): Promise<StoredEvent | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.orderEvent(orderId, eventId), ConsistentRead: true }));
+    if (!out.Item) return undefined;
+    const { PK: _pk, SK: _sk, ...event } = out.Item;
+    return event as StoredEvent;
+  }
+
+  async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {
+    try {
+      await this.ddb.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.orderEvent(event.orderId, event.id),
+                UpdateExpression: 'SET attempts = :n, delivery = :d, lastAttemptAt = :at',
+                // One record per attempt number, even if the step runs twice.
+                ConditionExpression: 'attribute_not_exists(attempts) OR attempts = :prev',
+                ExpressionAttributeValues: { ':n': attempt.attempt, ':prev': attempt.attempt - 1, ':d': attempt.outcome, ':at': attempt.at },
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...keys.deliveryAttempt(userId, attempt.at, event.id, attempt.attempt),
+                  ...attempt,
+                  expiresAt: ttl(new Date(Date.parse(attempt.at) + ATTEMPT_TTL_DAYS * 86_400_000)),
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (cancellationReasons(err)?.[0]?.code === 'ConditionalCheckFailed') return false;
+      throw err;
+    }
+  }
+
+  async mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void> {
+    await this.ddb.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.orderEvent(event.orderId, event.id),
+        UpdateExpression: 'SET delivery = :d',
+        ExpressionAttributeValues: { ':d': delivery },
+      }),
+    );
+  }
+
+  /** The user's most recent delivery attempts, newest first. */
+  async attemptsOfUser(userId: string, limit: number): Promise<DeliveryAttempt[]> {
+    const out = await this.ddb.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.deliveryPrefix },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map(({ PK: _pk, SK: _sk, expiresAt: _e, ...a }) => a as DeliveryAttempt);
+  }
+
+  /** Events not delivered, dropped or without a webhook. One machine only (a Scan): resumed on start. */
+  async undelivered(): Promise<StoredEvent[]> {
+    const found: StoredEvent[] = [];
+    for await (const page of paginateScan(
+      { client: this.ddb },
+      {
+        TableName: this.tableName,
+        FilterExpression: 'begins_with(SK, :e) AND (attribute_not_exists(delivery) OR delivery = :p)',
+        ExpressionAttributeValues: { ':e': 'EVENT#', ':p': 'pending' },
+        ConsistentRead: true,
+      },
+    )) {
+      for (const { PK: _pk, SK: _sk, ...e } of page.Items ?? []) found.push(e as StoredEvent);
+    }
+    return found;
+  }
+}
+
+/** Starts the delivery workflow of an event; starting it again for the same event is a no-op. */
+export class DeliveryWorkflow {
+  constructor(
+    private readonly sfn: SFNClient,
+    private readonly stateMachineArn: string,
+  ) {}
+
+  async start(event: Pick<OrderEvent, 'id' | 'orderId'>): Promise<void> {
+    try {
+      await this.sfn.send(
+        new StartExecutionCommand({
+          stateMachineArn: this.stateMachineArn,
+          // Execution names allow letters, digits, - and _.
+          name: event.id.replace(/[^A-Za-z0-9_-]/g, '-'),
+          input: JSON.stringify({ orderId: event.orderId, eventId: event.id }),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ExecutionAlreadyExists || (err as Error).name === 'ExecutionAlreadyExists') return;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Webhook delivery of recorded order events (spec: Events; DESIGN.md section 4). One attempt per call of `deliver`;
+ * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
+ * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded.
+ */
+import type { OrderEvent } from './ports.ts';
+import { signBody } from './webhook-signature.ts';
+import type { WebhookStore } from './webhooks.ts';
+
+export const MAX_ATTEMPTS = 5;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dropped' | 'no_webhook';
+
+export interface StoredEvent extends OrderEvent {
+  delivery?: DeliveryStatus;
+  attempts?: number;
+}
+
+export interface DeliveryAttempt {
+  eventId: string;
+  orderId: string;
+  type: OrderEvent['type'];
+  webhookId: string;
+  attempt: number;
+  at: string;
+  url: string;
+  status?: number;
+  error?: string;
+  latencyMs: number;
+  /** What this attempt left the event as: delivered, pending (another attempt follows) or dropped. */
+  outcome: DeliveryStatus;
+}
+
+export interface DeliveryPorts {
+  events: {
+    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
+    /** Records the attempt and the event's new state; false when another run recorded this attempt first. */
+    record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean>;
+    mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void>;
+  };
+  webhooks: Pick<WebhookStore, 'ofUser'>;
+  sender: { send(url: string, body: string, headers: Record<string, string>): Promise<{ ok: boolean; status?: number; error?: string; latencyMs: number }> };
+  retryBaseMs: number;
+  now: () => Date;
+}
+
+export interface DeliveryStep {
+  outcome: 'delivered' | 'retry' | 'dropped' | 'gone';
+  attempt: number;
+  /** When outcome is retry: the moment of the next attempt (ISO 8601, the delivery workflow's Wait reads it). */
+  retryAt?: string;
+}
+
+export async function deliver(p: DeliveryPorts, orderId: string, eventId: string): Promise<DeliveryStep> {
+  const event = await p.events.get(orderId, eventId);
+  if (!event) return { outcome: 'gone', attempt: 0 };
+  const done = event.attempts ?? 0;
+  if (event.delivery === 'delivered') return { outcome: 'delivered', attempt: done };
+  if (event.delivery === 'dropped' || event.delivery === 'no_webhook') return { outcome: 'gone', attempt: done };
+  // The webhook as it is now: a replaced url and secret take the next attempt; a deleted one stops delivery.
+  const webhook = await p.webhooks.ofUser(event.userId);
+  if (!webhook?.active) {
+    await p.events.mark(event, 'no_webhook');
+    return { outcome: 'gone', attempt: done };
+  }
+  const attempt = done + 1;
+  const now = p.now();
+  const body = JSON.stringify(event.record);
+  const result = await p.sender.send(webhook.url, body, {
+    'x-service-signature': signBody(body, webhook.secret),
+    'x-service-event': event.type,
+    'x-service-event-id': event.id,
+    'x-service-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'x-service-delivery-attempt': String(attempt),
+    'user-agent': 'video-service-webhooks/1',
+  });
+  const outcome: DeliveryStatus = result.ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'dropped' : 'pending';
+  const recorded = await p.events.record(
+    event,
+    {
+      eventId: event.id,
+      orderId,
+      type: event.type,
+      webhookId: webhook.id,
+      attempt,
+      at: now.toISOString(),
+      url: webhook.url,
+      ...(result.status !== undefined ? { status: result.status } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      latencyMs: result.latencyMs,
+      outcome,
+    },
+    event.userId,
+  );
+  if (!recorded) return deliver(p, orderId, eventId);
+  if (outcome === 'delivered') return { outcome, attempt };
+  if (outcome === 'dropped') return { outcome, attempt };
+  return { outcome: 'retry', attempt, retryAt: new Date(now.getTime() + p.retryBaseMs * 2 ** (attempt - 1)).toISOString() };
+}
