@@ -20,6 +20,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
   { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
+  { method: 'GET', path: '/webhooks/{id}/deliveries', handler: 'list-deliveries', auth: true },
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
   /** result_url and cover_url: signed links, no key. */
   { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },

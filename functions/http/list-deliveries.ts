@@ -1,0 +1,32 @@
+/** GET /webhooks/{id}/deliveries: the recent delivery attempts of the key's webhook (additive route). */
+import { forbidden, notFound } from '../core/errors.ts';
+import { services } from '../adapters/services.ts';
+import { httpRoute } from './middleware.ts';
+
+const RECENT = 50;
+
+export const handler = httpRoute({ auth: true }, async (req) => {
+  const { webhooks, deliveries } = services();
+  const id = req.pathParameters.id;
+  const owner = id ? await webhooks.ownerOf(id) : undefined;
+  if (!owner) throw notFound('webhook');
+  if (owner !== req.account.userId) throw forbidden('webhook');
+  const attempts = await deliveries.events.attemptsOfUser(req.account.userId, RECENT);
+  return {
+    status: 200,
+    body: {
+      data: attempts.map((a) => ({
+        event_id: a.eventId,
+        event: a.type,
+        order_id: a.orderId,
+        attempt: a.attempt,
+        at: a.at,
+        url: a.url,
+        ...(a.status !== undefined ? { http_status: a.status } : {}),
+        ...(a.error ? { error: a.error } : {}),
+        latency_ms: a.latencyMs,
+        outcome: a.outcome,
+      })),
+    },
+  };
+});
