@@ -1,6 +1,7 @@
 /** npm run bench: every figure beside its target, measured in this run on this machine. */
 import { benchApi } from './api.ts';
 import { benchRender } from './render.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { benchWorkflow } from './workflow.ts';
 
 const only = process.argv[2];
@@ -23,4 +24,13 @@ if (!only || only === 'workflow') {
   console.log(`| state transitions, quick order | ${w.quickTransitions} | <= 12 ${verdict(w.quickTransitions <= 12)} |`);
   console.log(`| state transitions, director mode with one approve | ${w.directorTransitions} | |`);
   console.log(`| creation to done, 15 s quick order | ${w.createToDoneSeconds.toFixed(1)} s | < 30 s ${verdict(w.createToDoneSeconds < 30)} |`);
+}
+if (!only || only === 'webhooks') {
+  const h = await benchWebhooks();
+  const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+  console.log('\n| webhooks (local stack, receiver on loopback) | measured | target |');
+  console.log('|---|---|---|');
+  console.log(`| events received | ${h.count} of 20 | 20 |`);
+  console.log(`| status change to arrival, p50 | ${h.p50} ms | < 1000 ms ${verdict(h.p50 < 1000)} |`);
+  console.log(`| status change to arrival, max | ${h.max} ms | < 1000 ms ${verdict(h.max < 1000)} |`);
 }

@@ -85,6 +85,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...opts.env,
     };
 
+    // Modules read settings (the log level, for one) when first imported: set them before importing any handler.
+    Object.assign(process.env, env);
     // As a Lambda's reserved concurrency would on AWS, a limit keeps renders from piling up on a small machine.
     const renders = limiter(Number(env.RENDER_WORKERS ?? 2));
     const machines: LocalMachine[] = [];
