@@ -288,8 +288,15 @@ export class Orders implements OrderStore {
     return items.map((i) => i.id as string);
   }
 
+  /** The order and everything in its partition (its recorded events). */
   async delete(orderId: string): Promise<void> {
-    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.order(orderId) }));
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.order(orderId).PK },
+      ProjectionExpression: 'PK, SK',
+    });
+    for (const item of items) await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
   }
 
   private item(order: Order) {

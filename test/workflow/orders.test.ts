@@ -12,7 +12,7 @@ import { createVideoBody } from '../../functions/contract/orders.ts';
 import { fileUrl } from '../../functions/core/links.ts';
 import { EmbeddedRenderer, REGIONS } from '../../functions/generator/render.ts';
 import { parseScript } from '../../functions/generator/script-text.ts';
-import { STEPS, substitute } from '../../functions/steps/table.ts';
+import { STATE_MACHINES, STEPS, substitute } from '../../functions/steps/table.ts';
 import { ROOT } from '../../local/stack.ts';
 import { meanAbsDiff, probe, region } from '../support/media.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
@@ -31,13 +31,15 @@ async function download(url: string): Promise<Buffer> {
 }
 
 describe('the order state machine', () => {
-  it('passes asl-validator with its resources filled from the step table', () => {
-    const text = substitute(readFileSync(join(ROOT, 'statemachines/order.asl.json'), 'utf8'), (s) => `arn:aws:lambda:us-east-1:123456789012:function:${s.module}`);
-    const result = validate(JSON.parse(text));
-    assert.deepEqual(result.errors, []);
-    assert.ok(result.isValid);
-    for (const step of STEPS) assert.ok(text.includes(`function:${step.module}`), `${step.placeholder} is used`);
-    assert.doesNotMatch(text, /\$\{/, 'every placeholder is in the step table');
+  it('passes asl-validator, every state machine with its resources filled from the step table', () => {
+    for (const [name, machine] of Object.entries(STATE_MACHINES)) {
+      const text = substitute(readFileSync(join(ROOT, machine.file), 'utf8'), (s) => `arn:aws:lambda:us-east-1:123456789012:function:${s.module}`);
+      const result = validate(JSON.parse(text));
+      assert.deepEqual(result.errors, [], name);
+      assert.ok(result.isValid, name);
+      for (const step of STEPS.filter((s) => s.machine === name)) assert.ok(text.includes(`function:${step.module}`), `${step.placeholder} is used`);
+      assert.doesNotMatch(text, /\$\{/, 'every placeholder is in the step table');
+    }
   });
 });
 
