@@ -1,12 +1,22 @@
 /** npm run bench: every figure beside its target, measured in this run on this machine. */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { benchApi } from './api.ts';
 import { benchRender } from './render.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWorkflow } from './workflow.ts';
 
 const only = process.argv[2];
-if (!only || only === 'api') await benchApi();
-if (!only || only === 'render') {
+// Each part gets its own process: a process's services are bound to the one local stack it started.
+if (!only) {
+  for (const part of ['api', 'render', 'workflow', 'webhooks']) {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], { stdio: 'inherit' });
+    if (res.status !== 0) process.exit(res.status ?? 1);
+  }
+  process.exit(0);
+}
+if (only === 'api') await benchApi();
+if (only === 'render') {
   const r = await benchRender();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
   console.log('\n| render (embedded generator, 1080x1920 30 fps) | measured | target |');
@@ -16,7 +26,7 @@ if (!only || only === 'render') {
   console.log(`| speed (rendered seconds per wall second) | ${r.speed.toFixed(2)}x | >= 3x ${verdict(r.speed >= 3)} |`);
   console.log(`| peak memory (render process + ffmpeg) | ${r.peakMb.toFixed(0)} MB | < 600 MB ${verdict(r.peakMb < 600)} |`);
 }
-if (!only || only === 'workflow') {
+if (only === 'workflow') {
   const w = await benchWorkflow();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
   console.log('\n| order workflow (local stack) | measured | target |');
@@ -25,7 +35,7 @@ if (!only || only === 'workflow') {
   console.log(`| state transitions, director mode with one approve | ${w.directorTransitions} | |`);
   console.log(`| creation to done, 15 s quick order | ${w.createToDoneSeconds.toFixed(1)} s | < 30 s ${verdict(w.createToDoneSeconds < 30)} |`);
 }
-if (!only || only === 'webhooks') {
+if (only === 'webhooks') {
   const h = await benchWebhooks();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
   console.log('\n| webhooks (local stack, receiver on loopback) | measured | target |');
