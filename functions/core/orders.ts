@@ -5,7 +5,8 @@ import type { Script } from '../generator/port.ts';
 import type { Charge } from './pricing.ts';
 
 export type { OrderStatus };
-const publicParams = createVideoBody.omit({ billing: true }).strip();
+/** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
+const PARAM_KEYS = Object.keys(createVideoBody.shape).filter((k) => k !== 'billing') as (keyof OrderParams)[];
 export const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
 export const FINAL_STATUSES: readonly OrderStatus[] = ['done', 'error'];
 /** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
@@ -50,8 +51,7 @@ export interface OrderLinks {
 }
 
 export function toRecord(order: Order, links?: OrderLinks): OrderRecord {
-  // Stored maps come back in any order; the schema gives the documented one.
-  const params = publicParams.parse(order.params);
+  const params = Object.fromEntries(PARAM_KEYS.filter((k) => order.params[k] !== undefined).map((k) => [k, order.params[k]])) as OrderRecord['params'];
   return {
     id: order.id,
     status: order.status,
