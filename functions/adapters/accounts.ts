@@ -1,7 +1,6 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
 import {
   BatchGetCommand,
-  DeleteCommand,
   GetCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -13,7 +12,7 @@ import { newEntryId, newUserId } from '../core/ids.ts';
 import type { PostCounter } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
 import { QUEUE_SHARDS } from '../core/create-order.ts';
-import { isConditionFailed, queryAll } from './dynamo.ts';
+import { deletePartition, isConditionFailed, queryAll } from './dynamo.ts';
 import { keys, ttl } from './keys.ts';
 
 export interface UserItem {
@@ -161,17 +160,9 @@ export class Accounts implements PostCounter {
     return items as unknown as LedgerEntry[];
   }
 
-  /** Every item in the user's partition (profile, ledger, idempotency records, counters). */
+  /** Every item in the user's partition (profile, ledger, idempotency records, counters, delivery attempts). */
   async deletePartition(userId: string): Promise<void> {
-    const items = await queryAll(this.ddb, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-      ProjectionExpression: 'PK, SK',
-    });
-    for (const item of items) {
-      await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
-    }
+    await deletePartition(this.ddb, this.tableName, keys.userPartition(userId));
   }
 
   async count(userId: string, windowStart: number, limit: number): Promise<boolean> {

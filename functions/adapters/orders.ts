@@ -1,11 +1,11 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, paginateScan, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { holdsSlot } from '../core/orders.ts';
 import type { Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { cancellationReasons, isConditionFailed, queryAll } from './dynamo.ts';
+import { cancellationReasons, deletePartition, isConditionFailed, queryAll } from './dynamo.ts';
 import { keys, TABLE_KEYS, ttl } from './keys.ts';
 
 const KEY_ATTRS = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt'];
@@ -290,13 +290,7 @@ export class Orders implements OrderStore {
 
   /** The order and everything in its partition (its recorded events). */
   async delete(orderId: string): Promise<void> {
-    const items = await queryAll(this.ddb, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.order(orderId).PK },
-      ProjectionExpression: 'PK, SK',
-    });
-    for (const item of items) await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: { PK: item.PK, SK: item.SK } }));
+    await deletePartition(this.ddb, this.tableName, keys.order(orderId).PK);
   }
 
   private item(order: Order) {

@@ -205,3 +205,21 @@ describe('director mode', () => {
     assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
   });
 });
+
+describe('deleting a user', () => {
+  it('removes the key, the orders with their events and the files, irrevocably', async () => {
+    const { userId, apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Rain', duration_seconds: 10 } })).body;
+    await waitForStatus(t, apiKey, id, ['done']);
+    const s = await services();
+    assert.ok(await s.files.exists(id, 'video'));
+    const { deleteUser } = await import('../../functions/core/admin.ts');
+    assert.deepEqual(await deleteUser(s, userId), { orders: 1, files: 3 });
+    assert.equal((await t.api('GET', `/videos/${id}`, { key: apiKey })).status, 401);
+    assert.equal(await s.orders.get(id), undefined);
+    assert.deepEqual(await s.orders.events(id), []);
+    assert.equal(await s.files.exists(id, 'video'), false);
+    assert.equal(await s.accounts.get(userId), undefined);
+    assert.deepEqual(await s.accounts.ledger(userId), []);
+  });
+});
