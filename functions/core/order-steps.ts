@@ -148,11 +148,13 @@ export class OrderSteps {
     return stateOf(order);
   }
 
-  /** Renders and stores the mp4 and the cover, unless a run before this one already did. */
+  /**
+   * Renders and stores the mp4 and the cover, unless a run before this one already did: the order's `rendered` mark
+   * is written (atomically, in DynamoDB) only after both files are stored, so an upload cut short by a stop is redone.
+   */
   async render(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
-    const { files } = this.p;
-    if (!((await files.exists(orderId, 'video')) && (await files.exists(orderId, 'cover')))) {
+    if (!order.rendered) {
       if (this.p.failAt === 'render') throw new GeneratorFailed('GENERATOR_FAIL=render');
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const result = await this.p.generator.renderer.render({
@@ -161,9 +163,9 @@ export class OrderSteps {
         outDir: this.p.workDir(),
         ...(order.charge.trial ? { watermark: `${this.p.serviceAddress} (AI)` } : {}),
       });
-      await files.put(orderId, 'cover', result.cover, true);
-      // The video goes last: its presence is what tells a second run that rendering is done.
-      await files.put(orderId, 'video', result.video, true);
+      await this.p.files.put(orderId, 'cover', result.cover, true);
+      await this.p.files.put(orderId, 'video', result.video, true);
+      await this.p.orders.patch(orderId, { status: order.status, set: { rendered: true } }, this.p.now());
     }
     return stateOf(order);
   }

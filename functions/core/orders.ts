@@ -37,6 +37,8 @@ export interface Order {
   reviewed?: boolean;
   /** Director mode: a regen decision waiting for the rewrite. */
   regenNote?: string;
+  /** The mp4 and the cover are stored (set only after both uploads finished). */
+  rendered?: boolean;
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
   finishedAt?: string;

@@ -25,7 +25,7 @@ describe('a restart mid-render', () => {
     const user = admin(dataDir, 'create-user', '--balance', '500', '--trial-videos', '0');
     const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };
     const created = (await (await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })).json()) as { id: string };
-    const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string };
+    const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
     while ((await read()).status !== 'running') await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal((await read()).status, 'running', 'still rendering when killed');
@@ -43,7 +43,7 @@ describe('a restart mid-render', () => {
         await new Promise((r) => setTimeout(r, 250));
         order = await read();
       }
-      assert.equal(order.status, 'done');
+      assert.equal(order.status, 'done', JSON.stringify(order));
       const balance = (await (await fetch(`${base}/balance`, { headers })).json()) as { balance: number };
       assert.equal(balance.balance, 400, 'charged once');
 
