@@ -1,7 +1,5 @@
 /** The soundtrack: each scene's voice placed at its start, over music that ducks while the voice speaks. */
-import wavefile from 'wavefile';
-
-const { WaveFile } = wavefile;
+import { WaveFile } from './interop.ts';
 import { MUSIC_RATE } from './music.ts';
 import { VOICE_RATE } from './voice.ts';
 

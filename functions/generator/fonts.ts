@@ -1,7 +1,8 @@
 /** The fonts the renderer draws with, by file path (ffmpeg's drawtext needs a TTF path), and their metrics. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import opentype from 'opentype.js';
+import type opentype from 'opentype.js';
+import { parseFont } from './interop.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -16,7 +17,7 @@ export function fontAt(path: string): opentype.Font {
   let font = loaded.get(path);
   if (!font) {
     const buf = readFileSync(path);
-    font = opentype.parse(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+    font = parseFont(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
     loaded.set(path, font);
   }
   return font;

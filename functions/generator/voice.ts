@@ -2,9 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ESpeakNg from 'espeak-ng';
-import wavefile from 'wavefile';
-
-const { WaveFile } = wavefile;
+import { WaveFile } from './interop.ts';
 
 export const VOICE_RATE = 22050;
 export const DEFAULT_WPM = 165;
