@@ -38,7 +38,6 @@ export interface StepPorts {
   accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
   generator: Generator;
   files: {
-    exists(orderId: string, file: OrderFile): Promise<boolean>;
     put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;
   };
   links: { issue(orderId: string, now: Date): OrderLinks };

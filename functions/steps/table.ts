@@ -32,7 +32,6 @@ export const STEPS: readonly Step[] = [
   { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event' },
 ];
 
-export const ORDER_STATE_MACHINE = STATE_MACHINES.order;
 
 /** The definition with each placeholder replaced by `arnOf(step)`. */
 export function substitute(definition: string, arnOf: (step: Step) => string): string {
