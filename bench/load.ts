@@ -1,8 +1,10 @@
 /**
  * A load generator in its own process, as real clients are: CONCURRENCY loops for DURATION_MS, each sending the
- * request of its client. Prints one JSON line of figures. Input (argv[2]): {requests: [{url, method, headers, body}],
- * concurrency, durationMs, expect}.
+ * request of its client. Prints one JSON line: figures, the latencies (for pooling across rounds) and its own CPU
+ * time. Input (argv[2]): {requests: [{url, method, headers, body}], concurrency, durationMs, expect}.
  */
+import { Agent, request } from 'node:http';
+
 interface Spec {
   requests: { url: string; method: string; headers: Record<string, string>; body?: string }[];
   concurrency: number;
@@ -11,8 +13,21 @@ interface Spec {
 }
 
 const spec = JSON.parse(process.argv[2]!) as Spec;
+// node:http with a keep-alive agent: a lighter client than fetch, so less of the shared CPU goes to the clients.
+const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+const send = (r: Spec['requests'][number]) =>
+  new Promise<number>((resolve, reject) => {
+    const req = request(r.url, { method: r.method, headers: r.headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(r.body);
+  });
 const latencies: number[] = [];
 let errors = 0;
+const cpu0 = process.cpuUsage();
 const started = performance.now();
 const end = started + spec.durationMs;
 await Promise.all(
@@ -21,9 +36,7 @@ await Promise.all(
     while (performance.now() < end) {
       const t0 = performance.now();
       try {
-        const res = await fetch(r.url, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) });
-        await res.arrayBuffer();
-        if (res.status !== spec.expect) errors++;
+        if ((await send(r)) !== spec.expect) errors++;
       } catch {
         errors++;
       }
@@ -32,6 +45,6 @@ await Promise.all(
   }),
 );
 const seconds = (performance.now() - started) / 1000;
-latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-console.log(JSON.stringify({ requests: latencies.length, rps: latencies.length / seconds, p50: pct(50), p99: pct(99), errors }));
+const cpu = process.cpuUsage(cpu0);
+console.log(JSON.stringify({ seconds, latencies, errors, cpuMs: (cpu.user + cpu.system) / 1000 }));
+agent.destroy();
