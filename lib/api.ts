@@ -1,52 +1,64 @@
-/** The HTTP API: one Lambda per route of the one route table, plus the $default route for the 404 envelope. */
-import { join } from 'node:path';
-import { CfnOutput, Duration } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+/**
+ * The HTTP API: one route per entry of the one route table, each to its own function, plus the $default route for
+ * the 404 envelope. API keys are checked inside the functions (functions/http/middleware.ts), not by an API Gateway
+ * authorizer: an HTTP API authorizer answers a refusal with its own body, where the contract wants 401 in the error
+ * envelope, and an authorizer that lets every request through would only add an invocation per call.
+ */
+import { CfnOutput } from 'aws-cdk-lib';
+import { CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_PREFIX, DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
-import { ROOT } from './paths.ts';
 
-export interface ApiProps {
-  environment: Record<string, string>;
-  /** Grants each handler what it needs. */
-  grant(fn: NodejsFunction, handler: string): void;
-}
-
-export function lambda(scope: Construct, id: string, entry: string, environment: Record<string, string>) {
-  return new NodejsFunction(scope, id, {
-    entry: join(ROOT, entry),
-    runtime: Runtime.NODEJS_22_X,
-    architecture: Architecture.ARM_64,
-    memorySize: 512,
-    timeout: Duration.seconds(29),
-    tracing: Tracing.ACTIVE,
-    environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
-    bundling: { format: OutputFormat.ESM, minify: true, sourceMap: true, target: 'node22', mainFields: ['module', 'main'] },
-  });
-}
+/** What API Gateway writes per request to the access log (JSON, one line each). */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  time: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  method: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+});
 
 export class Api extends Construct {
   readonly httpApi: HttpApi;
+  /** The base address of the contract, /v1 included. */
+  readonly baseUrl: string;
 
-  constructor(scope: Construct, id: string, props: ApiProps) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.httpApi = new HttpApi(this, 'Http', { createDefaultStage: true });
-    const integration = (name: string) => {
-      const fn = lambda(this, `fn-${name}`, `functions/http/${name}.ts`, props.environment);
-      props.grant(fn, name);
-      return new HttpLambdaIntegration(`int-${name}`, fn);
-    };
+    this.httpApi = new HttpApi(this, 'Http', { createDefaultStage: true, description: 'Video service public API v1' });
+    this.baseUrl = `${this.httpApi.apiEndpoint}${API_PREFIX}`;
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
+    const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
+    stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
+    // A ceiling for the whole API in front of the per-key limits, so a flood cannot run up the bill.
+    stage.defaultRouteSettings = { throttlingBurstLimit: 500, throttlingRateLimit: 200 };
+  }
+
+  /** Routes every entry of the route table (and $default) to the function named by its handler. */
+  route(functionOf: (handler: string) => IFunction): void {
     for (const r of ROUTES) {
       new HttpRoute(this, `${r.method} ${r.path}`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(API_PREFIX + r.path, HttpMethod[r.method]),
-        integration: integration(r.handler),
+        integration: new HttpLambdaIntegration(`${r.method} ${r.path} integration`, functionOf(r.handler)),
       });
     }
-    new HttpRoute(this, 'default', { httpApi: this.httpApi, routeKey: HttpRouteKey.DEFAULT, integration: integration(DEFAULT_ROUTE.handler) });
-    new CfnOutput(scope, 'BaseUrl', { value: `${this.httpApi.apiEndpoint}${API_PREFIX}` });
+    new HttpRoute(this, 'default', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('default integration', functionOf(DEFAULT_ROUTE.handler)),
+    });
+  }
+
+  output(scope: Construct): void {
+    new CfnOutput(scope, 'BaseUrl', { value: this.baseUrl, description: 'The API base address (/v1 included)' });
   }
 }

@@ -1,13 +1,21 @@
-/** The single table and the files bucket. Keys and TTL come from the one key builder, as on one machine. */
+/**
+ * The single table, the files bucket and the link-signing secret. Keys and TTL come from the one key builder, as on
+ * one machine. Table and bucket are retained when the stack is deleted: they hold customers' balances and videos.
+ */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
+
+/** Order files are deleted this many days after they were written (spec: Limits). */
+export const RETENTION_DAYS = 30;
 
 export class Data extends Construct {
   readonly table: TableV2;
   readonly bucket: Bucket;
+  readonly linkSigningKey: Secret;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -16,8 +24,10 @@ export class Data extends Construct {
       partitionKey: { name: k.pk, type: AttributeType.STRING },
       sortKey: { name: k.sk, type: AttributeType.STRING },
       billing: Billing.onDemand(),
+      // Idempotency records, POST windows and delivery attempts expire by themselves.
       timeToLiveAttribute: k.ttl,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
       globalSecondaryIndexes: [
         {
           indexName: k.gsi1,
@@ -27,13 +37,31 @@ export class Data extends Construct {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    const accessLogs = new Bucket(this, 'FilesAccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.bucket = new Bucket(this, 'Files', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
-      // Order files live 30 days (spec: Limits).
-      lifecycleRules: [{ prefix: 'orders/', expiration: Duration.days(30) }],
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'files/',
+      lifecycleRules: [
+        { prefix: 'orders/', expiration: Duration.days(RETENTION_DAYS) },
+        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // The HMAC key of the 7-day download links: generated here, never in code or configuration.
+    this.linkSigningKey = new Secret(this, 'LinkSigningKey', {
+      description: 'HMAC key of the video service download links',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
     });
   }
 }

@@ -1,29 +1,106 @@
-/** The whole service as one stack: data, workflow and API. Operations and hardening come with the deployment issue. */
-import { Stack, type StackProps } from 'aws-cdk-lib';
-import { Construct } from 'constructs';
-import { Api, lambda } from './api.ts';
+/**
+ * The whole service as one stack: data, the step functions and their state machines, the API's functions and routes,
+ * and what operators watch. Each function gets the settings and the IAM grants its entry in lib/access.ts names.
+ */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
+import { STEPS } from '../functions/steps/table.ts';
+import { ACCESS } from './access.ts';
+import { Api } from './api.ts';
 import { Data } from './data.ts';
-import { Workflow } from './workflow.ts';
+import { serviceFunction, type FunctionKind } from './functions.ts';
+import { METRICS_NAMESPACE, Observability } from './observability.ts';
+import { acknowledgeFindings } from './nag.ts';
+import type { Settings } from './settings.ts';
+import { stateMachine } from './workflow.ts';
 
 export class VideoServiceStack extends Stack {
-  constructor(scope: Construct, id: string, props: StackProps & { stage: string }) {
+  /** Every function of the service, by its handler or step module name. */
+  readonly functions = new Map<string, NodejsFunction>();
+
+  constructor(scope: Construct, id: string, props: StackProps & { settings: Settings }) {
     super(scope, id, props);
+    const { settings } = props;
     const data = new Data(this, 'Data');
-    const base = { TABLE_NAME: data.table.tableName, BUCKET_NAME: data.bucket.bucketName, POWERTOOLS_SERVICE_NAME: 'video-service' };
-    const workflow = new Workflow(this, 'Workflow', {
-      stepFunction: (module) => lambda(this, `step-${module}`, `functions/steps/${module}.ts`, base),
+    const api = new Api(this, 'Api');
+    const machines: Partial<Record<'order' | 'delivery', StateMachine>> = {};
+
+    const common: Record<string, string> = {
+      TABLE_NAME: data.table.tableName,
+      BUCKET_NAME: data.bucket.bucketName,
+      PUBLIC_BASE_URL: settings.publicBaseUrl ?? api.baseUrl,
+      ...(settings.serviceAddress ? { SERVICE_ADDRESS: settings.serviceAddress } : {}),
+      POWERTOOLS_SERVICE_NAME: 'video-service',
+      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      LIMIT_ACTIVE_TASKS: String(settings.limitActiveTasks),
+      LIMIT_POSTS_PER_MINUTE: String(settings.limitPostsPerMinute),
+      PRICES: JSON.stringify(settings.prices),
+      REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
+      WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),
+    };
+    const make = (kind: FunctionKind, name: string): NodejsFunction => {
+      const existing = this.functions.get(name);
+      if (existing) return existing;
+      const access = ACCESS[name];
+      if (!access) throw new Error(`lib/access.ts has no entry for the function ${name}`);
+      const env = { ...common };
+      if (access.orderMachine) env.ORDER_STATE_MACHINE_ARN = machines.order!.stateMachineArn;
+      if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
+      if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
+      const fn = serviceFunction(this, kind, name, env);
+      if (access.table?.length) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
+      }
+      if (access.bucket?.length) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: access.bucket.map((a) => `s3:${a}`), resources: [data.bucket.arnForObjects('orders/*')] }));
+      }
+      for (const action of access.orderMachine ?? []) {
+        if (action === 'StartExecution') machines.order!.grantStartExecution(fn);
+        else machines.order!.grantTaskResponse(fn);
+      }
+      if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
+      if (access.linkKey) data.linkSigningKey.grantRead(fn);
+      this.functions.set(name, fn);
+      return fn;
+    };
+
+    // Built in dependency order: delivery, then the order steps that start deliveries, then the API that starts orders.
+    machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module));
+    machines.order = stateMachine(this, 'order', (module) => make('step', module));
+    api.route((handler) => make('http', handler));
+    const missing = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)].filter((n) => !this.functions.has(n));
+    if (missing.length) throw new Error(`No function was built for ${missing.join(', ')}`);
+
+    new Observability(this, 'Observability', {
+      stage: settings.stage,
+      api: api.httpApi,
+      machines: { order: machines.order, delivery: machines.delivery },
+      functions: this.functions,
+      table: data.table,
+      ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
-    new Api(this, 'Api', {
-      environment: {
-        ...base,
-        ORDER_STATE_MACHINE_ARN: workflow.machines.order.stateMachineArn,
-        DELIVERY_STATE_MACHINE_ARN: workflow.machines.delivery.stateMachineArn,
-      },
-      grant: (fn, handler) => {
-        data.table.grantReadWriteData(fn);
-        if (handler.startsWith('create-')) workflow.machines.order.grantStartExecution(fn);
-        if (handler === 'review-video') workflow.machines.order.grantTaskResponse(fn);
-      },
+    api.output(this);
+    // What the operator CLI needs to work on the deployed stores (docs/deploy.md).
+    new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: data.bucket.bucketName });
+    new CfnOutput(this, 'OrderStateMachineArn', { value: machines.order.stateMachineArn });
+    new CfnOutput(this, 'LinkSigningKeySecretArn', { value: data.linkSigningKey.secretArn });
+    const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
+    acknowledgeFindings({
+      functions: this.functions,
+      machines: [
+        { machine: machines.order, invokes: invokedBy('order') },
+        { machine: machines.delivery, invokes: invokedBy('delivery') },
+      ],
+      routes: api,
+      secret: data.linkSigningKey,
+      bucket: data.bucket,
+      fileUsers: [...this.functions].filter(([name]) => ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
     });
   }
 }

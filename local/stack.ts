@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
+import { invocation } from './invocations.ts';
 import { startS3 } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
 
@@ -44,7 +45,14 @@ export interface LocalStackOptions {
   publicHost?: string;
   /** The HMAC key of download links; a random one when not given (links then die with the process). */
   linkSigningKey?: string;
+  /**
+   * The file each function's handler is imported from: by default its TypeScript source; the infrastructure tests
+   * pass the Lambda bundles that `cdk synth` built, to run those very files.
+   */
+  moduleOf?: (kind: 'http' | 'step', name: string) => string;
 }
+
+const sourceOf = (kind: 'http' | 'step', name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
 
 export interface LocalStack {
   baseUrl: string;
@@ -55,6 +63,7 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  const moduleOf = opts.moduleOf ?? sourceOf;
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -79,6 +88,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       S3_ENDPOINT: s3.endpoint,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      // CloudWatch's embedded metric format is for AWS; here it would only fill the terminal.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       // One machine renders two videos at a time; eta_seconds and Retry-After count with the same number.
       RENDER_WORKERS: '2',
       ORDER_SECONDS_ESTIMATE: '20',
@@ -97,8 +108,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const tasks: Record<string, TaskHandler> = {};
       const steps = STEPS.filter((s) => s.machine === name);
       for (const step of steps) {
-        const mod = (await import(join(ROOT, 'functions', 'steps', `${step.module}.ts`))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-        const run: TaskHandler = (input) => mod.handler(input, lambdaContext(`step-${step.module}`));
+        const mod = (await import(moduleOf('step', step.module))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+        const run: TaskHandler = (input) => invocation.run(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`)));
         tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
       }
       const waitForToken = new Set(steps.filter((s) => s.waitForTaskToken).map((s) => s.state));
@@ -115,7 +126,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     ddb.destroy();
 
     const gateway = new LocalGateway(async (name) => {
-      const mod = (await import(join(ROOT, 'functions', 'http', `${name}.ts`))) as { handler: never };
+      const mod = (await import(moduleOf('http', name))) as { handler: never };
       return mod.handler;
     });
     const port = await gateway.listen(opts.port);

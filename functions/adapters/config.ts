@@ -1,8 +1,9 @@
 /**
  * Configuration from the environment, read once at cold start. A missing required setting fails the cold start
- * with its name rather than failing a request later.
+ * with its name rather than failing a request later. On AWS each function gets only the settings its work needs (the
+ * state machines' ARNs, the public address): those are read when first used, and fail then, with their name.
  */
-import { DEFAULT_LIMITS, type Limits } from '../core/pricing.ts';
+import { DEFAULT_LIMITS, DEFAULT_PRICES, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -16,6 +17,24 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new Error(`Setting ${name} must be a non-negative integer, got "${v}"`);
   return n;
+}
+
+/** PRICES: a JSON object of doubloon prices (base, placement, ai_visual, song, voice_clone); missing items keep the default. */
+function prices(v: string | undefined): Prices {
+  if (!v) return { ...DEFAULT_PRICES };
+  let given: unknown;
+  try {
+    given = JSON.parse(v);
+  } catch {
+    throw new Error(`Setting PRICES must be a JSON object, got "${v}"`);
+  }
+  const out: Prices = { ...DEFAULT_PRICES };
+  for (const [k, n] of Object.entries(given as object)) {
+    if (!(k in DEFAULT_PRICES)) throw new Error(`Setting PRICES names an unknown item "${k}"`);
+    if (!Number.isInteger(n) || (n as number) < 0) throw new Error(`Setting PRICES: ${k} must be a non-negative integer`);
+    out[k as keyof Prices] = n as number;
+  }
+  return out;
 }
 
 function generatorFail(v: string | undefined): { generatorFail?: 'plan' | 'script' | 'render' } {
@@ -35,6 +54,7 @@ export interface Config {
   /** Set only on one machine: where the local stand-ins of DynamoDB, S3 and Step Functions listen. */
   endpoints: { dynamodb?: string; s3?: string; sfn?: string };
   limits: Limits;
+  prices: Prices;
   throughput: Throughput;
   maintenance: boolean;
   /** One machine only, for development: webhooks may target http and private addresses. */
@@ -43,8 +63,10 @@ export interface Config {
   publicBaseUrl: string;
   /** The address in the trial watermark. */
   serviceAddress: string;
-  /** The HMAC key of download links. */
-  linkSigningKey: string;
+  /** The HMAC key of download links, given directly (one machine) ... */
+  linkSigningKey?: string;
+  /** ... or the Secrets Manager secret that holds it (AWS); only functions that sign or check links get either. */
+  linkSigningKeySecretArn?: string;
   /** How long a director-mode script waits for its review. */
   reviewDeadlineSeconds: number;
   /** Order files are deleted this many days after they were written. */
@@ -58,8 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     region: env.AWS_REGION ?? 'us-east-1',
     tableName: required(env, 'TABLE_NAME'),
     bucketName: required(env, 'BUCKET_NAME'),
-    orderStateMachineArn: required(env, 'ORDER_STATE_MACHINE_ARN'),
-    deliveryStateMachineArn: required(env, 'DELIVERY_STATE_MACHINE_ARN'),
+    get orderStateMachineArn() {
+      return required(env, 'ORDER_STATE_MACHINE_ARN');
+    },
+    get deliveryStateMachineArn() {
+      return required(env, 'DELIVERY_STATE_MACHINE_ARN');
+    },
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 30_000),
     endpoints: {
       ...(env.DYNAMODB_ENDPOINT ? { dynamodb: env.DYNAMODB_ENDPOINT } : {}),
@@ -70,15 +96,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activeTasks: int(env, 'LIMIT_ACTIVE_TASKS', DEFAULT_LIMITS.activeTasks),
       postsPerMinute: int(env, 'LIMIT_POSTS_PER_MINUTE', DEFAULT_LIMITS.postsPerMinute),
     },
+    prices: prices(env.PRICES),
     throughput: {
       orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),
       workers: Math.max(1, int(env, 'RENDER_WORKERS', 4)),
     },
     maintenance: env.MAINTENANCE_MODE === 'on',
     webhookAllowPrivate: ['on', 'true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_URLS ?? ''),
-    publicBaseUrl: required(env, 'PUBLIC_BASE_URL').replace(/\/$/, ''),
-    serviceAddress: env.SERVICE_ADDRESS || new URL(required(env, 'PUBLIC_BASE_URL')).host,
-    linkSigningKey: required(env, 'LINK_SIGNING_KEY'),
+    get publicBaseUrl() {
+      return required(env, 'PUBLIC_BASE_URL').replace(/\/$/, '');
+    },
+    get serviceAddress() {
+      return env.SERVICE_ADDRESS || new URL(required(env, 'PUBLIC_BASE_URL')).host;
+    },
+    ...(env.LINK_SIGNING_KEY ? { linkSigningKey: env.LINK_SIGNING_KEY } : {}),
+    ...(env.LINK_SIGNING_KEY_SECRET_ARN ? { linkSigningKeySecretArn: env.LINK_SIGNING_KEY_SECRET_ARN } : {}),
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', 30),
     ...generatorFail(env.GENERATOR_FAIL),

@@ -103,14 +103,14 @@ export class DeliveryEvents {
 export class DeliveryWorkflow {
   constructor(
     private readonly sfn: SFNClient,
-    private readonly stateMachineArn: string,
+    private readonly stateMachineArn: () => string,
   ) {}
 
   async start(event: Pick<OrderEvent, 'id' | 'orderId'>): Promise<void> {
     try {
       await this.sfn.send(
         new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn,
+          stateMachineArn: this.stateMachineArn(),
           // Execution names allow letters, digits, - and _.
           name: event.id.replace(/[^A-Za-z0-9_-]/g, '-'),
           input: JSON.stringify({ orderId: event.orderId, eventId: event.id }),

@@ -1,19 +1,19 @@
-/** The adapters and use cases of this process, built once at cold start and shared by every handler in it. */
+/**
+ * The adapters and use cases of this process, built once at cold start and shared by every handler in it. The order
+ * steps with the generator are built apart (step-services.ts), so that the API's functions carry no generator.
+ */
 import { lookup } from 'node:dns/promises';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
 import { orderLinks } from '../core/links.ts';
-import { OrderSteps } from '../core/order-steps.ts';
 import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
 import { DeliveryEvents, DeliveryWorkflow } from './deliveries.ts';
 import { WebhookSender } from './webhook-sender.ts';
-import { generatorFromEnv } from '../generator/index.ts';
 import { Accounts } from './accounts.ts';
 import { aws } from './aws.ts';
 import { config } from './config.ts';
+import { metrics } from './metrics.ts';
+import { linkSigningKey } from './secrets.ts';
 import { OrderFiles } from './files.ts';
 import { Orders } from './orders.ts';
 import { StepFunctionsWorkflow } from './workflow.ts';
@@ -29,39 +29,31 @@ function build() {
   const { ddb, s3, sfn } = aws();
   const accounts = new Accounts(ddb, cfg.tableName);
   const orders = new Orders(ddb, cfg.tableName);
-  const workflow = new StepFunctionsWorkflow(sfn, cfg.orderStateMachineArn, cfg.reviewDeadlineSeconds);
+  const workflow = new StepFunctionsWorkflow(sfn, () => cfg.orderStateMachineArn, cfg.reviewDeadlineSeconds);
 
   const urlPolicy: UrlPolicy = {
     allowPrivate: cfg.webhookAllowPrivate,
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
-  };  const files = new OrderFiles(s3, cfg.bucketName);
+  };
+  const files = new OrderFiles(s3, cfg.bucketName);
   const webhooks = new Webhooks(ddb, cfg.tableName);
   const events = new DeliveryEvents(ddb, cfg.tableName);
-  const deliveryWorkflow = new DeliveryWorkflow(sfn, cfg.deliveryStateMachineArn);
+  const deliveryWorkflow = new DeliveryWorkflow(sfn, () => cfg.deliveryStateMachineArn);
   const deliveryPorts: DeliveryPorts = {
     events,
     webhooks,
     sender: new WebhookSender(urlPolicy),
     retryBaseMs: cfg.webhookRetryBaseMs,
+    metrics,
     now: () => new Date(),
   };
-  const links = { issue: (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, cfg.linkSigningKey, orderId, now) };
+  const links = {
+    key: () => linkSigningKey(cfg),
+    issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, await linkSigningKey(cfg), orderId, now),
+  };
   return {
     config: cfg,
     links,
-    steps: new OrderSteps({
-      orders,
-      accounts,
-      generator: generatorFromEnv(),
-      files,
-      links,
-      serviceAddress: cfg.serviceAddress,
-      ...(cfg.generatorFail ? { failAt: cfg.generatorFail } : {}),
-      workDir: () => mkdtempSync(join(tmpdir(), 'order-')),
-      // An event that fails to start its delivery here stays pending; the sweep on start picks it up.
-      announce: (event) => deliveryWorkflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
-      now: () => new Date(),
-    }),
     webhooks,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
     urlPolicy,
@@ -73,7 +65,9 @@ function build() {
       orders,
       workflow,
       limits: cfg.limits,
+      prices: cfg.prices,
       throughput: cfg.throughput,
+      metrics,
       log: logger,
     }),
   };

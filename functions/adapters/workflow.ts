@@ -7,7 +7,7 @@ import type { Workflow } from '../core/ports.ts';
 export class StepFunctionsWorkflow implements Workflow {
   constructor(
     private readonly sfn: SFNClient,
-    private readonly stateMachineArn: string,
+    private readonly stateMachineArn: () => string,
     private readonly reviewDeadlineSeconds: number,
   ) {}
 
@@ -15,7 +15,7 @@ export class StepFunctionsWorkflow implements Workflow {
     try {
       await this.sfn.send(
         new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn,
+          stateMachineArn: this.stateMachineArn(),
           // The name makes a second start of the same order a no-op instead of a second video.
           name: order.id,
           input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
@@ -39,7 +39,7 @@ export class StepFunctionsWorkflow implements Workflow {
       if ((err as Error).name !== 'TaskDoesNotExist') throw err;
       await this.sfn.send(
         new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn,
+          stateMachineArn: this.stateMachineArn(),
           name: `${order.id}-r${Date.now()}`,
           input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
         }),

@@ -2,30 +2,29 @@
  * Request and response schemas of the order routes. They validate requests and (later) generate the OpenAPI
  * document, so a field is described exactly once.
  */
-import { z } from 'zod';
-
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+import * as z from 'zod/mini';
+import { text } from './zod.ts';
 
 /** Body of POST /videos. Every field but topic is optional with the documented default. */
 export const createVideoBody = z.strictObject({
   topic: text(300),
-  director_mode: z.boolean().default(false),
-  duration_seconds: z.int().min(10).max(60).default(30),
-  language: z.enum(['auto', 'ru', 'en']).default('auto'),
-  tone: z.enum(['neutral', 'energetic', 'calm', 'funny', 'serious']).default('neutral'),
+  director_mode: z._default(z.boolean(), false),
+  duration_seconds: z._default(z.int().check(z.gte(10), z.lte(60)), 30),
+  language: z._default(z.enum(['auto', 'ru', 'en']), 'auto'),
+  tone: z._default(z.enum(['neutral', 'energetic', 'calm', 'funny', 'serious']), 'neutral'),
   /** Product placement (+50): the product shown and named in the video. */
-  placement: z.strictObject({ product: text(80), description: text(300).optional() }).optional(),
+  placement: z.optional(z.strictObject({ product: text(80), description: z.optional(text(300)) })),
   /** Call to action shown on the last scene; included in the base price. */
-  cta: text(80).optional(),
-  captions: z.boolean().default(true),
+  cta: z.optional(text(80)),
+  captions: z._default(z.boolean(), true),
   /** stock: included; song: an original song (+70, heavy); none: voice only. */
-  music: z.enum(['stock', 'song', 'none']).default('stock'),
+  music: z._default(z.enum(['stock', 'song', 'none']), 'stock'),
   /** standard: included; clone: the client's cloned voice (+100, heavy); none: no voiceover. */
-  voice: z.enum(['standard', 'clone', 'none']).default('standard'),
+  voice: z._default(z.enum(['standard', 'clone', 'none']), 'standard'),
   /** AI-generated visuals (+100, heavy) instead of the included stock backgrounds. */
-  ai_visual: z.boolean().default(false),
+  ai_visual: z._default(z.boolean(), false),
   /** doubloons: pay the full price instead of the plan's heavy allowance (avoids 409 fair_use_exceeded). */
-  billing: z.enum(['auto', 'doubloons']).default('auto'),
+  billing: z._default(z.enum(['auto', 'doubloons']), 'auto'),
 });
 export type OrderParams = z.output<typeof createVideoBody>;
 
@@ -55,13 +54,13 @@ export const orderRecord = z.object({
   /** True when the order used a trial video: the video carries the forced watermark. */
   trial: z.boolean(),
   /** The parameters the order runs with (for quick orders: what the planner chose). */
-  params: createVideoBody.omit({ billing: true }),
-  eta_seconds: z.int().optional(),
-  script: z.string().optional(),
-  result_url: z.url().optional(),
+  params: z.omit(createVideoBody, { billing: true }),
+  eta_seconds: z.optional(z.int()),
+  script: z.optional(z.string()),
+  result_url: z.optional(z.url()),
   /** The cover image, signed like result_url. */
-  cover_url: z.url().optional(),
-  metadata: z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) }).optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  cover_url: z.optional(z.url()),
+  metadata: z.optional(z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) })),
+  error: z.optional(z.object({ code: z.string(), message: z.string() })),
 });
 export type OrderRecord = z.infer<typeof orderRecord>;

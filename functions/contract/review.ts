@@ -1,6 +1,5 @@
-import { z } from 'zod';
-
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+import * as z from 'zod/mini';
+import { text } from './zod.ts';
 
 /** Body of POST /videos/{id}/review. */
 export const reviewBody = z.discriminatedUnion('action', [

@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import './zod.ts';
 import { InvalidParams } from '../core/errors.ts';
 
 /** Validates a parsed body; the first problem becomes 422 invalid_params naming the field and the reason. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

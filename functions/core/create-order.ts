@@ -9,8 +9,8 @@ import { InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './
 import { newOrderId } from './ids.ts';
 import { etaSeconds, postWindow, type Throughput } from './limits.ts';
 import type { Order } from './orders.ts';
-import type { OrderStore, Workflow } from './ports.ts';
-import { type Account, type Limits, quote } from './pricing.ts';
+import type { Metrics, OrderStore, Workflow } from './ports.ts';
+import { type Account, type Limits, type Prices, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const QUEUE_SHARDS = 10;
@@ -39,7 +39,9 @@ export interface OrderCreationDeps {
   orders: OrderStore;
   workflow: Workflow;
   limits: Limits;
+  prices: Prices;
   throughput: Throughput;
+  metrics: Metrics;
   log: { error(message: string, ...extra: Record<string, unknown>[]): void };
 }
 
@@ -52,6 +54,7 @@ export class OrderCreation {
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
     const outcome = await this.commit(input, postWindow(input.now).start);
     if (outcome.kind === 'created') {
+      this.deps.metrics.count('OrdersCreated');
       await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
         // The order is committed and charged; it stays queued and the recovery sweep starts it.
         this.deps.log.error('workflow start failed', { orderId: outcome.order.id, cause: String(cause) });
@@ -70,7 +73,7 @@ export class OrderCreation {
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();
-      const charge = quote(input.params, account, limits, input.now, throughput.orderSeconds);
+      const charge = quote(input.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
       const ts = input.now.toISOString();
       const order: Order = {
         id,

@@ -3,7 +3,7 @@
  * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
  * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded.
  */
-import type { OrderEvent } from './ports.ts';
+import type { Metrics, OrderEvent } from './ports.ts';
 import { signBody } from './webhook-signature.ts';
 import type { WebhookStore } from './webhooks.ts';
 
@@ -41,6 +41,7 @@ export interface DeliveryPorts {
   webhooks: Pick<WebhookStore, 'ofUser'>;
   sender: { send(url: string, body: string, headers: Record<string, string>): Promise<{ ok: boolean; status?: number; error?: string; latencyMs: number }> };
   retryBaseMs: number;
+  metrics: Metrics;
   now: () => Date;
 }
 
@@ -94,6 +95,9 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   );
   if (!recorded) return deliver(p, orderId, eventId);
   if (outcome === 'delivered') return { outcome, attempt };
-  if (outcome === 'dropped') return { outcome, attempt };
+  if (outcome === 'dropped') {
+    p.metrics.count('WebhookDeliveriesDropped');
+    return { outcome, attempt };
+  }
   return { outcome: 'retry', attempt, retryAt: new Date(now.getTime() + p.retryBaseMs * 2 ** (attempt - 1)).toISOString() };
 }

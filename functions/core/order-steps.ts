@@ -7,7 +7,7 @@
 import type { Generator } from '../generator/index.ts';
 import { GeneratorFailed } from '../generator/port.ts';
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
-import type { EventType, OrderEvent, OrderStore } from './ports.ts';
+import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /** Thrown when the order is already done or in error; the workflow ends quietly (Catch -> Closed). */
 export class OrderClosed extends Error {
@@ -40,7 +40,8 @@ export interface StepPorts {
   files: {
     put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;
   };
-  links: { issue(orderId: string, now: Date): OrderLinks };
+  links: { issue(orderId: string, now: Date): Promise<OrderLinks> };
+  metrics: Metrics;
   /** The address in the trial watermark. */
   serviceAddress: string;
   /** One machine only: make this stage fail for every order (GENERATOR_FAIL). */
@@ -177,9 +178,10 @@ export class OrderSteps {
     const now = this.p.now();
     const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
     const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
-    const event = this.event(done, 'video.done', 'done', this.p.links.issue(orderId, now));
+    const event = this.event(done, 'video.done', 'done', await this.p.links.issue(orderId, now));
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId);
+    this.p.metrics.count('OrdersDone');
     await this.p.announce(event);
   }
 
@@ -201,6 +203,8 @@ export class OrderSteps {
     const event = this.event(failed, 'video.error', 'error');
     const moved = await this.p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
     if (!moved) return this.fail(orderId, failure);
+    this.p.metrics.count('OrdersFailed');
+    this.p.metrics.count('OrdersRefunded');
     await this.p.announce(event);
   }
 }

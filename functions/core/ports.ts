@@ -79,6 +79,12 @@ export interface OrderStore {
   patch(orderId: string, p: Patch, now: Date): Promise<boolean>;
 }
 
+/** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */
+export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped';
+export interface Metrics {
+  count(name: MetricName): void;
+}
+
 export interface PostCounter {
   /** Counts one POST in the window; false when the window already had `limit`. */
   count(userId: string, windowStart: number, limit: number): Promise<boolean>;

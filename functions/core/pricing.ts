@@ -5,8 +5,10 @@
 import type { OrderParams } from '../contract/orders.ts';
 import { activeTasksExceeded, fairUseExceeded, insufficientFunds } from './errors.ts';
 
-export const PRICES = { base: 100, placement: 50, ai_visual: 100, song: 70, voice_clone: 100 } as const;
-export type Extra = Exclude<keyof typeof PRICES, 'base'>;
+export const DEFAULT_PRICES = { base: 100, placement: 50, ai_visual: 100, song: 70, voice_clone: 100 } as const;
+export type Extra = Exclude<keyof typeof DEFAULT_PRICES, 'base'>;
+/** Doubloons per item; a deployment may set its own (PRICES). */
+export type Prices = Record<keyof typeof DEFAULT_PRICES, number>;
 const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 
 export interface Limits {
@@ -57,7 +59,7 @@ export function heavyLeft(account: Account, now: Date): number | undefined {
  * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
  * 409 fair_use_exceeded or 402 insufficient_funds.
  */
-export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number): Charge {
+export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
   if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
   const extras = extrasOf(params);
   const heavy = extras.some((e) => HEAVY.has(e));
@@ -67,8 +69,8 @@ export function quote(params: OrderParams, account: Account, limits: Limits, now
     if (!heavyLeft(account, now)) throw fairUseExceeded(account.plan.name);
     heavyAllowanceMonth = monthOf(now);
   }
-  let cost = trial ? 0 : PRICES.base;
-  for (const e of extras) if (!(heavyAllowanceMonth && HEAVY.has(e))) cost += PRICES[e];
+  let cost = trial ? 0 : prices.base;
+  for (const e of extras) if (!(heavyAllowanceMonth && HEAVY.has(e))) cost += prices[e];
   if (cost > account.balance) throw insufficientFunds(cost, account.balance);
   return { cost, trial, extras, ...(heavyAllowanceMonth ? { heavyAllowanceMonth } : {}) };
 }

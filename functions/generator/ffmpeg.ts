@@ -1,11 +1,10 @@
-/** The ffmpeg and ffprobe binaries that ship inside npm packages, and a runner with progress. */
+/** The ffmpeg binary that ships inside an npm package, and a runner with progress. */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { GeneratorBusy, GeneratorFailed } from './port.ts';
 
 const require = createRequire(import.meta.url);
 export const FFMPEG = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-export const FFPROBE = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
 
 /**
  * Runs ffmpeg; `onTime` receives the seconds of output written so far. A run killed by a signal (out of memory, a

@@ -5,7 +5,6 @@
 import { ChatCompletions, LlmPlanner, LlmWriter } from './llm.ts';
 import { planFromPrompt } from './planner.ts';
 import type { Planner, Renderer, Writer } from './port.ts';
-import { EmbeddedRenderer } from './render.ts';
 import { EmbeddedWriter } from './writer.ts';
 
 export interface Generator {
@@ -15,7 +14,8 @@ export interface Generator {
 }
 
 export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generator {
-  const renderer = new EmbeddedRenderer();
+  // Loaded on first use: only the render step needs ffmpeg, the fonts and eSpeak, and only its bundle ships them.
+  const renderer: Renderer = { render: async (req) => new (await import('./render.ts')).EmbeddedRenderer().render(req) };
   if (!env.GENERATOR_LLM_URL) {
     return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
   }

@@ -3,7 +3,8 @@
  * a malformed or invalid answer, a timeout, a 429 or a 5xx may pass on a retry (GeneratorBusy); any other refusal is
  * lasting (GeneratorFailed).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../contract/zod.ts';
 import { createVideoBody, type OrderParams } from '../contract/orders.ts';
 import { GeneratorBusy, GeneratorFailed, type Planner, type Script, type WriteRequest, type Writer } from './port.ts';
 import { allotSeconds } from './script-text.ts';
@@ -17,13 +18,13 @@ export interface LlmConfig {
   timeoutMs: number;
 }
 
-const completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).min(1) });
+const completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).check(z.minLength(1)) });
 
 export class ChatCompletions {
   constructor(private readonly config: LlmConfig) {}
 
   /** Asks for a JSON object and returns it validated by `schema`. */
-  async json<S extends z.ZodType>(schema: S, system: string, user: string): Promise<z.output<S>> {
+  async json<S extends z.ZodMiniType>(schema: S, system: string, user: string): Promise<z.output<S>> {
     let res: Response;
     try {
       res = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
@@ -67,7 +68,7 @@ export class ChatCompletions {
 const stripFences = (s: string) => s.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
 
 // Not strict: a model may add keys of its own; only these are read.
-const planned = z.object(createVideoBody.pick({ topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);
+const planned = z.object(z.pick(createVideoBody, { topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);
 
 /**
  * Plans a prompt. Only the parameters that do not change the price come from the model; the paid extras are the ones
@@ -81,7 +82,7 @@ export class LlmPlanner implements Planner {
 
   async plan(prompt: string): Promise<OrderParams> {
     const answer = await this.llm.json(
-      planned.partial({ duration_seconds: true, language: true, tone: true, captions: true }),
+      z.partial(planned, { duration_seconds: true, language: true, tone: true, captions: true }),
       'You turn a one-line request for a short vertical video into JSON with the keys topic (string, what the video is about, ' +
         'at most 300 characters), duration_seconds (integer 10..60), language ("ru" or "en"), tone (one of neutral, energetic, ' +
         'calm, funny, serious), cta (optional call to action, at most 80 characters) and captions (boolean). Answer with JSON only.',
@@ -94,12 +95,17 @@ export class LlmPlanner implements Planner {
 
 const written = z.object({
   scenes: z
-    .array(z.object({ caption: z.string().trim().min(1).max(120), voiceover: z.string().trim().max(500), visual: z.string().trim().max(200) }))
-    .min(4)
-    .max(8),
-  title: z.string().trim().min(1).max(100),
-  description: z.string().trim().min(1).max(300),
-  hashtags: z.array(z.string().trim().regex(/^#\S+$/)).min(1).max(10),
+    .array(
+      z.object({
+        caption: z.string().check(z.trim(), z.minLength(1), z.maxLength(120)),
+        voiceover: z.string().check(z.trim(), z.maxLength(500)),
+        visual: z.string().check(z.trim(), z.maxLength(200)),
+      }),
+    )
+    .check(z.minLength(4), z.maxLength(8)),
+  title: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  description: z.string().check(z.trim(), z.minLength(1), z.maxLength(300)),
+  hashtags: z.array(z.string().check(z.trim(), z.regex(/^#\S+$/))).check(z.minLength(1), z.maxLength(10)),
 });
 
 export class LlmWriter implements Writer {

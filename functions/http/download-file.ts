@@ -14,9 +14,9 @@ const PRESIGNED_SECONDS = 300;
 export const handler = httpRoute({ auth: false }, async (req) => {
   const { id, file: name } = req.pathParameters;
   if (!id || !ORDER_ID_RE.test(id) || !name) throw notFound('file');
-  const { config, files } = services();
+  const { links, files } = services();
   const query = req.event.queryStringParameters ?? {};
-  const file = verifyLink(config.linkSigningKey, id, name, query.expires, query.sig, req.now);
+  const file = verifyLink(await links.key(), id, name, query.expires, query.sig, req.now);
   if (!(await files.exists(id, file))) throw notFound('file (order files are kept 30 days)');
   return { status: 302, headers: { location: await files.presign(id, file, PRESIGNED_SECONDS), 'cache-control': 'no-store' } };
 });

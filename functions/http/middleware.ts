@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { AppError, badRequest, rateLimited, serviceUnavailable, unauthorized } from '../core/errors.ts';
 import { postWindow } from '../core/limits.ts';
 import type { Account } from '../core/pricing.ts';
+import { publishMetrics } from '../adapters/metrics.ts';
 import { logger, services } from '../adapters/services.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
 
@@ -151,6 +152,7 @@ const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
 export function httpRoute(options: RouteOptions, fn: (req: HttpRequest) => Promise<Reply>) {
   const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics())
     .use(envelope())
     .use(maintenance());
   if (options.auth) chain.use(apiKeyAuth(options.withQueue ?? false));

@@ -1,8 +1,9 @@
 /** The review wait (.waitForTaskToken): running -> awaiting_review with the token; POST /videos/{id}/review completes it. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (s, input) => {
+export const handler = stepHandler(async (input) => {
   if (!input.taskToken) throw new Error('The review wait was started without a task token');
-  await s.steps.awaitReview(input.orderId, input.taskToken);
+  await orderSteps().awaitReview(input.orderId, input.taskToken);
   return {};
 });

@@ -1,10 +1,11 @@
 /** The workflow's catch: any active state -> error, refunded exactly once. */
 import { logger } from '../adapters/services.ts';
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (s, input) => {
+export const handler = stepHandler(async (input) => {
   // The client sees a safe reason; the operator sees what happened.
   logger.warn('order failed', { failure: input.failure });
-  await s.steps.fail(input.orderId, input.failure);
+  await orderSteps().fail(input.orderId, input.failure);
   return {};
 });

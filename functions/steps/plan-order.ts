@@ -1,4 +1,5 @@
 /** Quick orders: the planner refines the prompt's parameters. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.plan(input.orderId));
+export const handler = stepHandler((input) => orderSteps().plan(input.orderId));

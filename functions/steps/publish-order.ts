@@ -1,4 +1,5 @@
 /** The posting pack, then running -> done. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.publish(input.orderId));
+export const handler = stepHandler((input) => orderSteps().publish(input.orderId));

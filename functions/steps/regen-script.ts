@@ -1,4 +1,5 @@
 /** A regen decision: the script is rewritten along the note. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.regen(input.orderId));
+export const handler = stepHandler((input) => orderSteps().regen(input.orderId));

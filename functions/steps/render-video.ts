@@ -1,4 +1,5 @@
 /** Renders the mp4 and the cover and stores them, unless they are stored already. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.render(input.orderId));
+export const handler = stepHandler((input) => orderSteps().render(input.orderId));

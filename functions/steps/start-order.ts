@@ -1,4 +1,5 @@
 /** Start the order: queued -> running (a resumed order keeps its status). */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.start(input.orderId));
+export const handler = stepHandler((input) => orderSteps().start(input.orderId));

@@ -1,23 +1,25 @@
-/** The wrapper of every step handler: validated input, the order id in the logs, the process's services. */
+/** The wrapper of every step handler: validated input and the order id in the logs. */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { z } from 'zod';
-import { logger, services } from '../adapters/services.ts';
+import * as z from 'zod/mini';
+import { publishMetrics } from '../adapters/metrics.ts';
+import { logger } from '../adapters/services.ts';
 
 const stepInput = z.object({
-  orderId: z.string().min(1),
-  taskToken: z.string().optional(),
-  eventId: z.string().optional(),
-  failure: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+  orderId: z.string().check(z.minLength(1)),
+  taskToken: z.optional(z.string()),
+  eventId: z.optional(z.string()),
+  failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
 });
 export type StepInput = z.infer<typeof stepInput>;
 
-export function stepHandler<R>(run: (s: ReturnType<typeof services>, input: StepInput) => Promise<R>) {
+export function stepHandler<R>(run: (input: StepInput) => Promise<R>) {
   return middy<unknown, R>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics())
     .handler(async (event) => {
       const input = stepInput.parse(event);
       logger.appendKeys({ orderId: input.orderId });
-      return run(services(), input);
+      return run(input);
     });
 }

@@ -1,4 +1,5 @@
 /** The first script of the order. */
+import { orderSteps } from '../adapters/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((s, input) => s.steps.write(input.orderId));
+export const handler = stepHandler((input) => orderSteps().write(input.orderId));

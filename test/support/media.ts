@@ -1,6 +1,9 @@
 /** Looking at rendered media with the real ffprobe and ffmpeg: streams, loudness, and pixels of a frame region. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { FFMPEG, FFPROBE } from '../../functions/generator/ffmpeg.ts';
+import { createRequire } from 'node:module';
+import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
+
+const FFPROBE = (createRequire(import.meta.url)('@ffprobe-installer/ffprobe') as { path: string }).path;
 
 export interface Probe {
   duration: number;

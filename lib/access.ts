@@ -1,0 +1,54 @@
+/**
+ * What each function may do, and nothing more: the one table of least privileges. CDK turns each entry into the
+ * function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS actions
+ * each function really performs, and check that every one is granted here.
+ */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type BucketAction = 'GetObject' | 'PutObject';
+export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
+
+export interface Access {
+  /** Actions on the single table. */
+  table?: TableAction[];
+  /** Actions on the order files (orders/*) of the bucket. */
+  bucket?: BucketAction[];
+  /** Actions on the order state machine. */
+  orderMachine?: OrderMachineAction[];
+  /** Starts executions of the webhook delivery state machine (the steps that record an event). */
+  startDelivery?: boolean;
+  /** Reads the link-signing secret (the functions that sign or check download links). */
+  linkKey?: boolean;
+}
+
+/** Every authenticated route: the key lookup. Every authenticated POST: its count in the minute's window. */
+const AUTH: TableAction[] = ['BatchGetItem'];
+const POST: TableAction[] = [...AUTH, 'UpdateItem'];
+/** A status change: the order, the user's slot and the queue shard; with an event (and a refund's ledger entry), a put. */
+const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
+const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem'];
+
+/** By function: a route's handler (functions/http) or a step's module (functions/steps). */
+export const ACCESS: Record<string, Access> = {
+  // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
+  'create-quick': { table: [...POST, 'PutItem', 'GetItem'], orderMachine: ['StartExecution'] },
+  'create-video': { table: [...POST, 'PutItem', 'GetItem'], orderMachine: ['StartExecution'] },
+  'get-video': { table: [...AUTH, 'GetItem'], linkKey: true },
+  // A lost review wait is answered with a new execution.
+  'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'] },
+  'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
+  'list-webhooks': { table: [...AUTH, 'GetItem'] },
+  'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
+  'list-deliveries': { table: [...AUTH, 'GetItem', 'Query'] },
+  'get-balance': { table: AUTH },
+  'download-file': { bucket: ['GetObject'], linkKey: true },
+  'not-found': {},
+  'start-order': { table: CHANGE },
+  'plan-order': { table: CHANGE },
+  'write-script': { table: CHANGE },
+  'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
+  'regen-script': { table: CHANGE },
+  'render-video': { table: CHANGE, bucket: ['PutObject'] },
+  'publish-order': { table: CHANGE_WITH_EVENT, bucket: ['PutObject'], startDelivery: true, linkKey: true },
+  'mark-failed': { table: CHANGE_WITH_EVENT, startDelivery: true },
+  'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+};

@@ -1,0 +1,88 @@
+/**
+ * One Lambda function per route handler and per workflow step, bundled by esbuild from the same modules the local
+ * runtime runs. The AWS SDK v3 comes from the Lambda runtime (NodejsFunction's default), which keeps each API bundle
+ * near 100 KB. The render step also ships the ffmpeg binary, the fonts and eSpeak NG beside its bundle.
+ */
+import { join } from 'node:path';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ROOT } from './paths.ts';
+
+export type FunctionKind = 'http' | 'step';
+
+/** Node packages the render step loads from disk at run time (binaries, fonts, WebAssembly), copied beside its bundle. */
+export const RENDER_PACKAGES = [
+  '@ffmpeg-installer/ffmpeg',
+  '@ffmpeg-installer/linux-x64',
+  'espeak-ng',
+  '@expo-google-fonts/montserrat/package.json',
+  '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
+  '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
+] as const;
+
+/** Sizes: the API answers in milliseconds; the render step encodes video on every vCPU it gets. */
+const SIZES = {
+  http: { memorySize: 512, timeout: Duration.seconds(10) },
+  step: { memorySize: 512, timeout: Duration.seconds(120) },
+  render: { memorySize: 3008, timeout: Duration.seconds(900) },
+} as const;
+
+/** esbuild's options for every function; the benchmark bundles with the same ones to measure them. */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  externalModules: ['@aws-sdk/*'],
+};
+
+export const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
+
+export function serviceFunction(scope: Construct, kind: FunctionKind, name: string, environment: Record<string, string>): NodejsFunction {
+  const render = name === 'render-video';
+  const id = `${kind}-${name}`;
+  const logGroup = new LogGroup(scope, `${id}-logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  // Its own role, allowed to write to its own log group only (instead of the managed AWSLambdaBasicExecutionRole).
+  const role = new Role(scope, `${id}-role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  return new NodejsFunction(scope, id, {
+    role,
+    entry: entryOf(kind, name),
+    projectRoot: ROOT,
+    depsLockFilePath: join(ROOT, 'package-lock.json'),
+    runtime: Runtime.NODEJS_24_X,
+    // The render step runs the x86-64 ffmpeg build that npm installs here; everything else runs on Graviton.
+    architecture: render ? Architecture.X86_64 : Architecture.ARM_64,
+    ...SIZES[render ? 'render' : kind],
+    ...(render ? { ephemeralStorageSize: Size.gibibytes(2) } : {}),
+    tracing: Tracing.ACTIVE,
+    loggingFormat: LoggingFormat.JSON,
+    logGroup,
+    environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+    bundling: {
+      ...BUNDLING,
+      ...(render
+        ? {
+            // eSpeak NG finds its WebAssembly next to its own module, so it stays a package instead of being bundled.
+            externalModules: [...BUNDLING.externalModules, 'espeak-ng'],
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir: string, outputDir: string) =>
+                RENDER_PACKAGES.map((p) => {
+                  const from = join(inputDir, 'node_modules', p);
+                  const to = join(outputDir, 'node_modules', p);
+                  return `mkdir -p "${join(to, '..')}" && cp -R "${from}" "${to}"`;
+                }),
+            },
+          }
+        : {}),
+    },
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * The cdk-nag AwsSolutions findings this stack accepts, each acknowledged on the construct it concerns and with its
+ * reason. Any other finding fails `cdk synth` and the infrastructure tests. The data grants themselves are checked by
+ * the tests apart from cdk-nag: no wildcard action or resource on the table or the bucket.
+ */
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { IConstruct } from 'constructs';
+
+const finding = (rule: string) => `AwsSolutions::AwsSolutions-${rule}`;
+const acknowledge = (construct: IConstruct, rule: string, reason: string) => Validations.of(construct).acknowledge({ id: finding(rule), reason });
+
+export const REASONS = {
+  routes:
+    'API keys are checked by every function behind an authenticated route (functions/http/middleware.ts): an HTTP API ' +
+    'authorizer would answer refusals without the contract\'s 401 error envelope. The download route is open by design ' +
+    '(7-day HMAC-signed links need no key) and $default only answers 404.',
+  xray: 'X-Ray PutTraceSegments and PutTelemetryRecords accept no resource narrower than *.',
+  machineLogs: 'Step Functions log delivery (logs:CreateLogDelivery and the rest) and X-Ray accept no resource narrower than *.',
+  machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
+  orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
+  secretRotation:
+    'The link-signing key signs download links valid for 7 days; rotating it invalidates every link issued, so it is rotated ' +
+    'by hand (docs/deploy.md), not on a schedule.',
+} as const;
+
+/** How cdk-nag names a resource in a finding: `<LogicalId.Arn>`. */
+const arnOf = (construct: IConstruct) => `<${Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`;
+
+export interface Findings {
+  functions: Map<string, NodejsFunction>;
+  /** Each state machine with the functions its Task states invoke. */
+  machines: { machine: StateMachine; invokes: NodejsFunction[] }[];
+  routes: IConstruct;
+  secret: Secret;
+  bucket: Bucket;
+  /** The functions granted actions on order files. */
+  fileUsers: NodejsFunction[];
+}
+
+export function acknowledgeFindings(f: Findings): void {
+  acknowledge(f.routes, 'APIG4', REASONS.routes);
+  acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
+  for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
+  for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
+  for (const { machine, invokes } of f.machines) {
+    acknowledge(machine, 'IAM5[Resource::*]', REASONS.machineLogs);
+    for (const fn of invokes) acknowledge(machine, `IAM5[Resource::${arnOf(fn)}:*]`, REASONS.machineInvoke);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Least privilege, checked against what the code really does: every route and every step runs on the local stack
+ * (a quick order to done and its download, a director order through regen and approve, one whose review deadline
+ * lapses, webhook deliveries), an SDK middleware records the AWS action of every call and the function it ran as,
+ * and each recorded action must be granted to that function in lib/access.ts, from which CDK builds the policies.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { ACCESS, type Access } from '../../lib/access.ts';
+import { invocation } from '../../local/invocations.ts';
+import { ROUTES, DEFAULT_ROUTE } from '../../functions/http/routes.ts';
+import { STEPS } from '../../functions/steps/table.ts';
+import { useStack, waitForStatus } from '../support/stack.ts';
+
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', REVIEW_DEADLINE_SECONDS: '8' });
+let receiver: Server | undefined;
+after(() => receiver?.close());
+
+/** The IAM actions one SDK call needs: a transaction needs the action of each of its items. */
+function actionsOf(commandName: string, input: Record<string, any>): string[] {
+  const name = commandName.replace(/Command$/, '');
+  if (name === 'TransactWriteItems') {
+    return (input.TransactItems as Record<string, unknown>[]).map((item) => {
+      const kind = Object.keys(item)[0];
+      return `dynamodb:${kind === 'Put' ? 'PutItem' : kind === 'Update' ? 'UpdateItem' : kind === 'Delete' ? 'DeleteItem' : 'ConditionCheckItem'}`;
+    });
+  }
+  const s3: Record<string, string> = { HeadObject: 's3:GetObject', GetObject: 's3:GetObject', PutObject: 's3:PutObject' };
+  if (s3[name]) return [s3[name]];
+  if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
+  if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
+  return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
+}
+
+/** The same actions, as lib/access.ts grants them. */
+function granted(a: Access): Set<string> {
+  return new Set([
+    ...(a.table ?? []).map((x) => `dynamodb:${x}`),
+    ...(a.bucket ?? []).map((x) => `s3:${x}`),
+    ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
+    ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
+  ]);
+}
+
+describe('least privilege', () => {
+  it('names every function of the route and step tables, and nothing else', () => {
+    const functions = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)];
+    assert.deepEqual(Object.keys(ACCESS).sort(), [...new Set(functions)].sort());
+  });
+
+  it('grants each function every AWS action it performs on the local stack', async () => {
+    const { aws } = await import('../../functions/adapters/aws.ts');
+    const observed = new Map<string, Set<string>>();
+    for (const client of Object.values(aws())) {
+      (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
+        (next: (a: unknown) => Promise<unknown>, context: { commandName: string }) => async (args: { input: Record<string, any> }) => {
+          const fn = invocation.getStore();
+          if (fn) for (const action of actionsOf(context.commandName, args.input)) (observed.get(fn) ?? observed.set(fn, new Set()).get(fn)!).add(action);
+          return next(args);
+        },
+        { step: 'initialize', name: 'accessRecorder' },
+      );
+    }
+    receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    await new Promise<void>((ok) => receiver!.listen(0, '127.0.0.1', ok));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+    const { apiKey: key } = await t.user({ balance: 10_000 });
+    const hook = await t.api('POST', '/webhooks', { key, body: { url: hookUrl } });
+    assert.equal(hook.status, 201);
+    assert.equal((await t.api('GET', '/webhooks', { key })).status, 200);
+    assert.equal((await t.api('GET', '/balance', { key })).status, 200);
+    assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
+
+    // A quick order to done, created twice with one Idempotency-Key (the second is a replay), then downloaded.
+    const quick = { key, body: { prompt: 'A 10 second video about green tea' }, headers: { 'idempotency-key': 'access-1' } };
+    const created = await t.api('POST', '/videos:quick', quick);
+    assert.equal(created.status, 201);
+    assert.equal((await t.api('POST', '/videos:quick', quick)).status, 200);
+    const done = await waitForStatus(t, key, created.body.id, ['done', 'error']);
+    assert.equal(done.status, 'done');
+    assert.equal((await fetch(done.result_url, { redirect: 'manual' })).status, 302);
+
+    // Director mode: regen, then approve; and one order whose review deadline lapses.
+    const director = await t.api('POST', '/videos', { key, body: { topic: 'Tea', duration_seconds: 10, director_mode: true } });
+    const lapsing = await t.api('POST', '/videos', { key, body: { topic: 'Coffee', duration_seconds: 10, director_mode: true } });
+    assert.equal(director.status, 201);
+    await waitForStatus(t, key, director.body.id, ['awaiting_review']);
+    assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'regen', note: 'shorter' } })).status, 200);
+    await waitForStatus(t, key, director.body.id, ['awaiting_review']);
+    assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
+    assert.equal((await waitForStatus(t, key, director.body.id, ['done', 'error'])).status, 'done');
+    assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
+
+    const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { key });
+    assert.equal(deliveries.status, 200);
+    assert.ok(deliveries.body.data.length >= 4, 'the events were delivered');
+    assert.equal((await t.api('DELETE', `/webhooks/${hook.body.id}`, { key })).status, 204);
+
+    const missing: string[] = [];
+    for (const [fn, actions] of observed) {
+      const allowed = granted(ACCESS[fn] ?? {});
+      for (const action of actions) if (!allowed.has(action)) missing.push(`${fn}: ${action}`);
+    }
+    assert.deepEqual(missing, [], `performed but not granted:\n${missing.join('\n')}`);
+    // Every function ran, so the check above covered them all (not-found makes no AWS call).
+    const ran = [...observed.keys()].sort();
+    assert.deepEqual(ran, Object.keys(ACCESS).filter((f) => f !== 'not-found').sort());
+  });
+});
