@@ -89,12 +89,12 @@ export async function benchApi(): Promise<void> {
   });
   try {
     const { services } = await import('../functions/adapters/services.ts');
-    const { aws } = await import('../functions/adapters/aws.ts');
+    const { aws, allClients } = await import('../functions/adapters/aws.ts');
     const { keys } = await import('../functions/adapters/keys.ts');
     const { planFromPrompt } = await import('../functions/generator/planner.ts');
     const clients = aws();
     let calls = 0;
-    for (const client of [clients.ddb, clients.s3, clients.sfn]) {
+    for (const client of Object.values(await allClients())) {
       (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
         (next: (a: unknown) => Promise<unknown>) => async (args: unknown) => {
           calls++;

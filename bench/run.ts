@@ -2,6 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { benchApi } from './api.ts';
+import { benchCost } from './cost.ts';
+import { benchLambdas } from './lambdas.ts';
 import { benchRender } from './render.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWorkflow } from './workflow.ts';
@@ -9,7 +11,7 @@ import { benchWorkflow } from './workflow.ts';
 const only = process.argv[2];
 // Each part gets its own process: a process's services are bound to the one local stack it started.
 if (!only) {
-  for (const part of ['api', 'render', 'workflow', 'webhooks']) {
+  for (const part of ['api', 'render', 'workflow', 'webhooks', 'lambdas', 'cost']) {
     const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], { stdio: 'inherit' });
     if (res.status !== 0) process.exit(res.status ?? 1);
   }
@@ -43,4 +45,22 @@ if (only === 'webhooks') {
   console.log(`| events received | ${h.count} of 20 | 20 |`);
   console.log(`| status change to arrival, p50 | ${h.p50} ms | < 1000 ms ${verdict(h.p50 < 1000)} |`);
   console.log(`| status change to arrival, max | ${h.max} ms | < 1000 ms ${verdict(h.max < 1000)} |`);
+}
+if (only === 'lambdas') {
+  const figures = benchLambdas();
+  const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+  console.log('\n| Lambda bundle (cdk synth) | bundle KB (minified) | import ms (fresh process, median of 5) | target |');
+  console.log('|---|---|---|---|');
+  for (const f of figures.sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name))) {
+    const target = f.kind === 'http' ? `< 300 KB ${verdict(f.bytes < 300 * 1024)}, < 150 ms ${verdict(f.importMs < 150)}` : '';
+    console.log(`| ${f.kind} ${f.name} | ${(f.bytes / 1024).toFixed(1)} | ${f.importMs.toFixed(1)} | ${target} |`);
+  }
+}
+if (only === 'cost') {
+  const c = await benchCost();
+  console.log('\n| one quick order on AWS, rendering excluded (counts measured on the local stack) | count | USD |');
+  console.log('|---|---|---|');
+  for (const l of c.lines) console.log(`| ${l.what} | ${Number.isInteger(l.count) ? l.count : l.count.toFixed(3)} | ${l.usd.toFixed(7)} |`);
+  console.log(`| total | | ${c.total.toFixed(7)} (target < 0.0005 ${c.total < 0.0005 ? 'OK' : 'MISSED'}) |`);
+  console.log(`\nThe render step took ${(c.renderMs / 1000).toFixed(1)} s here (excluded above; on AWS it runs at 3008 MB, x86-64).`);
 }

@@ -25,7 +25,7 @@ export const RENDER_PACKAGES = [
 ] as const;
 
 /** Sizes: the API answers in milliseconds; the render step encodes video on every vCPU it gets. */
-const SIZES = {
+export const SIZES = {
   http: { memorySize: 512, timeout: Duration.seconds(10) },
   step: { memorySize: 512, timeout: Duration.seconds(120) },
   render: { memorySize: 3008, timeout: Duration.seconds(900) },

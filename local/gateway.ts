@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { API_PREFIX, DEFAULT_ROUTE, ROUTES, type Route } from '../functions/http/routes.ts';
-import { invocation } from './invocations.ts';
+import { invoke } from './invocations.ts';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -145,7 +145,7 @@ export class LocalGateway {
         isBase64Encoded: bytes.length > 0 && !textual,
       };
       const handler = await this.handler(name);
-      const result = await invocation.run(name, () => handler(event, lambdaContext(name, requestId)));
+      const result = await invoke(name, () => handler(event, lambdaContext(name, requestId)));
       const body = result.body ?? '';
       res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
       res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);

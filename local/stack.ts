@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
-import { invocation } from './invocations.ts';
+import { invoke } from './invocations.ts';
 import { startS3 } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
 
@@ -109,7 +109,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const steps = STEPS.filter((s) => s.machine === name);
       for (const step of steps) {
         const mod = (await import(moduleOf('step', step.module))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-        const run: TaskHandler = (input) => invocation.run(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`)));
+        const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`)));
         tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
       }
       const waitForToken = new Set(steps.filter((s) => s.waitForTaskToken).map((s) => s.state));

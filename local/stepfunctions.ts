@@ -177,6 +177,11 @@ export class LocalStepFunctions {
     return this.executions.get(executionArn)?.transitions ?? 0;
   }
 
+  /** State transitions of every execution so far, of every state machine. */
+  totalTransitions(): number {
+    return [...this.executions.values()].reduce((sum, e) => sum + e.transitions, 0);
+  }
+
   private execution(arn: string): Execution {
     const e = this.executions.get(arn);
     if (!e) throw new SfnError('ExecutionDoesNotExist', `Execution does not exist: ${arn}`);

@@ -1,8 +1,9 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, paginateScan, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
 import type { OrderEvent } from '../core/ports.ts';
+import { sdk } from './aws.ts';
 import { cancellationReasons } from './dynamo.ts';
 import { keys, ttl } from './keys.ts';
 
@@ -102,13 +103,14 @@ export class DeliveryEvents {
 /** Starts the delivery workflow of an event; starting it again for the same event is a no-op. */
 export class DeliveryWorkflow {
   constructor(
-    private readonly sfn: SFNClient,
+    private readonly sfn: () => Promise<SFNClient>,
     private readonly stateMachineArn: () => string,
   ) {}
 
   async start(event: Pick<OrderEvent, 'id' | 'orderId'>): Promise<void> {
+    const { StartExecutionCommand } = await sdk.sfn();
     try {
-      await this.sfn.send(
+      await (await this.sfn()).send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           // Execution names allow letters, digits, - and _.
@@ -117,7 +119,7 @@ export class DeliveryWorkflow {
         }),
       );
     } catch (err) {
-      if (err instanceof ExecutionAlreadyExists || (err as Error).name === 'ExecutionAlreadyExists') return;
+      if ((err as Error).name === 'ExecutionAlreadyExists') return;
       throw err;
     }
   }

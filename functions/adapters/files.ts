@@ -1,15 +1,8 @@
 /** Order files in S3: everything of an order lives under orders/<order id>/. */
 import { createReadStream, statSync } from 'node:fs';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ORDER_FILES, type OrderFile } from '../core/order-steps.ts';
+import { sdk } from './aws.ts';
 
 export const fileKeys = {
   orderPrefix: (orderId: string) => `orders/${orderId}/`,
@@ -18,13 +11,14 @@ export const fileKeys = {
 
 export class OrderFiles {
   constructor(
-    private readonly s3: S3Client,
+    private readonly s3: () => Promise<S3Client>,
     private readonly bucket: string,
   ) {}
 
   async exists(orderId: string, file: OrderFile): Promise<boolean> {
+    const { HeadObjectCommand } = await sdk.s3();
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }));
+      await (await this.s3()).send(new HeadObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }));
       return true;
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -35,7 +29,8 @@ export class OrderFiles {
 
   /** Stores a file from memory, or from a path on disk (streamed). */
   async put(orderId: string, file: OrderFile, body: Buffer | string, fromPath = false): Promise<void> {
-    await this.s3.send(
+    const { PutObjectCommand } = await sdk.s3();
+    await (await this.s3()).send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: fileKeys.file(orderId, file),
@@ -48,8 +43,9 @@ export class OrderFiles {
   }
 
   /** A short-lived presigned GET of the file (the download route redirects to it). */
-  presign(orderId: string, file: OrderFile, seconds: number): Promise<string> {
-    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }), { expiresIn: seconds });
+  async presign(orderId: string, file: OrderFile, seconds: number): Promise<string> {
+    const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([sdk.s3(), sdk.presigner()]);
+    return getSignedUrl(await this.s3(), new GetObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }), { expiresIn: seconds });
   }
 
   async deleteAll(orderId: string): Promise<number> {
@@ -62,13 +58,15 @@ export class OrderFiles {
   }
 
   private async deleteWhere(prefix: string, keep: (modified: Date) => boolean): Promise<number> {
+    const { DeleteObjectsCommand, ListObjectsV2Command } = await sdk.s3();
+    const s3 = await this.s3();
     let deleted = 0;
     let token: string | undefined;
     do {
-      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
       const objects = (page.Contents ?? []).filter((o) => keep(o.LastModified ?? new Date(0))).map((o) => ({ Key: o.Key! }));
       if (objects.length) {
-        await this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
+        await s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
         deleted += objects.length;
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;

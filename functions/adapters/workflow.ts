@@ -1,19 +1,21 @@
 /** The order workflow behind the Workflow port: one Step Functions execution per order, named by the order id. */
-import { ExecutionAlreadyExists, SendTaskSuccessCommand, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { ReviewDecision } from '../contract/review.ts';
 import type { Order } from '../core/orders.ts';
 import type { Workflow } from '../core/ports.ts';
+import { sdk } from './aws.ts';
 
 export class StepFunctionsWorkflow implements Workflow {
   constructor(
-    private readonly sfn: SFNClient,
+    private readonly sfn: () => Promise<SFNClient>,
     private readonly stateMachineArn: () => string,
     private readonly reviewDeadlineSeconds: number,
   ) {}
 
   async start(order: Order): Promise<void> {
+    const { StartExecutionCommand } = await sdk.sfn();
     try {
-      await this.sfn.send(
+      await (await this.sfn()).send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           // The name makes a second start of the same order a no-op instead of a second video.
@@ -22,7 +24,7 @@ export class StepFunctionsWorkflow implements Workflow {
         }),
       );
     } catch (err) {
-      if (err instanceof ExecutionAlreadyExists || (err as Error).name === 'ExecutionAlreadyExists') return;
+      if ((err as Error).name === 'ExecutionAlreadyExists') return;
       throw err;
     }
   }
@@ -32,12 +34,14 @@ export class StepFunctionsWorkflow implements Workflow {
    * longer exists (its execution ended with a stop) gets a new execution, which picks up from the recorded decision.
    */
   async resumeAfterReview(order: Order, decision: ReviewDecision): Promise<void> {
+    const { SendTaskSuccessCommand, StartExecutionCommand } = await sdk.sfn();
+    const sfn = await this.sfn();
     try {
       if (!order.reviewToken) throw Object.assign(new Error('no task token'), { name: 'TaskDoesNotExist' });
-      await this.sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify({ action: decision.action }) }));
+      await sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify({ action: decision.action }) }));
     } catch (err) {
       if ((err as Error).name !== 'TaskDoesNotExist') throw err;
-      await this.sfn.send(
+      await sfn.send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           name: `${order.id}-r${Date.now()}`,

@@ -50,9 +50,9 @@ describe('least privilege', () => {
   });
 
   it('grants each function every AWS action it performs on the local stack', async () => {
-    const { aws } = await import('../../functions/adapters/aws.ts');
+    const { allClients } = await import('../../functions/adapters/aws.ts');
     const observed = new Map<string, Set<string>>();
-    for (const client of Object.values(aws())) {
+    for (const client of Object.values(await allClients())) {
       (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
         (next: (a: unknown) => Promise<unknown>, context: { commandName: string }) => async (args: { input: Record<string, any> }) => {
           const fn = invocation.getStore();
