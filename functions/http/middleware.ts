@@ -60,6 +60,8 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
   before: (request: Req) => {
     const { event } = request;
     const headers = event.headers ?? {};
+    // The id clients see in X-Request-Id and the envelope, on every log line of the request.
+    logger.appendKeys({ requestId: requestIdOf(event) });
     request.context.req = {
       event,
       requestId: requestIdOf(event),
