@@ -42,6 +42,8 @@ export const ACCESS: Record<string, Access> = {
   'get-balance': { table: AUTH },
   'download-file': { bucket: ['GetObject'], linkKey: true },
   'not-found': {},
+  'get-openapi': {},
+  'get-docs': {},
   'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE },
   'write-script': { table: CHANGE },

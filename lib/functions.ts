@@ -14,15 +14,20 @@ import { ROOT } from './paths.ts';
 
 export type FunctionKind = 'http' | 'step';
 
-/** Node packages the render step loads from disk at run time (binaries, fonts, WebAssembly), copied beside its bundle. */
-export const RENDER_PACKAGES = [
-  '@ffmpeg-installer/ffmpeg',
-  '@ffmpeg-installer/linux-x64',
-  'espeak-ng',
-  '@expo-google-fonts/montserrat/package.json',
-  '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
-  '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
-] as const;
+/** Files of node packages a function reads from disk at run time, copied beside its bundle. */
+export const PACKAGE_FILES: Record<string, readonly string[]> = {
+  // The render step: ffmpeg, the fonts, eSpeak NG's WebAssembly.
+  'render-video': [
+    '@ffmpeg-installer/ffmpeg',
+    '@ffmpeg-installer/linux-x64',
+    'espeak-ng',
+    '@expo-google-fonts/montserrat/package.json',
+    '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
+    '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
+  ],
+  // The docs page: Swagger UI's two assets.
+  'get-docs': ['swagger-ui-dist/package.json', 'swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
+};
 
 /** Sizes: the API answers in milliseconds; the render step encodes video on every vCPU it gets. */
 export const SIZES = {
@@ -67,15 +72,15 @@ export function serviceFunction(scope: Construct, kind: FunctionKind, name: stri
     environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
     bundling: {
       ...BUNDLING,
-      ...(render
+      // eSpeak NG finds its WebAssembly next to its own module, so it stays a package instead of being bundled.
+      ...(render ? { externalModules: [...BUNDLING.externalModules, 'espeak-ng'] } : {}),
+      ...(PACKAGE_FILES[name]
         ? {
-            // eSpeak NG finds its WebAssembly next to its own module, so it stays a package instead of being bundled.
-            externalModules: [...BUNDLING.externalModules, 'espeak-ng'],
             commandHooks: {
               beforeBundling: () => [],
               beforeInstall: () => [],
               afterBundling: (inputDir: string, outputDir: string) =>
-                RENDER_PACKAGES.map((p) => {
+                PACKAGE_FILES[name]!.map((p) => {
                   const from = join(inputDir, 'node_modules', p);
                   const to = join(outputDir, 'node_modules', p);
                   return `mkdir -p "${join(to, '..')}" && cp -R "${from}" "${to}"`;

@@ -16,3 +16,21 @@ export const webhookCreated = z.extend(webhookView, { secret: z.string() });
 /** GET /webhooks. */
 export const webhookList = z.object({ data: z.array(webhookView) });
 export type WebhookView = z.infer<typeof webhookView>;
+
+/** GET /webhooks/{id}/deliveries (additive): the latest delivery attempts of the key's webhook, newest first. */
+export const deliveryList = z.object({
+  data: z.array(
+    z.object({
+      event_id: z.string(),
+      event: z.enum(['video.awaiting_review', 'video.done', 'video.error']),
+      order_id: z.string(),
+      attempt: z.int(),
+      at: z.string(),
+      url: z.string(),
+      http_status: z.optional(z.int()),
+      error: z.optional(z.string()),
+      latency_ms: z.number(),
+      outcome: z.enum(['delivered', 'pending', 'dropped', 'no_webhook']),
+    }),
+  ),
+});

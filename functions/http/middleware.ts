@@ -35,6 +35,8 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The body is a string sent as it is, with the content-type of `headers` (the docs page and its assets). */
+  raw?: boolean;
 }
 
 export interface RouteOptions {
@@ -164,6 +166,7 @@ export function httpRoute(options: RouteOptions, fn: (req: HttpRequest) => Promi
     const reply = await fn(context.req);
     const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
     if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+    if (reply.raw) return { statusCode: reply.status, headers, body: String(reply.body) };
     return {
       statusCode: reply.status,
       headers: { 'content-type': 'application/json', ...headers },

@@ -24,6 +24,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
   /** result_url and cover_url: signed links, no key. */
   { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },
+  /** The contract: the OpenAPI document and the interactive reference with its assets, no key. */
+  { method: 'GET', path: '/openapi.json', handler: 'get-openapi', auth: false },
+  { method: 'GET', path: '/docs', handler: 'get-docs', auth: false },
+  { method: 'GET', path: '/docs/{asset}', handler: 'get-docs', auth: false },
 ];
 
 /** Requests that match no route; it answers 404 not_found in the envelope. */

@@ -21,8 +21,8 @@ import { probe } from '../support/media.ts';
 
 /** The endpoints of spec/public-api-v1.md. */
 const SPEC_ROUTES = ['POST /videos:quick', 'POST /videos', 'GET /videos/{id}', 'POST /videos/{id}/review', 'POST /webhooks', 'GET /webhooks', 'DELETE /webhooks/{id}', 'GET /balance'];
-/** The routes that need no key: the signed download links (the schema and docs routes join them with the contract issue). */
-const OPEN_ROUTES = ['GET /files/{id}/{file}'];
+/** The routes that need no key: the signed download links, the OpenAPI document and the docs page. */
+const OPEN_ROUTES = ['GET /files/{id}/{file}', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}'];
 
 // Inside the project, as `cdk synth` writes it: the bundles then find the AWS SDK in node_modules, as in Lambda they find
 // the runtime's.
@@ -191,7 +191,7 @@ describe('the CDK stack', () => {
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
     assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
-    assert.equal(count(/"Throttles"/), ROUTES.length + 1 + STEPS.length, 'throttles of every function');
+    assert.equal(count(/"Throttles"/), new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)]).size, 'throttles of every function');
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');
     for (const a of ofType('AWS::CloudWatch::Alarm')) assert.equal(a[1].Properties.AlarmActions.length, 1, 'each alarm notifies the topic');
     assert.equal(ofType('AWS::CloudWatch::Dashboard').length, 1);

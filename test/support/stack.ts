@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { checkAgainstContract } from './contract.ts';
 
 export interface ApiResponse {
   status: number;
@@ -52,6 +53,8 @@ export function useStack(env: Record<string, string> = {}): TestStack {
     } catch {
       parsed = undefined;
     }
+    // Every answer the tests receive must be what the OpenAPI document says (errors included).
+    checkAgainstContract(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
   t.user = async (opts = {}) => {

@@ -1,0 +1,346 @@
+/**
+ * The OpenAPI 3.1 document of the contract, built from the route table, the zod schemas that validate the requests
+ * and describe the answers (functions/contract), and the one error mapping. GET /openapi.json serves it; the docs
+ * page and the clients read it. Each route's operation is described once, here.
+ */
+import * as z from 'zod/mini';
+import { balanceResponse } from '../contract/balance.ts';
+import { creationResponse, createVideoBody, orderRecord, quickVideoBody } from '../contract/orders.ts';
+import { reviewBody } from '../contract/review.ts';
+import { createWebhookBody, deliveryList, webhookCreated, webhookList } from '../contract/webhooks.ts';
+import '../contract/zod.ts';
+import { STATUS_OF } from './errors.ts';
+import { ROUTES, type Route } from './routes.ts';
+
+type Schema = z.core.$ZodType;
+type Json = Record<string, unknown>;
+
+/** The error envelope every failure answers with; request_id is additive. */
+export const errorEnvelope = z.object({
+  error: z.object({
+    code: z.enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]]),
+    message: z.string(),
+    request_id: z.optional(z.string()),
+  }),
+});
+
+interface Operation {
+  id: string;
+  summary: string;
+  description: string;
+  tag: 'Orders' | 'Webhooks' | 'Account' | 'Files' | 'Contract';
+  body?: Schema;
+  /** Success answers: status -> schema (undefined: no body). */
+  ok: Record<number, { description: string; schema?: Schema; headers?: string[] }>;
+  /** The error codes this operation can answer with, beyond those every operation shares. */
+  errors?: (keyof typeof STATUS_OF)[];
+  idempotent?: boolean;
+  examples?: { curl: string; js: string; python: string };
+}
+
+const example = (curl: string, js: string, python: string) => ({ curl, js, python });
+
+/** By handler name (the route table's). */
+export const OPERATIONS: Record<string, Operation> = {
+  'create-quick': {
+    id: 'createQuickVideo',
+    summary: 'Order a video from a one-line prompt',
+    description: 'The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats.',
+    tag: 'Orders',
+    body: quickVideoBody,
+    ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
+    // generator_unavailable: reserved by the contract for a planner that cannot be reached.
+    errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
+    idempotent: true,
+    examples: example(
+      `curl -s -X POST "$BASE/videos:quick" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: 7f0c...' -d '{"prompt": "Funny 20 second video about cats with a song"}'`,
+      `const order = await client.createQuick('Funny 20 second video about cats with a song');`,
+      `order = client.create_quick("Funny 20 second video about cats with a song")`,
+    ),
+  },
+  'create-video': {
+    id: 'createVideo',
+    summary: 'Order a video with explicit parameters',
+    description: 'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review.',
+    tag: 'Orders',
+    body: createVideoBody,
+    ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
+    // generator_unavailable: reserved by the contract for a planner that cannot be reached.
+    errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
+    idempotent: true,
+    examples: example(
+      `curl -s -X POST "$BASE/videos" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"topic": "Green tea", "duration_seconds": 15, "director_mode": true}'`,
+      `const order = await client.createVideo({ topic: 'Green tea', duration_seconds: 15, director_mode: true });`,
+      `order = client.create_video({"topic": "Green tea", "duration_seconds": 15, "director_mode": True})`,
+    ),
+  },
+  'get-video': {
+    id: 'getVideo',
+    summary: 'Read an order',
+    description: 'The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read.',
+    tag: 'Orders',
+    ok: { 200: { description: 'The order', schema: orderRecord } },
+    errors: ['forbidden', 'not_found'],
+    examples: example(`curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`, `const order = await client.getVideo('vid_...');`, `order = client.get_video("vid_...")`),
+  },
+  'review-video': {
+    id: 'reviewVideo',
+    summary: 'Approve, edit or regenerate the script of an order in awaiting_review',
+    description: 'approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review.',
+    tag: 'Orders',
+    body: reviewBody,
+    ok: { 200: { description: 'The order, now running', schema: orderRecord } },
+    errors: ['forbidden', 'not_found', 'not_awaiting_review'],
+    examples: example(
+      `curl -s -X POST "$BASE/videos/vid_.../review" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"action": "approve"}'`,
+      `await client.review('vid_...', { action: 'approve' });`,
+      `client.review("vid_...", {"action": "approve"})`,
+    ),
+  },
+  'create-webhook': {
+    id: 'createWebhook',
+    summary: 'Register (or replace) the webhook',
+    description: 'One webhook per key; a repeat replaces the url and issues a new secret, shown only in this answer. The url must be public HTTPS.',
+    tag: 'Webhooks',
+    body: createWebhookBody,
+    ok: { 201: { description: 'The webhook with its signing secret', schema: webhookCreated } },
+    examples: example(
+      `curl -s -X POST "$BASE/webhooks" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"url": "https://example.com/hooks/video"}'`,
+      `const { secret } = await client.createWebhook('https://example.com/hooks/video');`,
+      `secret = client.create_webhook("https://example.com/hooks/video")["secret"]`,
+    ),
+  },
+  'list-webhooks': {
+    id: 'listWebhooks',
+    summary: 'The webhook of the key',
+    description: 'A list of at most one webhook, without its secret.',
+    tag: 'Webhooks',
+    ok: { 200: { description: 'The webhooks', schema: webhookList } },
+    examples: example(`curl -s "$BASE/webhooks" -H "X-API-Key: $KEY"`, `const { data } = await client.listWebhooks();`, `webhooks = client.list_webhooks()["data"]`),
+  },
+  'delete-webhook': {
+    id: 'deleteWebhook',
+    summary: 'Delete the webhook',
+    description: 'Events from then on are not delivered.',
+    tag: 'Webhooks',
+    ok: { 204: { description: 'Deleted' } },
+    errors: ['forbidden', 'not_found'],
+    examples: example(`curl -s -X DELETE "$BASE/webhooks/wh_..." -H "X-API-Key: $KEY"`, `await client.deleteWebhook('wh_...');`, `client.delete_webhook("wh_...")`),
+  },
+  'list-deliveries': {
+    id: 'listDeliveries',
+    summary: 'Recent delivery attempts of the webhook',
+    description: 'The latest 50 attempts, newest first: time, HTTP status or error, latency and outcome.',
+    tag: 'Webhooks',
+    ok: { 200: { description: 'Delivery attempts', schema: deliveryList } },
+    errors: ['forbidden', 'not_found'],
+    examples: example(`curl -s "$BASE/webhooks/wh_.../deliveries" -H "X-API-Key: $KEY"`, `const { data } = await client.listDeliveries('wh_...');`, `attempts = client.list_deliveries("wh_...")["data"]`),
+  },
+  'get-balance': {
+    id: 'getBalance',
+    summary: 'The balance in doubloons',
+    description: 'Doubloons, trial videos left and, for users with a plan, the heavy videos left this month.',
+    tag: 'Account',
+    ok: { 200: { description: 'The balance', schema: balanceResponse } },
+    examples: example(`curl -s "$BASE/balance" -H "X-API-Key: $KEY"`, `const balance = await client.getBalance();`, `balance = client.get_balance()`),
+  },
+  'download-file': {
+    id: 'downloadFile',
+    summary: 'Download an order file through its signed link',
+    description: 'The target of `result_url` and `cover_url`: no key. A valid link redirects to the file; a tampered or expired one is 403, a file past its 30 days 404.',
+    tag: 'Files',
+    ok: { 302: { description: 'Redirect to the file', headers: ['Location'] } },
+    errors: ['forbidden', 'not_found'],
+  },
+  'get-openapi': {
+    id: 'getOpenApi',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document of the contract. No key.',
+    tag: 'Contract',
+    ok: { 200: { description: 'The OpenAPI document' } },
+  },
+  'get-docs': {
+    id: 'getDocs',
+    summary: 'The interactive reference',
+    description: 'An HTML page rendering this document, served with its assets by the service. No key.',
+    tag: 'Contract',
+    ok: { 200: { description: 'The reference page (HTML)' } },
+    errors: ['not_found'],
+  },
+};
+
+const HEADERS: Record<string, Json> = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  'Idempotent-Replayed': { description: '`true` on the answer to a repeated Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  Location: { description: 'Where the file is', schema: { type: 'string', format: 'uri' } },
+  'X-Request-Id': { description: 'The request id, also in error envelopes', schema: { type: 'string' } },
+};
+
+const jsonSchema = (schema: Schema, io: 'input' | 'output'): Json => {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
+  return rest;
+};
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function errorResponses(route: Route, op: Operation): Record<string, Json> {
+  const codes = new Set<keyof typeof STATUS_OF>(['internal_error', 'service_unavailable', ...(op.errors ?? [])]);
+  if (route.auth) codes.add('unauthorized');
+  if (op.body) ['bad_request', 'invalid_params'].forEach((c) => codes.add(c as keyof typeof STATUS_OF));
+  if (route.auth && route.method === 'POST') codes.add('rate_limited');
+  if (route.handler === 'not-found') codes.add('not_found');
+  const byStatus = new Map<number, string[]>();
+  for (const code of codes) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      String(status),
+      {
+        description: list.map((c) => `\`${c}\``).join(', '),
+        headers: { 'X-Request-Id': HEADERS['X-Request-Id'], ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}) },
+        content: { 'application/json': { schema: ref('Error') } },
+      },
+    ]),
+  );
+}
+
+const PATH_PARAMS: Record<string, Json> = {
+  id: { description: 'Order id (vid_...) or webhook id (wh_...)', schema: { type: 'string' } },
+  file: { description: 'video.mp4 or cover.jpg', schema: { type: 'string' } },
+  asset: { description: 'swagger-ui-bundle.js or swagger-ui.css', schema: { type: 'string' } },
+};
+
+/** The schemas named under components, by the zod schema they come from. */
+const NAMED: [string, Schema, 'input' | 'output'][] = [
+  ['QuickVideoRequest', quickVideoBody, 'input'],
+  ['CreateVideoRequest', createVideoBody, 'input'],
+  ['CreationResponse', creationResponse, 'output'],
+  ['Order', orderRecord, 'output'],
+  ['ReviewRequest', reviewBody, 'input'],
+  ['CreateWebhookRequest', createWebhookBody, 'input'],
+  ['WebhookCreated', webhookCreated, 'output'],
+  ['WebhookList', webhookList, 'output'],
+  ['DeliveryList', deliveryList, 'output'],
+  ['Balance', balanceResponse, 'output'],
+  ['Error', errorEnvelope, 'output'],
+];
+const nameOf = (schema: Schema) => NAMED.find(([, s]) => s === schema)?.[0];
+const schemaRef = (schema: Schema) => {
+  const name = nameOf(schema);
+  if (!name) throw new Error('A schema of the API is not named in the OpenAPI components');
+  return ref(name);
+};
+
+const codeSamples = (op: Operation) =>
+  op.examples
+    ? {
+        'x-codeSamples': [
+          { lang: 'Shell', label: 'curl', source: op.examples.curl },
+          { lang: 'JavaScript', label: 'JavaScript client', source: op.examples.js },
+          { lang: 'Python', label: 'Python client', source: op.examples.python },
+        ],
+      }
+    : {};
+
+const samplesMarkdown = (op: Operation) =>
+  op.examples ? `\n\n**curl**\n\n\`\`\`sh\n${op.examples.curl}\n\`\`\`\n\n**JavaScript**\n\n\`\`\`js\n${op.examples.js}\n\`\`\`\n\n**Python**\n\n\`\`\`python\n${op.examples.python}\n\`\`\`` : '';
+
+function operation(route: Route): Json {
+  const op = OPERATIONS[route.handler];
+  if (!op) throw new Error(`No OpenAPI operation for the route ${route.method} ${route.path}`);
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, ...PATH_PARAMS[m[1]!] }));
+  if (route.handler === 'download-file') {
+    params.push(
+      { name: 'expires', in: 'query', required: true, description: 'Unix time the link stops working', schema: { type: 'integer' } } as never,
+      { name: 'sig', in: 'query', required: true, description: 'The link signature', schema: { type: 'string' } } as never,
+    );
+  }
+  if (op.idempotent) {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Your key for this order, 1 to 255 characters, remembered 24 hours: a repeat returns the original order (200) and charges nothing.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    } as never);
+  }
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    description: op.description + samplesMarkdown(op),
+    tags: [op.tag],
+    ...(route.auth ? {} : { security: [] }),
+    ...(params.length ? { parameters: params } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(op.body) } } } } : {}),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(op.ok).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            headers: Object.fromEntries(['X-Request-Id', ...(r.headers ?? [])].map((h) => [h, HEADERS[h]])),
+            ...(r.schema ? { content: { 'application/json': { schema: schemaRef(r.schema) } } } : {}),
+            ...(route.handler === 'get-openapi' ? { content: { 'application/json': { schema: { type: 'object' } } } } : {}),
+            ...(route.handler === 'get-docs' ? { content: { 'text/html': { schema: { type: 'string' } } } } : {}),
+          },
+        ]),
+      ),
+      ...errorResponses(route, op),
+    },
+    ...codeSamples(op),
+  };
+}
+
+const EVENTS = {
+  'video.awaiting_review': 'Director mode: the script waits for a decision (POST /videos/{id}/review).',
+  'video.done': 'The video is ready; the body carries result_url and metadata.',
+  'video.error': 'Generation failed; the doubloons are already refunded.',
+} as const;
+
+function webhook(event: keyof typeof EVENTS): Json {
+  return {
+    post: {
+      summary: event,
+      // Signed by the service, not called with a key.
+      security: [],
+      description: `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.`,
+      parameters: [
+        { name: 'X-Service-Signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+        { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string', enum: [event] } },
+        { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'Stable across the attempts of one event', schema: { type: 'string' } },
+        { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time of this attempt', schema: { type: 'string' } },
+        { name: 'X-Service-Delivery-Attempt', in: 'header', required: true, description: '1 to 5', schema: { type: 'string' } },
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('Order') } } },
+      responses: { '2XX': { description: 'Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s).' } },
+    },
+  };
+}
+
+let built: Json | undefined;
+
+/** The document; `serverUrl` is the API's base address, /v1 included. */
+export function openApiDocument(serverUrl: string): Json {
+  built ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'Video generation service',
+      version: '1.0.0',
+      description:
+        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order.',
+    },
+    servers: [{ url: '/v1' }],
+    tags: [{ name: 'Orders' }, { name: 'Webhooks' }, { name: 'Account' }, { name: 'Files' }, { name: 'Contract' }],
+    security: [{ ApiKey: [] }],
+    // Paths are relative to the base address, which ends with /v1 (spec: Endpoints).
+    paths: ROUTES.reduce<Json>((paths, r) => {
+      const path = r.path;
+      paths[path] = { ...(paths[path] as Json | undefined), [r.method.toLowerCase()]: operation(r) };
+      return paths;
+    }, {}),
+    webhooks: Object.fromEntries((Object.keys(EVENTS) as (keyof typeof EVENTS)[]).map((e) => [e, webhook(e)])),
+    components: {
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Issued by the chat bot (/apikey); shown once.' } },
+      schemas: Object.fromEntries(NAMED.map(([name, schema, io]) => [name, jsonSchema(schema, io)])),
+    },
+  };
+  return { ...built, servers: [{ url: serverUrl, description: 'This deployment' }] };
+}

@@ -1,0 +1,72 @@
+/**
+ * The contract as served: GET /openapi.json (no key) is a valid OpenAPI 3.1 document by an independent validator and
+ * describes every route, header, error code and the webhook events; GET /docs serves the reference page and its
+ * assets from the service. The answers of every test that uses the test client are checked against this document
+ * (test/support/contract.ts); the last test here shows that check refusing what breaks the document.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { STATUS_OF } from '../../functions/http/errors.ts';
+import { ROUTES } from '../../functions/http/routes.ts';
+import { checkAgainstContract } from '../support/contract.ts';
+import { useStack } from '../support/stack.ts';
+
+const t = useStack();
+
+describe('the OpenAPI document', () => {
+  it('is served without a key and is valid OpenAPI 3.1', async () => {
+    const res = await t.api('GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, '3.1.0');
+    assert.equal(res.body.servers[0].url, t.baseUrl);
+    const result = await new Validator().validate(res.body);
+    assert.deepEqual(result.errors, undefined);
+    assert.equal(result.valid, true);
+  });
+
+  it('describes every route, the headers, every error code and the webhook events', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    for (const r of ROUTES) {
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      assert.ok(op, `${r.method} ${r.path}`);
+      assert.deepEqual(op.security, r.auth ? undefined : [], `${r.method} ${r.path} needs a key: ${r.auth}`);
+      if (r.auth) assert.ok(op.responses['401'], `${r.method} ${r.path} documents 401`);
+    }
+    assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: doc.components.securitySchemes.ApiKey.description });
+    const text = JSON.stringify(doc);
+    for (const header of ['Idempotency-Key', 'Retry-After', 'X-Service-Signature', 'Idempotent-Replayed']) assert.ok(text.includes(`"${header}"`), header);
+    assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum.sort(), Object.keys(STATUS_OF).sort());
+    for (const code of Object.keys(STATUS_OF)) assert.ok(text.includes(`\`${code}\``), `error code ${code} is documented on an operation`);
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['video.awaiting_review', 'video.done', 'video.error']);
+    assert.equal(doc.webhooks['video.done'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/Order');
+    const quick = doc.paths['/videos:quick'].post;
+    assert.ok(quick.responses['429'].headers['Retry-After']);
+    assert.ok(quick.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key'));
+    assert.deepEqual(quick['x-codeSamples'].map((s: { lang: string }) => s.lang), ['Shell', 'JavaScript', 'Python']);
+  });
+
+  it('serves the reference page and its assets without a key, nothing from elsewhere', async () => {
+    const page = await fetch(`${t.baseUrl}/docs`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type')!, /^text\/html/);
+    const html = await page.text();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.deepEqual(sources.sort(), ['/v1/docs/swagger-ui-bundle.js', '/v1/docs/swagger-ui.css']);
+    for (const [asset, type] of [['swagger-ui-bundle.js', /javascript/], ['swagger-ui.css', /css/]] as const) {
+      const res = await fetch(`${t.baseUrl}/docs/${asset}`);
+      assert.equal(res.status, 200, asset);
+      assert.match(res.headers.get('content-type')!, type);
+      assert.ok((await res.text()).length > 10_000, asset);
+    }
+    assert.equal((await t.api('GET', '/docs/../../etc/passwd')).status, 404);
+    assert.equal((await t.api('GET', '/docs/index.html')).status, 404);
+  });
+
+  it('refuses, in the contract check, answers that break the document', () => {
+    assert.throws(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: '12' }), /does not match/);
+    assert.throws(() => checkAgainstContract('GET', '/v1/balance', 418, 'application/json', { error: { code: 'teapot', message: 'x' } }), /error envelope/);
+    assert.throws(() => checkAgainstContract('GET', '/v1/balance', 201, 'application/json', {}), /status not in the OpenAPI document/);
+    assert.doesNotThrow(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: 12, trial_videos_left: 0 }));
+  });
+});
