@@ -238,6 +238,12 @@ export class Orders implements OrderStore {
     }
   }
 
+  async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
+    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) <= ttl(now)) return undefined;
+    return out.Item as unknown as IdempotencyRecord;
+  }
+
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
     return out.Item ? (strip(out.Item) as unknown as Order) : undefined;

@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreationResponse, OrderParams } from '../contract/orders.ts';
-import { InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
+import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { newOrderId } from './ids.ts';
 import { etaSeconds, postWindow, type Throughput } from './limits.ts';
 import type { Order } from './orders.ts';
-import type { Metrics, OrderStore, Workflow } from './ports.ts';
+import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Limits, type Prices, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -73,7 +73,16 @@ export class OrderCreation {
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();
-      const charge = quote(input.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+      let charge;
+      try {
+        charge = quote(input.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+      } catch (err) {
+        // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
+        // priced against: it is the original order's replay, not a 402 or a 429.
+        const record = err instanceof AppError && input.idempotencyKey !== undefined ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now) : undefined;
+        if (!record) throw err;
+        return this.replayOf(record, input.route, requestHash);
+      }
       const ts = input.now.toISOString();
       const order: Order = {
         id,
@@ -109,10 +118,7 @@ export class OrderCreation {
         case 'created':
           return { kind: 'created' as const, order, response };
         case 'replay':
-          if (outcome.record.route !== input.route || outcome.record.requestHash !== requestHash) {
-            throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
-          }
-          return { kind: 'replay' as const, record: outcome.record };
+          return this.replayOf(outcome.record, input.route, requestHash);
         case 'rate_limited':
           throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
         case 'account_changed':
@@ -124,6 +130,14 @@ export class OrderCreation {
       }
     }
     throw serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1);
+  }
+
+  /** The same key for the same request is a replay; for another request, 422 naming the key. */
+  private replayOf(record: IdempotencyRecord, route: string, requestHash: string) {
+    if (record.route !== route || record.requestHash !== requestHash) {
+      throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
+    }
+    return { kind: 'replay' as const, record };
   }
 
   /** A repeat returns the original task, with its status as it is now. */

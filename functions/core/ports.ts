@@ -74,6 +74,8 @@ export interface OrderStore {
   /** The one transaction of DESIGN.md section 2: order, debit, active slot, idempotency record, ledger, POST count. */
   create(commit: OrderCommit): Promise<CommitOutcome>;
   get(orderId: string): Promise<Order | undefined>;
+  /** The user's idempotency record of this key, unless it has expired. */
+  idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined>;
   /** False when the order was no longer in the expected status: someone else moved it first. */
   transition(t: Transition): Promise<boolean>;
   patch(orderId: string, p: Patch, now: Date): Promise<boolean>;

@@ -262,8 +262,11 @@ function operation(route: Route): Json {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     } as never);
   }
+  // A handler behind two routes (the docs page and its assets) names its second operation after the path's last part.
+  const first = ROUTES.find((r) => r.handler === route.handler) === route;
+  const tail = route.path.split('/').at(-1)!.replace(/[{}]/g, '');
   return {
-    operationId: op.id,
+    operationId: first ? op.id : `${op.id}${tail[0]!.toUpperCase()}${tail.slice(1)}`,
     summary: op.summary,
     description: op.description + samplesMarkdown(op),
     tags: [op.tag],

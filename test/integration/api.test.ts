@@ -154,6 +154,19 @@ describe('Idempotency-Key', () => {
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 900);
   });
 
+  it('replays even when the first request spent what a new order would need (the balance, here)', async () => {
+    // A client whose first answer was lost retries with the same key: the original order, not 402.
+    const { apiKey } = await t.user({ balance: 100 });
+    const headers = { 'Idempotency-Key': 'last-doubloons' };
+    const first = await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers });
+    assert.equal(first.status, 201);
+    const again = await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.id, first.body.id);
+    assert.equal(errorCode(await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers: { 'Idempotency-Key': 'another' } })), 'insufficient_funds');
+    assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 0);
+  });
+
   it('answers 422 naming Idempotency-Key for a different body or the other route', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
     const headers = { 'Idempotency-Key': 'k1' };

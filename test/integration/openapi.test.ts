@@ -38,6 +38,8 @@ describe('the OpenAPI document', () => {
     for (const header of ['Idempotency-Key', 'Retry-After', 'X-Service-Signature', 'Idempotent-Replayed']) assert.ok(text.includes(`"${header}"`), header);
     assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum.sort(), Object.keys(STATUS_OF).sort());
     for (const code of Object.keys(STATUS_OF)) assert.ok(text.includes(`\`${code}\``), `error code ${code} is documented on an operation`);
+    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
+    assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
     assert.deepEqual(Object.keys(doc.webhooks).sort(), ['video.awaiting_review', 'video.done', 'video.error']);
     assert.equal(doc.webhooks['video.done'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/Order');
     const quick = doc.paths['/videos:quick'].post;

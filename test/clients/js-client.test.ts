@@ -1,0 +1,123 @@
+/**
+ * The JavaScript client against the local service: it waits out a 429 for the seconds of Retry-After, a creation
+ * whose first answer a proxy drops is retried with the same Idempotency-Key and charged once, waitForVideo follows an
+ * order to done, and verifyWebhook accepts a real delivery and refuses it changed by one byte or with another secret.
+ * The types it uses are generated from the OpenAPI document, and the committed ones must be the current ones.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { contractTypes, SCHEMA_FILE } from '../../bin/contract-types.ts';
+import { VideoClient, isApiError, verifyWebhook, type RetryInfo } from '../../clients/js/src/index.ts';
+import { useStack, waitForStatus } from '../support/stack.ts';
+
+// One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
+const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const servers: Server[] = [];
+after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
+
+async function listen(server: Server): Promise<string> {
+  servers.push(server);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+describe('the JavaScript client', () => {
+  it('is typed from the current OpenAPI document', async () => {
+    assert.equal(readFileSync(SCHEMA_FILE, 'utf8'), await contractTypes(), 'run npm run contract:types');
+  });
+
+  it('waits out 429 active_tasks_exceeded for Retry-After, then creates the order', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const retries: RetryInfo[] = [];
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 30, onRetry: (r) => retries.push(r) });
+    const first = await client.createQuick('A 10 second video about tea');
+    const started = Date.now();
+    const second = await client.createQuick('A 10 second video about coffee');
+    assert.notEqual(second.id, first.id);
+    assert.ok(retries.length >= 1, 'it retried');
+    for (const r of retries) {
+      assert.equal(r.reason, '429 active_tasks_exceeded');
+      assert.equal(r.delayMs, 1000, 'the wait is the Retry-After the server sent');
+    }
+    assert.ok(Date.now() - started >= 1000 * retries.length);
+    // Without retries the same call fails with the typed error.
+    const impatient = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 0 });
+    await assert.rejects(impatient.createQuick('A third'), (err) => isApiError(err, 'active_tasks_exceeded') && err.retryAfter === 1 && err.status === 429);
+    await client.waitForVideo(second.id, { timeout: 90_000, interval: 200 });
+  });
+
+  it('charges once when the first answer to a creation is lost on the way back', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const target = new URL(t.baseUrl);
+    let dropped = 0;
+    const keys: string[] = [];
+    // A proxy that forwards every request but drops the connection instead of the first creation's answer.
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
+        if (req.method === 'POST') keys.push(String(req.headers['idempotency-key']));
+        const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
+          if (req.method === 'POST' && dropped === 0) {
+            dropped++;
+            answer.resume().on('end', () => res.socket?.destroy());
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.end(Buffer.concat(chunks));
+      });
+    });
+    const base = `${await listen(proxy)}/v1`;
+    const client = new VideoClient({ baseUrl: base, apiKey, baseDelayMs: 50 });
+    const order = await client.createQuick('A 10 second video about tea');
+    assert.equal(dropped, 1, 'the first answer was dropped');
+    assert.equal(keys.length, 2, 'the creation was sent twice');
+    assert.equal(keys[0], keys[1], 'with one Idempotency-Key');
+    const balance = await client.getBalance();
+    assert.equal(balance.balance, 1000 - order.cost, 'charged once');
+    assert.equal(order.cost, 100);
+  });
+
+  it('follows an order to done with waitForVideo, reporting progress', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const created = await client.createVideo({ topic: 'Green tea', duration_seconds: 10 });
+    const seen = new Set<string>();
+    const done = await client.waitForVideo(created.id, { timeout: 90_000, interval: 200, onProgress: (o) => seen.add(o.status) });
+    assert.equal(done.status, 'done');
+    assert.match(done.result_url!, /^http/);
+    assert.ok(seen.has('done'));
+    await assert.rejects(client.getVideo('vid_01m837a36rwd3vvm20wnzfsswb'), (err) => isApiError(err, 'not_found') && err.status === 404);
+  });
+
+  it('verifies a real webhook delivery, and refuses a changed body or another secret', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const received: { raw: Buffer; signature: string }[] = [];
+    const url = `${await listen(
+      createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
+          received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-signature']) });
+          res.writeHead(204).end();
+        });
+      }),
+    )}/hook`;
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const { secret } = await client.createWebhook(url);
+    const created = await client.createVideo({ topic: 'Tea', duration_seconds: 10, director_mode: true });
+    await waitForStatus(t, apiKey, created.id, ['awaiting_review']);
+    for (const end = Date.now() + 20_000; received.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+    const { raw, signature } = received[0]!;
+    assert.equal(verifyWebhook(raw, signature, secret), true);
+    assert.equal(verifyWebhook(raw.toString('utf8'), signature, secret), true);
+    const changed = Buffer.from(raw);
+    changed[changed.length - 2]! ^= 1;
+    assert.equal(verifyWebhook(changed, signature, secret), false);
+    assert.equal(verifyWebhook(raw, signature, `${secret}x`), false);
+    assert.equal(verifyWebhook(raw, undefined, secret), false);
+    assert.equal(verifyWebhook(raw, 'not-hex', secret), false);
+  });
+});
