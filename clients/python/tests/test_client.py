@@ -1,0 +1,135 @@
+"""The Python client against the local service (started by test/clients/python-client.test.ts, which passes the base
+address and four API keys): a 429 waited out for its Retry-After, a creation whose first answer a proxy drops charged
+once, wait_for_video to done, and webhook verification both ways."""
+import json
+import os
+import sys
+import threading
+import time
+import unittest
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from video_client import ApiError, VideoClient, verify_webhook  # noqa: E402
+
+BASE = os.environ["VIDEO_SERVICE_URL"]
+KEYS = json.loads(os.environ["VIDEO_SERVICE_KEYS"])
+
+
+def serve(handler: type) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class ClientTest(unittest.TestCase):
+    def test_waits_out_429_for_retry_after(self) -> None:
+        retries = []
+        client = VideoClient(BASE, KEYS[0], max_retries=30, on_retry=lambda attempt, delay, reason: retries.append((delay, reason)))
+        first = client.create_quick("A 10 second video about tea")
+        second = client.create_quick("A 10 second video about coffee")
+        self.assertNotEqual(first["id"], second["id"])
+        self.assertGreaterEqual(len(retries), 1)
+        for delay, reason in retries:
+            self.assertEqual(reason, "429 active_tasks_exceeded")
+            self.assertEqual(delay, 1.0)
+        impatient = VideoClient(BASE, KEYS[0], max_retries=0)
+        with self.assertRaises(ApiError) as caught:
+            impatient.create_quick("A third")
+        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.retry_after), (429, "active_tasks_exceeded", 1.0))
+        client.wait_for_video(second["id"], timeout=90, interval=0.2)
+
+    def test_charges_once_when_the_first_answer_is_lost(self) -> None:
+        seen = {"dropped": 0, "keys": []}
+
+        class Proxy(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _forward(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                if self.command == "POST":
+                    seen["keys"].append(self.headers.get("Idempotency-Key"))
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+                req = urllib.request.Request(BASE.rsplit("/v1", 1)[0] + self.path, data=body, headers=headers, method=self.command)
+                try:
+                    res = urllib.request.urlopen(req)
+                except urllib.error.HTTPError as err:
+                    res = err
+                data = res.read()
+                if self.command == "POST" and seen["dropped"] == 0:
+                    seen["dropped"] += 1
+                    self.close_connection = True  # the answer is lost on the way back
+                    return
+                self.send_response(res.status)
+                for k, v in res.headers.items():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = _forward
+
+        proxy = serve(Proxy)
+        try:
+            client = VideoClient(f"http://127.0.0.1:{proxy.server_address[1]}/v1", KEYS[1], base_delay=0.05)
+            order = client.create_quick("A 10 second video about tea")
+            self.assertEqual(seen["dropped"], 1)
+            self.assertEqual(len(seen["keys"]), 2)
+            self.assertEqual(seen["keys"][0], seen["keys"][1])
+            self.assertEqual(client.get_balance()["balance"], 1000 - order["cost"])
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+
+    def test_wait_for_video_to_done(self) -> None:
+        client = VideoClient(BASE, KEYS[2])
+        created = client.create_video({"topic": "Green tea", "duration_seconds": 10})
+        statuses = set()
+        done = client.wait_for_video(created["id"], timeout=90, interval=0.2, on_progress=lambda o: statuses.add(o["status"]))
+        self.assertEqual(done["status"], "done")
+        self.assertTrue(done["result_url"].startswith("http"))
+        with self.assertRaises(ApiError) as caught:
+            client.get_video("vid_01m837a36rwd3vvm20wnzfsswb")
+        self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
+
+    def test_verifies_a_real_webhook_delivery_both_ways(self) -> None:
+        received = []
+
+        class Receiver(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                received.append((raw, self.headers.get("X-Service-Signature")))
+                self.send_response(204)
+                self.end_headers()
+
+        receiver = serve(Receiver)
+        try:
+            client = VideoClient(BASE, KEYS[3])
+            secret = client.create_webhook(f"http://127.0.0.1:{receiver.server_address[1]}/hook")["secret"]
+            created = client.create_video({"topic": "Tea", "duration_seconds": 10, "director_mode": True})
+            client.wait_for_video(created["id"], timeout=60, interval=0.2)
+            end = time.monotonic() + 20
+            while not received and time.monotonic() < end:
+                time.sleep(0.1)
+            raw, signature = received[0]
+            self.assertTrue(verify_webhook(raw, signature, secret))
+            self.assertTrue(verify_webhook(raw.decode(), signature, secret))
+            changed = bytearray(raw)
+            changed[-2] ^= 1
+            self.assertFalse(verify_webhook(bytes(changed), signature, secret))
+            self.assertFalse(verify_webhook(raw, signature, secret + "x"))
+            self.assertFalse(verify_webhook(raw, None, secret))
+        finally:
+            receiver.shutdown()
+            receiver.server_close()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,31 @@
+/**
+ * Runs the Python client's unittest suite (clients/python/tests) with python3 against this local stack: the stack
+ * and four users with 1000 doubloons each come from here, the tests themselves are Python's.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROOT } from '../../lib/paths.ts';
+import { useStack } from '../support/stack.ts';
+
+// As for the JavaScript client: one active order per key, so a second creation gets 429 with Retry-After: 1.
+const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+
+describe('the Python client', () => {
+  it('passes its unittest suite against the local service', async () => {
+    const keys = [];
+    for (let i = 0; i < 4; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
+    const child = spawn('python3', ['-m', 'unittest', 'discover', '-v', '-s', join(ROOT, 'clients', 'python', 'tests')], {
+      env: { ...process.env, VIDEO_SERVICE_URL: t.baseUrl, VIDEO_SERVICE_KEYS: JSON.stringify(keys) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    console.log(output.trim().split('\n').map((l) => `# ${l}`).join('\n'));
+    assert.equal(code, 0, output.slice(-3000));
+    assert.match(output, /Ran 4 tests/);
+  });
+});
