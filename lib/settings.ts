@@ -4,7 +4,7 @@
  * through here: the link-signing key is generated into Secrets Manager by the stack.
  */
 import type { Node } from 'constructs';
-import { DEFAULT_PRICES, DEFAULT_LIMITS, type Prices } from '../functions/core/pricing.ts';
+import { DEFAULT_LIMITS, pricesFrom, type Prices } from '../functions/core/pricing.ts';
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -45,13 +45,7 @@ function text(node: Node, key: string): string | undefined {
 function prices(node: Node): Prices {
   const v = node.tryGetContext('prices') as unknown;
   const given = typeof v === 'string' ? (JSON.parse(v) as object) : ((v ?? {}) as object);
-  const out: Prices = { ...DEFAULT_PRICES };
-  for (const [k, n] of Object.entries(given)) {
-    if (!(k in DEFAULT_PRICES)) throw new Error(`Context prices names an unknown item "${k}"`);
-    if (!Number.isInteger(n) || (n as number) < 0) throw new Error(`Context prices.${k} must be a non-negative integer`);
-    out[k as keyof Prices] = n as number;
-  }
-  return out;
+  return pricesFrom(given, 'prices (context)');
 }
 
 export function settingsOf(node: Node): Settings {

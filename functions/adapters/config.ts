@@ -3,7 +3,7 @@
  * with its name rather than failing a request later. On AWS each function gets only the settings its work needs (the
  * state machines' ARNs, the public address): those are read when first used, and fail then, with their name.
  */
-import { DEFAULT_LIMITS, DEFAULT_PRICES, type Limits, type Prices } from '../core/pricing.ts';
+import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -28,13 +28,7 @@ function prices(v: string | undefined): Prices {
   } catch {
     throw new Error(`Setting PRICES must be a JSON object, got "${v}"`);
   }
-  const out: Prices = { ...DEFAULT_PRICES };
-  for (const [k, n] of Object.entries(given as object)) {
-    if (!(k in DEFAULT_PRICES)) throw new Error(`Setting PRICES names an unknown item "${k}"`);
-    if (!Number.isInteger(n) || (n as number) < 0) throw new Error(`Setting PRICES: ${k} must be a non-negative integer`);
-    out[k as keyof Prices] = n as number;
-  }
-  return out;
+  return pricesFrom(given as object, 'PRICES');
 }
 
 function generatorFail(v: string | undefined): { generatorFail?: 'plan' | 'script' | 'render' } {

@@ -9,6 +9,17 @@ export const DEFAULT_PRICES = { base: 100, placement: 50, ai_visual: 100, song: 
 export type Extra = Exclude<keyof typeof DEFAULT_PRICES, 'base'>;
 /** Doubloons per item; a deployment may set its own (PRICES). */
 export type Prices = Record<keyof typeof DEFAULT_PRICES, number>;
+
+/** A deployment's prices: the defaults with the items `given` names, each a non-negative integer. */
+export function pricesFrom(given: object, setting: string): Prices {
+  const out: Prices = { ...DEFAULT_PRICES };
+  for (const [k, n] of Object.entries(given)) {
+    if (!(k in DEFAULT_PRICES)) throw new Error(`Setting ${setting} names an unknown item "${k}"`);
+    if (!Number.isInteger(n) || (n as number) < 0) throw new Error(`Setting ${setting}: ${k} must be a non-negative integer`);
+    out[k as keyof Prices] = n as number;
+  }
+  return out;
+}
 const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 
 export interface Limits {

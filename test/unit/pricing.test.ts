@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { AppError } from '../../functions/core/errors.ts';
-import { type Account, DEFAULT_LIMITS, quote } from '../../functions/core/pricing.ts';
+import { type Account, DEFAULT_LIMITS, pricesFrom, quote } from '../../functions/core/pricing.ts';
 
 const now = new Date('2026-11-23T10:00:00Z');
 const params = (extra: object = {}) => createVideoBody.parse({ topic: 'cats', ...extra });
@@ -52,5 +52,13 @@ describe('pricing', () => {
     assert.equal(codeOf(() => quote(params(), account({ balance: 99 }), DEFAULT_LIMITS, now, 60)), 'insufficient_funds');
     assert.equal(codeOf(() => quote(params(), account({ activeTasks: 10 }), DEFAULT_LIMITS, now, 60)), 'active_tasks_exceeded');
     assert.equal(codeOf(() => quote(params(), account({ balance: 0, trialVideosLeft: 1 }), DEFAULT_LIMITS, now, 60)), 'no error');
+  });
+
+  it('charges the prices a deployment sets, and refuses unknown or negative ones', () => {
+    const prices = pricesFrom({ base: 80, song: 0 }, 'PRICES');
+    assert.deepEqual(prices, { base: 80, placement: 50, ai_visual: 100, song: 0, voice_clone: 100 });
+    assert.equal(quote(params({ music: 'song', placement: { product: 'Tea' } }), account(), DEFAULT_LIMITS, now, 60, prices).cost, 130);
+    assert.throws(() => pricesFrom({ bass: 1 }, 'PRICES'), /PRICES names an unknown item "bass"/);
+    assert.throws(() => pricesFrom({ base: -1 }, 'PRICES'), /PRICES: base must be a non-negative integer/);
   });
 });
