@@ -40,6 +40,14 @@ interface Operation {
 
 const example = (curl: string, js: string, python: string) => ({ curl, js, python });
 
+/** What both creation routes answer: 201, or 200 for a repeated Idempotency-Key, and the pricing refusals. */
+const CREATION: Pick<Operation, 'ok' | 'errors' | 'idempotent'> = {
+  ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
+  // generator_unavailable: reserved by the contract for a planner that cannot be reached.
+  errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
+  idempotent: true,
+};
+
 /** By handler name (the route table's). */
 export const OPERATIONS: Record<string, Operation> = {
   'create-quick': {
@@ -48,10 +56,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats.',
     tag: 'Orders',
     body: quickVideoBody,
-    ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
-    // generator_unavailable: reserved by the contract for a planner that cannot be reached.
-    errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
-    idempotent: true,
+    ...CREATION,
     examples: example(
       `curl -s -X POST "$BASE/videos:quick" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: 7f0c...' -d '{"prompt": "Funny 20 second video about cats with a song"}'`,
       `const order = await client.createQuick('Funny 20 second video about cats with a song');`,
@@ -64,10 +69,7 @@ export const OPERATIONS: Record<string, Operation> = {
     description: 'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review.',
     tag: 'Orders',
     body: createVideoBody,
-    ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
-    // generator_unavailable: reserved by the contract for a planner that cannot be reached.
-    errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
-    idempotent: true,
+    ...CREATION,
     examples: example(
       `curl -s -X POST "$BASE/videos" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"topic": "Green tea", "duration_seconds": 15, "director_mode": true}'`,
       `const order = await client.createVideo({ topic: 'Green tea', duration_seconds: 15, director_mode: true });`,
