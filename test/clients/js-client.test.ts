@@ -2,15 +2,19 @@
  * The JavaScript client against the local service: it waits out a 429 for the seconds of Retry-After, a creation
  * whose first answer a proxy drops is retried with the same Idempotency-Key and charged once, waitForVideo follows an
  * order to done, and verifyWebhook accepts a real delivery and refuses it changed by one byte or with another secret.
- * The types it uses are generated from the OpenAPI document, and the committed ones must be the current ones.
+ * The types it uses are generated from the OpenAPI document, and the committed ones must be the current ones; types
+ * generated from the served document compile, and a small program on them (clients/js/examples) type-checks and runs.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { contractTypes, SCHEMA_FILE } from '../../bin/contract-types.ts';
+import { ROOT } from '../../lib/paths.ts';
 import { VideoClient, isApiError, verifyWebhook, type RetryInfo } from '../../clients/js/src/index.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
+import { typeErrors } from '../support/typecheck.ts';
 
 // One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
 const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
@@ -26,6 +30,31 @@ async function listen(server: Server): Promise<string> {
 describe('the JavaScript client', () => {
   it('is typed from the current OpenAPI document', async () => {
     assert.equal(readFileSync(SCHEMA_FILE, 'utf8'), await contractTypes(), 'run npm run contract:types');
+  });
+
+  it('types generated afresh from the served /openapi.json compile, and a program using them type-checks and runs', async () => {
+    const served = await t.api('GET', '/openapi.json');
+    const dir = join(ROOT, 'reports', 'tmp', 'typed-program');
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    mkdirSync(join(dir, 'examples'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'schema.ts'), await contractTypes(served.body));
+    const program = readFileSync(join(ROOT, 'clients', 'js', 'examples', 'typed-fetch.ts'), 'utf8');
+    const check = (source: string) => {
+      writeFileSync(join(dir, 'examples', 'typed-fetch.ts'), source);
+      return typeErrors(join(dir, 'examples', 'typed-fetch.ts'));
+    };
+    assert.deepEqual(check(program), []);
+    // The check bites: a value the contract does not allow, and a status left out of the exhaustive switch.
+    assert.match(check(program.replace("tone: 'calm'", "tone: 'sleepy'")).join('\n'), /"sleepy"/);
+    assert.match(check(program.replace("    case 'error':\n", '')).join('\n'), /not assignable to type 'never'/);
+    check(program);
+
+    const { apiKey } = await t.user({ balance: 1000 });
+    const typed = (await import(join(dir, 'examples', 'typed-fetch.ts'))) as typeof import('../../clients/js/examples/typed-fetch.ts');
+    const { created, order, balance } = await typed.orderOnce(t.baseUrl, apiKey, 'Green tea');
+    assert.equal(order.id, created.id);
+    assert.equal(balance.balance, 1000 - created.cost);
+    assert.match(typed.summary(order), new RegExp(`^${created.id} (is|waits)`));
   });
 
   it('waits out 429 active_tasks_exceeded for Retry-After, then creates the order', async () => {

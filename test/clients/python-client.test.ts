@@ -1,12 +1,14 @@
 /**
  * Runs the Python client's unittest suite (clients/python/tests) with python3 against this local stack: the stack
- * and four users with 1000 doubloons each come from here, the tests themselves are Python's.
+ * and four users with 1000 doubloons each come from here, the tests themselves are Python's. The client talks through
+ * a proxy that checks every answer it gets against the OpenAPI document.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ROOT } from '../../lib/paths.ts';
+import { contractProxy } from '../support/contract.ts';
 import { useStack } from '../support/stack.ts';
 
 // As for the JavaScript client: one active order per key, so a second creation gets 429 with Retry-After: 1.
@@ -16,8 +18,10 @@ describe('the Python client', () => {
   it('passes its unittest suite against the local service', async () => {
     const keys = [];
     for (let i = 0; i < 4; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
+    const checking = await contractProxy(t.baseUrl);
+    after(() => checking.close());
     const child = spawn('python3', ['-m', 'unittest', 'discover', '-v', '-s', join(ROOT, 'clients', 'python', 'tests')], {
-      env: { ...process.env, VIDEO_SERVICE_URL: t.baseUrl, VIDEO_SERVICE_KEYS: JSON.stringify(keys) },
+      env: { ...process.env, VIDEO_SERVICE_URL: checking.baseUrl, VIDEO_SERVICE_KEYS: JSON.stringify(keys) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -27,5 +31,7 @@ describe('the Python client', () => {
     console.log(output.trim().split('\n').map((l) => `# ${l}`).join('\n'));
     assert.equal(code, 0, output.slice(-3000));
     assert.match(output, /Ran 4 tests/);
+    assert.deepEqual(checking.violations, [], 'every answer the Python client received is in the OpenAPI document');
+    assert.ok(checking.checked > 10, `${checking.checked} answers checked`);
   });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../../local/ports.ts';
+import { checkFetchesTo } from '../support/contract.ts';
 import { admin as runAdmin, javaOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-e2e-'));
@@ -23,6 +24,7 @@ describe('npm start', () => {
   it('serves the API with a demo key, keeps data across restarts and stops cleanly', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/v1`;
+    checkFetchesTo(base);
     const first = await start(port);
     const key = /API key:\s+(\S+)/.exec(first.output())![1]!;
     assert.match(first.output(), new RegExp(`http://localhost:${port}/v1`));

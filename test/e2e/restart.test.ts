@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../local/ports.ts';
+import { checkFetchesTo } from '../support/contract.ts';
 import { admin, javaOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-restart-'));
@@ -21,6 +22,7 @@ describe('a restart mid-render', () => {
   it('finishes the order with one charge and one video', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/v1`;
+    checkFetchesTo(base);
     let service = await start(port);
     const user = admin(dataDir, 'create-user', '--balance', '500', '--trial-videos', '0');
     const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };

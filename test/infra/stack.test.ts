@@ -17,6 +17,7 @@ import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
 import { ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { checkFetchesTo } from '../support/contract.ts';
 import { probe } from '../support/media.ts';
 
 /** The endpoints of spec/public-api-v1.md. */
@@ -211,6 +212,7 @@ describe('the Lambda bundles on the local stack', () => {
   it('run a quick order to a downloadable mp4 with every handler imported from its bundle', async () => {
     assert.equal(synth.status, 0, 'synth ran');
     stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' }, moduleOf: bundleOf });
+    checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/adapters/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };

@@ -1,15 +1,17 @@
 /**
  * The contract as served: GET /openapi.json (no key) is a valid OpenAPI 3.1 document by an independent validator and
  * describes every route, header, error code and the webhook events; GET /docs serves the reference page and its
- * assets from the service. The answers of every test that uses the test client are checked against this document
- * (test/support/contract.ts); the last test here shows that check refusing what breaks the document.
+ * assets from the service. Every answer the tests fetch from a test stack is checked against this document
+ * (test/support/contract.ts); the last tests here show that check refusing what breaks the document.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { STATUS_OF } from '../../functions/http/errors.ts';
 import { ROUTES } from '../../functions/http/routes.ts';
-import { checkAgainstContract } from '../support/contract.ts';
+import { checkAgainstContract, checkFetchesTo } from '../support/contract.ts';
 import { useStack } from '../support/stack.ts';
 
 const t = useStack();
@@ -70,5 +72,24 @@ describe('the OpenAPI document', () => {
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 418, 'application/json', { error: { code: 'teapot', message: 'x' } }), /error envelope/);
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 201, 'application/json', {}), /status not in the OpenAPI document/);
     assert.doesNotThrow(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: 12, trial_videos_left: 0 }));
+  });
+
+  it('checks every fetch to a checked address: a server breaking the document makes the fetch fail', async () => {
+    // A real server on loopback that answers like the API but breaks the contract.
+    const server = createServer((req, res) => {
+      const [status, body] = req.url === '/v1/balance' ? [200, { balance: 'lots' }] : [404, { message: 'not the envelope' }];
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const stop = checkFetchesTo(base);
+    try {
+      await assert.rejects(fetch(`${base}/balance`), /does not match the OpenAPI document/);
+      await assert.rejects(fetch(`${base}/nowhere`), /not the error envelope/);
+    } finally {
+      stop();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

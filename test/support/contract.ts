@@ -3,6 +3,8 @@
  * and the body must validate (with Ajv, JSON Schema 2020-12) against the schema listed there. An error answer must be
  * the error envelope whatever the route.
  */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../functions/http/openapi.ts';
@@ -49,4 +51,72 @@ export function checkAgainstContract(method: string, path: string, status: numbe
     const ok = validatorOf(schema);
     if (!ok(body)) throw new Error(`${where}: body does not match the OpenAPI document: ${ajv.errorsText(ok.errors)}`);
   }
+}
+
+const checkedBases = new Set<string>();
+let realFetch: typeof fetch | undefined;
+
+/**
+ * From now on in this process, every fetch to `baseUrl` (the tests' own calls and the JavaScript client's) has its
+ * answer checked against the document, so that no end-to-end test can receive an answer the contract does not
+ * describe. A violation rejects the fetch. Answers that came from storage after the download redirect are not the
+ * API's and are not checked.
+ */
+export function checkFetchesTo(baseUrl: string): () => void {
+  checkedBases.add(baseUrl);
+  if (!realFetch) {
+    const original = (realFetch = globalThis.fetch);
+    globalThis.fetch = async (input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+      const res = await original(input, init);
+      const base = [...checkedBases].find((b) => url.startsWith(b));
+      if (base && new URL(res.url).origin === new URL(base).origin) {
+        const type = res.headers.get('content-type');
+        const text = type?.startsWith('application/json') ? await res.clone().text() : '';
+        checkAgainstContract(method, new URL(url).pathname, res.status, type, text ? JSON.parse(text) : undefined);
+      }
+      return res;
+    };
+  }
+  return () => checkedBases.delete(baseUrl);
+}
+
+export interface ContractProxy {
+  /** The address to give a client in another process, /v1 included. */
+  baseUrl: string;
+  /** How many answers were checked, and what broke the document. */
+  checked: number;
+  violations: string[];
+  close(): void;
+}
+
+/**
+ * A loopback proxy in front of `baseUrl` that checks every answer against the document, for clients in another
+ * process (the Python client, the CLI), whose fetches this process does not see.
+ */
+export async function contractProxy(baseUrl: string): Promise<ContractProxy> {
+  const target = new URL(baseUrl);
+  const proxy: ContractProxy = { baseUrl: '', checked: 0, violations: [], close: () => (server.closeAllConnections(), server.close()) };
+  const server = createServer((req, res) => {
+    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
+        const body = Buffer.concat(chunks);
+        const type = answer.headers['content-type'] ?? null;
+        try {
+          proxy.checked++;
+          checkAgainstContract(req.method!, req.url!, answer.statusCode!, type, type?.startsWith('application/json') && body.length ? JSON.parse(body.toString()) : undefined);
+        } catch (err) {
+          proxy.violations.push((err as Error).message);
+        }
+        res.writeHead(answer.statusCode!, answer.headers).end(body);
+      });
+    });
+    upstream.on('error', () => res.socket?.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  proxy.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`;
+  return proxy;
 }

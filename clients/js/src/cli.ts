@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+/**
+ * video-client: the command line of the JavaScript client. Progress goes to stderr, results to stdout, so that
+ * `--json` output can be piped. Exit codes: 0 done (or waiting for a review), 1 refused or failed, 2 bad usage.
+ */
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { ApiError, VideoClient, type CreateVideoRequest, type Order, type ReviewRequest } from './index.ts';
+
+const USAGE = `Usage: video-client <command> [options]
+
+Commands:
+  create "<prompt>"              order a video from a one-line prompt (POST /videos:quick)
+  create "<topic>" --director    order with parameters (POST /videos); any of the order options below selects it
+  status <id>                    show an order
+  review <id> approve            approve the script of an order in director mode
+  review <id> edit "<script>"    replace the script and go on
+  review <id> regen "<note>"     ask for a new script
+  balance                        show the balance and the trial videos left
+
+Options:
+  --wait                 follow the order until it is done, failed or waiting for a review, with progress on stderr
+  --out <file>           with --wait, or on status of a done order: save the video there
+  --timeout <seconds>    how long --wait waits (default 900)
+  --json                 print the answer as JSON
+  --url <address>        the API address with /v1 (default $VIDEO_SERVICE_URL or http://localhost:3000/v1)
+  --key <key>            the API key (default $VIDEO_SERVICE_KEY)
+  -h, --help             this text
+
+Order options (create): --director, --duration <s>, --language auto|ru|en, --tone <tone>, --music stock|song|none,
+  --voice standard|clone|none, --ai-visual, --no-captions, --cta "<text>", --product "<name>"`;
+
+class UsageError extends Error {}
+
+const ORDER_OPTIONS = ['director', 'duration', 'language', 'tone', 'music', 'voice', 'ai-visual', 'no-captions', 'cta', 'product'] as const;
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      wait: { type: 'boolean' },
+      out: { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      director: { type: 'boolean' },
+      duration: { type: 'string' },
+      language: { type: 'string' },
+      tone: { type: 'string' },
+      music: { type: 'string' },
+      voice: { type: 'string' },
+      'ai-visual': { type: 'boolean' },
+      'no-captions': { type: 'boolean' },
+      cta: { type: 'string' },
+      product: { type: 'string' },
+    },
+  });
+  return { values, positionals };
+}
+type Values = ReturnType<typeof parse>['values'];
+
+/** The body of POST /videos from the order options; the server validates the values and names what is wrong. */
+function orderRequest(topic: string, v: Values): CreateVideoRequest {
+  const request: Record<string, unknown> = { topic };
+  if (v.director) request.director_mode = true;
+  if (v.duration !== undefined) request.duration_seconds = Number(v.duration);
+  if (v.language !== undefined) request.language = v.language;
+  if (v.tone !== undefined) request.tone = v.tone;
+  if (v.music !== undefined) request.music = v.music;
+  if (v.voice !== undefined) request.voice = v.voice;
+  if (v['ai-visual']) request.ai_visual = true;
+  if (v['no-captions']) request.captions = false;
+  if (v.cta !== undefined) request.cta = v.cta;
+  if (v.product !== undefined) request.placement = { product: v.product };
+  return request as CreateVideoRequest;
+}
+
+function reviewRequest(args: string[]): ReviewRequest {
+  const [action, text] = args;
+  if (action === 'approve' && text === undefined) return { action };
+  if (action === 'edit' && text !== undefined) return { action, text };
+  if (action === 'regen' && text !== undefined) return { action, note: text };
+  throw new UsageError('review takes: approve | edit "<script>" | regen "<note>"');
+}
+
+/** One line per change on a terminal that is redrawn in place, one line per status change elsewhere. */
+function progressReporter(stream: NodeJS.WriteStream, started: number) {
+  let last = '';
+  return {
+    update(order: Order) {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      const eta = order.eta_seconds !== undefined && order.status !== 'done' ? `, about ${order.eta_seconds} s left` : '';
+      const line = `${order.id} ${order.status} (${seconds} s${eta})`;
+      if (stream.isTTY) stream.write(`\r${line}\x1b[K`);
+      else if (order.status !== last) stream.write(`${line}\n`);
+      last = order.status;
+    },
+    end() {
+      if (stream.isTTY && last) stream.write('\n');
+    },
+  };
+}
+
+/** Saves the video behind the order's 7-day link, following its redirect, through a temporary file. */
+async function download(url: string, file: string): Promise<number> {
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`download failed: HTTP ${res.status}`);
+  const partial = `${file}.part`;
+  try {
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(partial));
+    await rename(partial, file);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+  return Number(res.headers.get('content-length') ?? 0);
+}
+
+function describe(order: Order): string {
+  const lines = [`${order.id}: ${order.status}, ${order.cost} doubloons${order.trial ? ' (trial)' : ''}`];
+  if (order.status === 'awaiting_review' && order.script) {
+    lines.push('Script for review:', order.script, `Approve: video-client review ${order.id} approve`);
+  }
+  if (order.result_url) lines.push(`Video: ${order.result_url}`);
+  if (order.metadata) lines.push(`Title: ${order.metadata.title}`, `Description: ${order.metadata.description}`, `Hashtags: ${order.metadata.hashtags.join(' ')}`);
+  if (order.error) lines.push(`Error: ${order.error.code}: ${order.error.message}`);
+  return lines.join('\n');
+}
+
+export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    io.stderr.write(`${(err as Error).message}\n(video-client --help shows the commands)\n`);
+    return 2;
+  }
+  const { values: v, positionals } = parsed;
+  const [command, ...args] = positionals;
+  if (v.help || !command) {
+    (v.help ? io.stdout : io.stderr).write(`${USAGE}\n`);
+    return v.help ? 0 : 2;
+  }
+  const apiKey = v.key ?? io.env.VIDEO_SERVICE_KEY;
+  const out = (value: unknown, text: string) => io.stdout.write(`${v.json ? JSON.stringify(value, null, 2) : text}\n`);
+  try {
+    if (!apiKey) throw new UsageError('an API key is needed: --key or VIDEO_SERVICE_KEY');
+    const timeoutSeconds = v.timeout === undefined ? 900 : Number(v.timeout);
+    if (!(timeoutSeconds > 0)) throw new UsageError('--timeout takes a number of seconds');
+    const client = new VideoClient({
+      baseUrl: v.url ?? io.env.VIDEO_SERVICE_URL ?? 'http://localhost:3000/v1',
+      apiKey,
+      onRetry: (r) => io.stderr.write(`retrying in ${(r.delayMs / 1000).toFixed(1)} s: ${r.reason}\n`),
+    });
+    const follow = async (order: Order): Promise<number> => {
+      let final = order;
+      if (v.wait) {
+        const progress = progressReporter(io.stderr, Date.parse(order.created_at) || Date.now());
+        try {
+          final = await client.waitForVideo(order.id, { timeout: timeoutSeconds * 1000, onProgress: progress.update });
+        } finally {
+          progress.end();
+        }
+      }
+      out(final, describe(final));
+      if (v.out && final.status === 'done' && final.result_url) {
+        const bytes = await download(final.result_url, v.out);
+        io.stderr.write(`saved ${v.out} (${(bytes / 1e6).toFixed(1)} MB)\n`);
+      } else if (v.out && final.status !== 'awaiting_review') {
+        io.stderr.write(`not saved: the order is ${final.status}\n`);
+      }
+      return final.status === 'error' ? 1 : 0;
+    };
+
+    switch (command) {
+      case 'create': {
+        if (args.length !== 1 || !args[0]) throw new UsageError('create takes one quoted prompt');
+        const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
+        const created = full ? await client.createVideo(orderRequest(args[0], v)) : await client.createQuick(args[0]);
+        io.stderr.write(`ordered ${created.id} for ${created.cost} doubloons\n`);
+        return await follow(await client.getVideo(created.id));
+      }
+      case 'status':
+        if (args.length !== 1) throw new UsageError('status takes an order id');
+        return await follow(await client.getVideo(args[0]!));
+      case 'review': {
+        const [id, ...decision] = args;
+        if (!id) throw new UsageError('review takes an order id and a decision');
+        return await follow(await client.review(id, reviewRequest(decision)));
+      }
+      case 'balance': {
+        const balance = await client.getBalance();
+        out(balance, `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`${err.message}\n(video-client --help shows the commands)\n`);
+      return 2;
+    }
+    const message = err instanceof ApiError ? `${err.message} (HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})` : (err as Error).message;
+    io.stderr.write(`error: ${message}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2), process);
