@@ -6,6 +6,8 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { badRequest } from '../functions/core/errors.ts';
+import { errorResponse } from '../functions/http/errors.ts';
 import { API_PREFIX, DEFAULT_ROUTE, ROUTES, type Route } from '../functions/http/routes.ts';
 import { invoke } from './invocations.ts';
 
@@ -88,6 +90,15 @@ export class LocalGateway {
   constructor(private readonly loadHandler: (name: string) => Promise<Handler>) {
     this.server = createServer((req, res) => void this.serve(req, res));
     this.server.keepAliveTimeout = 30_000;
+    // Requests Node's parser refuses (broken framing, control bytes in headers, headers past 16 KB) would get a bare
+    // 400 or 431; they get the envelope, as every other refusal does.
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
+      const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are larger than 16 KB' : 'The request is not well-formed HTTP';
+      const answer = errorResponse(badRequest(reason), randomUUID());
+      const head = Object.entries({ ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`HTTP/1.1 ${answer.statusCode} Bad Request\r\n${head.join('')}\r\n${answer.body}`);
+    });
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
@@ -116,7 +127,9 @@ export class LocalGateway {
       const method = (req.method ?? 'GET').toUpperCase();
       const { route, pathParameters } = match(method, url.pathname);
       const name = route?.handler ?? DEFAULT_ROUTE.handler;
-      const bytes = await readBody(req);
+      const bytes = await readBody(req).catch(() => undefined);
+      // The client went away before its body was whole: there is no one to answer.
+      if (!bytes) return void req.socket.destroy();
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
       const textual = TEXTUAL.test(headers['content-type'] ?? 'application/json') && isUtf8(bytes);

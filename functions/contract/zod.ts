@@ -8,6 +8,14 @@ import en from 'zod/v4/locales/en.js';
 
 z.config(en());
 
-/** A trimmed, non-empty string of at most `max` characters. */
+/** Control characters other than tab and line breaks, and UTF-16 surrogates that are not part of a pair. */
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u;
+
+/** A trimmed, non-empty string of at most `max` characters, with nothing a caption or a voice cannot carry. */
 export const text = (max: number) =>
-  z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(max, `must be at most ${max} characters`));
+  z.string().check(
+    z.trim(),
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(max, `must be at most ${max} characters`),
+    z.refine((s) => !UNPRINTABLE.test(s), 'must not contain control characters or unpaired surrogates'),
+  );

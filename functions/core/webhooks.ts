@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookView } from '../contract/webhooks.ts';
 import { forbidden, notFound } from './errors.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
-import { ulid } from 'ulid';
+import { newWebhookId, WEBHOOK_ID_RE } from './ids.ts';
 
 export interface Webhook {
   id: string;
@@ -30,7 +30,7 @@ export async function registerWebhook(store: WebhookStore, policy: UrlPolicy, us
   const { url } = await checkWebhookUrl(rawUrl, policy);
   const existing = await store.ofUser(userId);
   const webhook: Webhook = {
-    id: existing?.id ?? `wh_${ulid().toLowerCase()}`,
+    id: existing?.id ?? newWebhookId(),
     userId,
     url,
     active: true,
@@ -41,9 +41,14 @@ export async function registerWebhook(store: WebhookStore, policy: UrlPolicy, us
   return webhook;
 }
 
-export async function deleteWebhook(store: WebhookStore, userId: string, webhookId: string | undefined): Promise<void> {
-  const owner = webhookId ? await store.ownerOf(webhookId) : undefined;
+/** The id of the user's own webhook: not_found for an id that is no webhook's, forbidden for another user's. */
+export async function ownWebhookId(store: WebhookStore, userId: string, webhookId: string | undefined): Promise<string> {
+  const owner = webhookId && WEBHOOK_ID_RE.test(webhookId) ? await store.ownerOf(webhookId) : undefined;
   if (!owner) throw notFound('webhook');
   if (owner !== userId) throw forbidden('webhook');
-  await store.delete({ id: webhookId!, userId });
+  return webhookId!;
+}
+
+export async function deleteWebhook(store: WebhookStore, userId: string, webhookId: string | undefined): Promise<void> {
+  await store.delete({ id: await ownWebhookId(store, userId, webhookId), userId });
 }

@@ -1,5 +1,5 @@
 /** GET /webhooks/{id}/deliveries: the recent delivery attempts of the key's webhook (additive route). */
-import { forbidden, notFound } from '../core/errors.ts';
+import { ownWebhookId } from '../core/webhooks.ts';
 import { services } from '../adapters/services.ts';
 import { httpRoute } from './middleware.ts';
 
@@ -7,10 +7,7 @@ const RECENT = 50;
 
 export const handler = httpRoute({ auth: true }, async (req) => {
   const { webhooks, deliveries } = services();
-  const id = req.pathParameters.id;
-  const owner = id ? await webhooks.ownerOf(id) : undefined;
-  if (!owner) throw notFound('webhook');
-  if (owner !== req.account.userId) throw forbidden('webhook');
+  await ownWebhookId(webhooks, req.account.userId, req.pathParameters.id);
   const attempts = await deliveries.events.attemptsOfUser(req.account.userId, RECENT);
   return {
     status: 200,

@@ -26,6 +26,14 @@ describe('validation messages name the field and the reason', () => {
     assert.match(messageOf(() => validate(createVideoBody, { topic: 'x', placement: { product: 'a', x: 1 } })), /^placement\.x: unknown field/);
     assert.match(messageOf(() => validate(createVideoBody, [1, 2])), /^body: /);
   });
+
+  it('refuses control characters and unpaired surrogates in text, keeps line breaks and tabs (found by the hostile-input suite)', () => {
+    assert.equal(messageOf(() => validate(quickVideoBody, { prompt: '\u0000' })), 'prompt: must not contain control characters or unpaired surrogates');
+    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'tea\u0007' })), 'topic: must not contain control characters or unpaired surrogates');
+    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'a\ud800b' })), 'topic: must not contain control characters or unpaired surrogates');
+    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'tea', cta: 'buy\u007f' })), 'cta: must not contain control characters or unpaired surrogates');
+    assert.equal(validate(quickVideoBody, { prompt: 'Line one\nline two\ttabbed 🍵 чай' }).prompt, 'Line one\nline two\ttabbed 🍵 чай');
+  });
 });
 
 describe('api keys', () => {

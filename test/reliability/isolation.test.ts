@@ -1,0 +1,98 @@
+/**
+ * Isolation: every keyed route is tried with another user's ids, and with a replaced (revoked), revoked, malformed
+ * and missing key. No answer may carry the owner's data, nothing of the owner's may change, and a key that is not
+ * current is 401 on every route.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ROUTES } from '../../functions/http/routes.ts';
+import { useStack, waitForStatus, type ApiResponse } from '../support/stack.ts';
+
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '60000' });
+const services = async () => (await import('../../functions/adapters/services.ts')).services();
+
+const BODIES: Record<string, unknown> = {
+  'create-quick': { prompt: 'A 10 second video about secrets' },
+  'create-video': { topic: 'Secrets', duration_seconds: 10 },
+  'review-video': { action: 'edit', text: 'Taken over' },
+  'create-webhook': { url: 'http://127.0.0.1:9/taken-over' },
+};
+
+/** Every keyed route with its path filled with the owner's ids. */
+function calls(ids: { order: string; webhook: string }) {
+  return ROUTES.filter((r) => r.auth).map((r) => ({
+    route: r,
+    path: r.path.replace('{id}', r.path.startsWith('/webhooks') ? ids.webhook : ids.order),
+    body: BODIES[r.handler],
+  }));
+}
+
+describe('isolation between users', () => {
+  it('another user reaches none of the owner’s orders, webhooks or deliveries, and changes nothing', async () => {
+    const owner = await t.user({ balance: 1000 });
+    const other = await t.user({ balance: 1000 });
+    const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
+    const order = await t.api('POST', '/videos', { key: owner.apiKey, body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true } });
+    const waiting = await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
+    const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40)];
+
+    const tried: string[] = [];
+    for (const c of calls({ order: order.body.id, webhook: hook.body.id })) {
+      const res: ApiResponse = await t.api(c.route.method, c.path, { key: other.apiKey, ...(c.body ? { body: c.body } : {}) });
+      tried.push(`${c.route.method} ${c.path} -> ${res.status}`);
+      for (const s of secrets) assert.ok(!res.text.includes(s), `${c.route.method} ${c.path} leaks "${s}"`);
+      if (c.path.includes(order.body.id) || c.path.includes(hook.body.id)) {
+        assert.ok([403, 404].includes(res.status), `${c.route.method} ${c.path}: ${res.status}`);
+      }
+    }
+    console.log(`# ${tried.join('; ')}`);
+    // The other user's own lists and balance show only their own.
+    const hooks = await t.api('GET', '/webhooks', { key: other.apiKey });
+    assert.ok(hooks.body.data.every((h: { id: string }) => h.id !== hook.body.id));
+    // The owner's order, webhook and money are as they were (the other's creations were charged to the other).
+    const after = await t.api('GET', `/videos/${order.body.id}`, { key: owner.apiKey });
+    assert.equal(after.body.status, 'awaiting_review');
+    assert.equal(after.body.script, waiting.script);
+    const ownerHooks = await t.api('GET', '/webhooks', { key: owner.apiKey });
+    assert.deepEqual(ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]), [[hook.body.id, 'http://127.0.0.1:9/owner-hook']]);
+    assert.equal((await t.api('GET', '/balance', { key: owner.apiKey })).body.balance, 1000 - order.body.cost);
+  });
+
+  it('a replaced, revoked, malformed or missing key is 401 on every keyed route, and nothing happens', async () => {
+    const owner = await t.user({ balance: 1000 });
+    const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
+    const order = await t.api('POST', '/videos', { key: owner.apiKey, body: { topic: 'Tea', duration_seconds: 10, director_mode: true } });
+    await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
+    const { accounts } = await services();
+    const replaced = owner.apiKey;
+    const current = await accounts.issueKey(owner.userId, new Date());
+    const revokedUser = await t.user({ balance: 1000 });
+    await accounts.revokeKey(revokedUser.userId);
+    const keys: [string, string | undefined][] = [
+      ['replaced', replaced],
+      ['revoked', revokedUser.apiKey],
+      ['missing', undefined],
+      ['empty', ''],
+      ['truncated', current.slice(0, -1)],
+      ['changed', current.slice(0, -1) + (current.endsWith('A') ? 'B' : 'A')],
+      ['another prefix', current.replace('vgk_', 'sk_')],
+      ['user id only', `vgk_${owner.userId}_`],
+      ['oversized', `vgk_${'a'.repeat(4096)}`],
+    ];
+    let count = 0;
+    for (const [name, key] of keys) {
+      for (const c of calls({ order: order.body.id, webhook: hook.body.id })) {
+        const res = await t.api(c.route.method, c.path, { ...(key !== undefined ? { key } : {}), ...(c.body ? { body: c.body } : {}) });
+        assert.equal(res.status, 401, `${name} key: ${c.route.method} ${c.path}`);
+        assert.equal(res.body.error.code, 'unauthorized');
+        count++;
+      }
+    }
+    assert.equal(count, keys.length * ROUTES.filter((r) => r.auth).length);
+    const ledger = await accounts.ledger(owner.userId);
+    assert.deepEqual(ledger.filter((e) => e.kind === 'charge').map((e) => e.orderId), [order.body.id], 'only the first order was charged');
+    const now = await t.api('GET', `/videos/${order.body.id}`, { key: current });
+    assert.equal(now.body.status, 'awaiting_review', 'the review sent with old keys did nothing');
+    assert.equal((await t.api('GET', '/webhooks', { key: current })).body.data.length, 1);
+  });
+});
