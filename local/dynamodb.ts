@@ -23,8 +23,12 @@ export interface LocalDynamo {
   stop(): Promise<void>;
 }
 
-export async function startDynamoDbLocal(opts: { dataDir?: string }): Promise<LocalDynamo> {
-  const port = await freePort();
+/**
+ * Starts DynamoDB Local on `port` (a free one by default) and keeps it running: should Java exit on its own, it is
+ * started again on the same port and folder, as a managed service comes back, and the callers' retries carry over.
+ */
+export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number }): Promise<LocalDynamo> {
+  const port = opts.port ?? (await freePort());
   const dir = jarDir();
   const storage = opts.dataDir ? ['-dbPath', opts.dataDir] : ['-inMemory'];
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
@@ -40,25 +44,45 @@ export async function startDynamoDbLocal(opts: { dataDir?: string }): Promise<Lo
     String(port),
     ...storage,
   ];
-  // A small shell keeps Java tied to this process: it stops Java when our end of its stdin closes, which happens
-  // however this process ends, even when it is killed outright.
-  const child: ChildProcess = spawn('sh', ['-c', 'java "$@" & pid=$!; read _; kill $pid; wait $pid', 'sh', ...javaArgs], {
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  let child: ChildProcess;
+  let exited: Promise<void>;
+  const launch = () => {
+    // A small shell keeps Java tied to this process: it stops Java when our end of its stdin closes, which happens
+    // however this process ends, even when it is killed outright. When Java ends on its own, so does the shell.
+    // (fd 3: a background list's stdin is /dev/null in sh, so the watcher reads the pipe through a copy.)
+    child = spawn('sh', ['-c', 'exec 3<&0; java "$@" & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & wait $pid', 'sh', ...javaArgs], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    void exited.then(() => {
+      child.stdin?.end();
+      if (stopping) return;
+      console.error(`DynamoDB Local stopped (${stderr.trim().split('\n').at(-1) ?? 'no message'}); starting it again on port ${port}`);
+      setTimeout(launch, 500);
+    });
+  };
+  launch();
 
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with ${child.exitCode}: ${stderr}`);
+    if (child!.exitCode !== null) {
+      stopping = true;
+      throw new Error(`DynamoDB Local exited with ${child!.exitCode}: ${stderr}`);
+    }
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${stderr}`);
+      if (Date.now() > deadline) {
+        stopping = true;
+        child!.stdin?.end();
+        throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${stderr}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -66,6 +90,7 @@ export async function startDynamoDbLocal(opts: { dataDir?: string }): Promise<Lo
   return {
     endpoint,
     async stop() {
+      stopping = true;
       if (child.exitCode === null) {
         child.stdin?.end();
         await exited;

@@ -43,6 +43,8 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** The host name in public links (download links, the printed base URL). */
   publicHost?: string;
+  /** DynamoDB Local's port (a free one when not given): a fixed one lets tools reach it across restarts. */
+  dynamoPort?: number;
   /** The HMAC key of download links; a random one when not given (links then die with the process). */
   linkSigningKey?: string;
   /**
@@ -69,7 +71,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    const dynamo = await startDynamoDbLocal(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {});
+    const dynamo = await startDynamoDbLocal({ ...(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {}), ...(opts.dynamoPort ? { port: opts.dynamoPort } : {}) });
     stops.push(dynamo.stop);
     const bucket = 'video-service-files';
     const s3 = await startS3({ directory: opts.s3Dir, bucket });

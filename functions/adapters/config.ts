@@ -3,6 +3,7 @@
  * with its name rather than failing a request later. On AWS each function gets only the settings its work needs (the
  * state machines' ARNs, the public address): those are read when first used, and fail then, with their name.
  */
+import type { GeneratorFault } from '../core/order-steps.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
 
@@ -31,10 +32,12 @@ function prices(v: string | undefined): Prices {
   return pricesFrom(given as object, 'PRICES');
 }
 
-function generatorFail(v: string | undefined): { generatorFail?: 'plan' | 'script' | 'render' } {
+function generatorFail(v: string | undefined): { generatorFail?: GeneratorFault } {
   if (!v || v === 'off') return {};
   if (v === 'plan' || v === 'script' || v === 'render') return { generatorFail: v };
-  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render or off, got "${v}"`);
+  const rate = /^random:(0(\.\d+)?|1(\.0+)?)$/.exec(v)?.[1];
+  if (rate !== undefined) return { generatorFail: { rate: Number(rate) } };
+  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, random:<0..1> or off, got "${v}"`);
 }
 
 export interface Config {
@@ -66,7 +69,7 @@ export interface Config {
   /** Order files are deleted this many days after they were written. */
   retentionDays: number;
   /** One machine only: make this generator stage fail for every order. */
-  generatorFail?: 'plan' | 'script' | 'render';
+  generatorFail?: GeneratorFault;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -4,6 +4,7 @@
  * out of a final state, and every step may run twice: a script is written only when there is none, a video is
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
+import { createHash } from 'node:crypto';
 import type { Generator } from '../generator/index.ts';
 import { GeneratorFailed } from '../generator/port.ts';
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
@@ -44,12 +45,23 @@ export interface StepPorts {
   metrics: Metrics;
   /** The address in the trial watermark. */
   serviceAddress: string;
-  /** One machine only: make this stage fail for every order (GENERATOR_FAIL). */
-  failAt?: 'plan' | 'script' | 'render';
+  /** One machine only: make this stage fail for every order, or a share of orders fail (GENERATOR_FAIL). */
+  failAt?: GeneratorFault;
   workDir: () => string;
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
+}
+
+/** GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render). */
+export type GeneratorFault = 'plan' | 'script' | 'render' | { rate: number };
+
+/** Whether the fault hits this order at this stage: decided by the order id, so a retried or resumed step agrees. */
+export function failsAt(fault: GeneratorFault | undefined, orderId: string, stage: 'plan' | 'script' | 'render'): boolean {
+  if (fault === undefined) return false;
+  if (typeof fault === 'string') return fault === stage;
+  const digest = createHash('sha256').update(orderId).digest();
+  return digest.readUInt32BE(0) / 2 ** 32 < fault.rate && stage === (digest[4]! % 2 === 0 ? 'script' : 'render');
 }
 
 export const stateOf = (o: Order): StepState => ({
@@ -100,7 +112,7 @@ export class OrderSteps {
   async plan(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (order.kind === 'quick' && !order.planned) {
-      if (this.p.failAt === 'plan') throw new GeneratorFailed('GENERATOR_FAIL=plan');
+      if (failsAt(this.p.failAt, orderId, 'plan')) throw new GeneratorFailed('GENERATOR_FAIL: plan');
       const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic);
       const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
@@ -113,7 +125,7 @@ export class OrderSteps {
   async write(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (!order.script) {
-      if (this.p.failAt === 'script') throw new GeneratorFailed('GENERATOR_FAIL=script');
+      if (failsAt(this.p.failAt, orderId, 'script')) throw new GeneratorFailed('GENERATOR_FAIL: script');
       const script = await this.p.generator.writer.write({ params: order.params });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, withoutScript: true }, this.p.now());
     }
@@ -140,7 +152,7 @@ export class OrderSteps {
   async regen(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (order.regenNote !== undefined && order.script) {
-      if (this.p.failAt === 'script') throw new GeneratorFailed('GENERATOR_FAIL=script');
+      if (failsAt(this.p.failAt, orderId, 'script')) throw new GeneratorFailed('GENERATOR_FAIL: script');
       const script = await this.p.generator.writer.write({ params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
       return stateOf({ ...order, script, regenNote: undefined } as Order);
@@ -155,7 +167,7 @@ export class OrderSteps {
   async render(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (!order.rendered) {
-      if (this.p.failAt === 'render') throw new GeneratorFailed('GENERATOR_FAIL=render');
+      if (failsAt(this.p.failAt, orderId, 'render')) throw new GeneratorFailed('GENERATOR_FAIL: render');
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const result = await this.p.generator.renderer.render({
         script: order.script,

@@ -1,4 +1,8 @@
-/** The one error mapping: domain error codes to HTTP statuses, and anything unexpected to 500 with no internals. */
+/**
+ * The one error mapping: domain error codes to HTTP statuses, a store that is briefly unavailable to 503 with
+ * Retry-After, and anything else unexpected to 500 with no internals.
+ */
+import { isTransient } from '../adapters/transient.ts';
 import { AppError, type ErrorCode } from '../core/errors.ts';
 
 export const STATUS_OF: Record<ErrorCode, number> = {
@@ -17,6 +21,9 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   service_unavailable: 503,
 };
 
+/** Seconds a client waits after a store was briefly unavailable. */
+export const TRANSIENT_RETRY_AFTER = 2;
+
 export interface HttpResponse {
   statusCode: number;
   headers: Record<string, string>;
@@ -25,7 +32,12 @@ export interface HttpResponse {
 
 /** The envelope {error: {code, message, request_id}}; request_id is an additive field. */
 export function errorResponse(err: unknown, requestId: string): HttpResponse {
-  const known = err instanceof AppError ? err : new AppError('internal_error', 'Internal error; retry with backoff');
+  const known =
+    err instanceof AppError
+      ? err
+      : isTransient(err)
+        ? new AppError('service_unavailable', 'The service is briefly unavailable; retry after the Retry-After seconds', TRANSIENT_RETRY_AFTER)
+        : new AppError('internal_error', 'Internal error; retry with backoff');
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-request-id': requestId };
   if (known.retryAfterSeconds !== undefined) headers['retry-after'] = String(known.retryAfterSeconds);
   return {

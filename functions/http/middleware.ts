@@ -11,6 +11,7 @@ import { postWindow } from '../core/limits.ts';
 import type { Account } from '../core/pricing.ts';
 import { publishMetrics } from '../adapters/metrics.ts';
 import { logger, services } from '../adapters/services.ts';
+import { isTransient } from '../adapters/transient.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -78,9 +79,8 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
   },
   onError: (request: Req) => {
     const requestId = requestIdOf(request.event);
-    if (!(request.error instanceof AppError)) {
-      logger.error('unexpected failure', { requestId, error: request.error as Error });
-    }
+    if (isTransient(request.error)) logger.warn('a store is briefly unavailable', { requestId, error: request.error as Error });
+    else if (!(request.error instanceof AppError)) logger.error('unexpected failure', { requestId, error: request.error as Error });
     request.response = errorResponse(request.error, requestId);
   },
 });

@@ -4,6 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as z from 'zod/mini';
 import { publishMetrics } from '../adapters/metrics.ts';
 import { logger } from '../adapters/services.ts';
+import { isTransient, TRANSIENT_ERROR_NAME } from '../adapters/transient.ts';
 
 const stepInput = z.object({
   orderId: z.string().check(z.minLength(1)),
@@ -20,6 +21,17 @@ export function stepHandler<R>(run: (input: StepInput) => Promise<R>) {
     .handler(async (event) => {
       const input = stepInput.parse(event);
       logger.appendKeys({ orderId: input.orderId });
-      return run(input);
+      try {
+        return await run(input);
+      } catch (err) {
+        // The state machines retry this name with backoff: a store that is briefly away does not fail the order.
+        if (isTransient(err)) {
+          logger.warn('a store is briefly unavailable', { error: err as Error });
+          const transient = new Error(`A store is briefly unavailable: ${(err as Error).message}`, { cause: err });
+          transient.name = TRANSIENT_ERROR_NAME;
+          throw transient;
+        }
+        throw err;
+      }
     });
 }

@@ -42,6 +42,14 @@ describe('npm start', () => {
     assert.deepEqual(admin('top-up', '--user', user.user_id, '--amount', '200'), { balance: 500 });
     const balance = await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } });
     assert.deepEqual(await balance.json(), { balance: 500, trial_videos_left: 3 });
+    const key2 = admin('issue-key', '--user', user.user_id).api_key;
+    assert.notEqual(key2, user.api_key);
+    assert.equal((await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } })).status, 401, 'the replaced key stops at once');
+    assert.deepEqual(admin('revoke-key', '--user', user.user_id), { revoked: true });
+    assert.equal((await fetch(`${base}/balance`, { headers: { 'x-api-key': key2 } })).status, 401);
+    assert.equal(admin('top-up', '--user', user.user_id, '--amount=-5').error.code, 'invalid_params');
+    assert.equal(admin('top-up', '--user', user.user_id, '--amount', '-5').error.code, 'bad_request');
+    assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
 
     assert.equal(await stop(first.child), 0);
     assert.equal(javaOfDataDir(), '', 'DynamoDB Local still running after stop');
@@ -55,14 +63,10 @@ describe('npm start', () => {
   });
 
   it('runs the operator CLI on the data folder when no service runs', async () => {
+    // Each command starts the stores on the folder and stops them: what one wrote, the next one reads.
     const user = admin('create-user', '--balance', '100', '--plan', 'creator');
     assert.equal(user.plan, 'creator');
-    const key2 = admin('issue-key', '--user', user.user_id).api_key;
-    assert.notEqual(key2, user.api_key);
-    assert.deepEqual(admin('revoke-key', '--user', user.user_id), { revoked: true });
-    assert.equal(admin('top-up', '--user', user.user_id, '--amount=-5').error.code, 'invalid_params');
-    assert.equal(admin('top-up', '--user', user.user_id, '--amount', '-5').error.code, 'bad_request');
-    assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
+    assert.deepEqual(admin('top-up', '--user', user.user_id, '--amount', '50'), { balance: 150 });
     assert.deepEqual(admin('delete-user', '--user', user.user_id), { deleted: true, orders: 0, files: 0 });
     assert.equal(admin('balance', '--user', user.user_id).error.code, 'not_found');
     assert.equal(javaOfDataDir(), '');

@@ -7,11 +7,11 @@ export interface Service {
   output: () => string;
 }
 
-/** Starts bin/local.ts on `port` with `dataDir` and waits for its ready line. */
-export async function startService(port: number, dataDir: string): Promise<Service> {
+/** Starts bin/local.ts on `port` with `dataDir` (and extra settings) and waits for its ready line. */
+export async function startService(port: number, dataDir: string, env: Record<string, string> = {}): Promise<Service> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

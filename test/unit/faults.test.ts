@@ -1,0 +1,25 @@
+/** GENERATOR_FAIL=random:<rate>: a share of orders fails, each at one stage, the same way every time it is asked. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newOrderId } from '../../functions/core/ids.ts';
+import { failsAt } from '../../functions/core/order-steps.ts';
+
+describe('generator faults', () => {
+  it('a fixed stage fails every order at that stage only', () => {
+    const id = newOrderId();
+    assert.deepEqual((['plan', 'script', 'render'] as const).map((s) => failsAt('render', id, s)), [false, false, true]);
+    assert.equal(failsAt(undefined, id, 'render'), false);
+  });
+
+  it('a rate fails about that share of orders, each at script or render, and answers the same when asked again', () => {
+    const ids = Array.from({ length: 4000 }, newOrderId);
+    const stages = ids.map((id) => (['plan', 'script', 'render'] as const).filter((s) => failsAt({ rate: 0.25 }, id, s)));
+    const failed = stages.filter((s) => s.length > 0);
+    assert.ok(failed.length > 850 && failed.length < 1150, `${failed.length} of 4000`);
+    assert.ok(failed.every((s) => s.length === 1 && s[0] !== 'plan'));
+    assert.ok(failed.some((s) => s[0] === 'script') && failed.some((s) => s[0] === 'render'));
+    assert.deepEqual(ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')), ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')));
+    assert.equal(ids.filter((id) => failsAt({ rate: 0 }, id, 'render') || failsAt({ rate: 0 }, id, 'script')).length, 0);
+    assert.equal(ids.filter((id) => failsAt({ rate: 1 }, id, 'render') || failsAt({ rate: 1 }, id, 'script')).length, 4000);
+  });
+});
