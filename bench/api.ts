@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../local/stack.ts';
+import { emit } from './report.ts';
 
 const CONCURRENCY = 32;
 const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
@@ -224,6 +225,18 @@ export async function benchApi(): Promise<void> {
     console.log('|---|---|---|');
     console.log(`| GET /videos/{id} | ${getCalls} | <= 2 ${verdict(getCalls <= 2)} |`);
     console.log(`| POST /videos:quick (201) | ${createCalls} | <= 3 ${verdict(createCalls <= 3)} |`);
+    const section = `API (local stack, ${CONCURRENCY} clients, ${ROUNDS} rounds)`;
+    emit([
+      { section, name: 'GET /videos/{id} p50', value: fig.get.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.getFloor.p50 }, floor: { value: fig.getFloor.p50, what: 'key lookup + GetItem' }, note: 'target: 2x floor' },
+      { section, name: 'GET /videos/{id} p99', value: fig.get.p99, unit: 'ms', floor: { value: fig.getFloor.p99, what: 'key lookup + GetItem' } },
+      { section, name: 'GET /videos/{id} throughput', value: fig.get.rps, unit: 'req/s', floor: { value: fig.getFloor.rps, what: 'key lookup + GetItem' } },
+      { section, name: 'GET /videos/{id} CPU per request', value: fig.get.cpuPerRequestMs, unit: 'ms', floor: { value: fig.getFloor.cpuPerRequestMs, what: 'key lookup + GetItem' } },
+      { section, name: 'POST /videos:quick p50', value: fig.create.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.createFloor.p50 }, floor: { value: fig.createFloor.p50, what: 'key lookup + transaction + StartExecution' }, note: 'target: 2x floor' },
+      { section, name: 'POST /videos:quick throughput', value: fig.create.rps, unit: 'req/s', floor: { value: fig.createFloor.rps, what: 'key lookup + transaction + StartExecution' } },
+      { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 2 } },
+      { section, name: 'AWS calls per POST /videos:quick', value: createCalls, unit: 'calls', target: { op: '<=', limit: 3 } },
+      { section, name: 'errors', value: fig.get.errors + fig.create.errors, unit: 'requests', target: { op: '<=', limit: 0 } },
+    ]);
   } finally {
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });

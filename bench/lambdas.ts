@@ -3,7 +3,7 @@
  * in a fresh Node process (median of 5), the AWS SDK coming from node_modules as it comes from the runtime on AWS.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/paths.ts';
@@ -25,6 +25,13 @@ function importMs(file: string): number {
     return Number(res.stdout.trim());
   }).sort((a, b) => a - b);
   return times[Math.floor(RUNS / 2)]!;
+}
+
+/** The floor of an import: the AWS SDK packages every function uses (on AWS they come with the runtime). */
+export function sdkImportMs(): number {
+  const file = join(ROOT, 'node_modules', '.bench-sdk-floor.mjs');
+  writeFileSync(file, "import '@aws-sdk/client-dynamodb';\nimport '@aws-sdk/lib-dynamodb';\n");
+  return importMs(file);
 }
 
 export function benchLambdas(): BundleFigures[] {

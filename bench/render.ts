@@ -2,10 +2,11 @@
  * Render speed and memory: one 30 s 1080x1920 video through `npm run render`, in its own process, with the resident
  * memory of that process and its ffmpeg children sampled from /proc every 20 ms.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FFMPEG } from '../functions/generator/ffmpeg.ts';
 import { ROOT } from '../local/stack.ts';
 
 function rssKb(pid: number): number {
@@ -39,7 +40,20 @@ function treeRssMb(root: number): number {
   return kb / 1024;
 }
 
-export async function benchRender(): Promise<{ videoSeconds: number; renderSeconds: number; speed: number; peakMb: number }> {
+/**
+ * The floor: ffmpeg alone encoding a plain 1080x1920 video with a tone, of the same length and with the renderer's
+ * encoder settings. What the renderer adds over it is scenes, captions, voice and music.
+ */
+function encodeFloorSeconds(seconds: number, dir: string): number {
+  const started = performance.now();
+  const args = ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `color=c=0x336699:s=1080x1920:r=30:d=${seconds}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`];
+  args.push('-c:v', 'libx264', '-preset', 'superfast', '-tune', 'stillimage', '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-shortest', '-y', join(dir, 'floor.mp4'));
+  const res = spawnSync(FFMPEG, args, { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`the floor encode failed: ${res.stderr}`);
+  return (performance.now() - started) / 1000;
+}
+
+export async function benchRender(): Promise<{ videoSeconds: number; renderSeconds: number; speed: number; peakMb: number; floorSeconds: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-render-'));
   try {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/render.ts', 'Energetic 30 seconds video about morning coffee with a song, call to action: Follow us', '--out', join(dir, 'bench.mp4')], {
@@ -57,7 +71,7 @@ export async function benchRender(): Promise<{ videoSeconds: number; renderSecon
     if (code !== 0 || !m) throw new Error(`render failed:\n${out}`);
     const videoSeconds = Number(m[1]);
     const renderSeconds = Number(m[2]);
-    return { videoSeconds, renderSeconds, speed: videoSeconds / renderSeconds, peakMb };
+    return { videoSeconds, renderSeconds, speed: videoSeconds / renderSeconds, peakMb, floorSeconds: encodeFloorSeconds(videoSeconds, dir) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -52,8 +52,12 @@ function match(method: string, path: string): { route?: Route; pathParameters?: 
   return {};
 }
 
-/** A Lambda context for handlers called in-process. */
-export function lambdaContext(functionName: string, requestId: string = randomUUID()): Context {
+/**
+ * A Lambda context for handlers called in-process, with the time the call has: middy ends a handler just before its
+ * remaining time runs out, as Lambda would, so it must be the function's own timeout (29 s behind API Gateway).
+ */
+export function lambdaContext(functionName: string, requestId: string = randomUUID(), timeoutMs = 29_000): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     awsRequestId: requestId,
     functionName,
@@ -63,7 +67,7 @@ export function lambdaContext(functionName: string, requestId: string = randomUU
     logGroupName: `/local/${functionName}`,
     logStreamName: 'local',
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 29_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

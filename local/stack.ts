@@ -111,7 +111,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const steps = STEPS.filter((s) => s.machine === name);
       for (const step of steps) {
         const mod = (await import(moduleOf('step', step.module))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-        const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`)));
+        // The step's time is its Task's TimeoutSeconds (CDK gives its Lambda function the same).
+        const states = definition.States as Record<string, { TimeoutSeconds?: number }>;
+        const timeoutMs = (states[step.state]?.TimeoutSeconds ?? 900) * 1000;
+        const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`, undefined, timeoutMs)));
         tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
       }
       const waitForToken = new Set(steps.filter((s) => s.waitForTaskToken).map((s) => s.state));

@@ -31,6 +31,8 @@ export function stepHandler<R>(run: (input: StepInput) => Promise<R>) {
           transient.name = TRANSIENT_ERROR_NAME;
           throw transient;
         }
+        // The workflow decides what the failure means (retry, or the order's error); the operator sees it here.
+        logger.warn('step failed', { error: err as Error });
         throw err;
       }
     });

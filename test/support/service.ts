@@ -11,7 +11,7 @@ export interface Service {
 export async function startService(port: number, dataDir: string, env: Record<string, string> = {}): Promise<Service> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'CRITICAL', ...env },
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
