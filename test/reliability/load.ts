@@ -32,7 +32,7 @@ export interface LoadScale {
 }
 
 export const SCALES: Record<'small' | 'full', LoadScale> = {
-  small: { name: 'small', users: 6, creations: 120, seconds: 15, kills: 2, receiverDownSeconds: 8, balance: 300 },
+  small: { name: 'small', users: 4, creations: 80, seconds: 10, kills: 1, receiverDownSeconds: 5, balance: 300 },
   full: { name: 'full', users: 20, creations: 1000, seconds: 60, kills: 10, receiverDownSeconds: 60, balance: 600 },
 };
 
