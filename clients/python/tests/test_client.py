@@ -1,9 +1,11 @@
 """The Python client against the local service (started by test/clients/python-client.test.ts, which passes the base
-address and four API keys): a 429 waited out for its Retry-After, a creation whose first answer a proxy drops charged
-once, wait_for_video to done, and webhook verification both ways."""
+address and five API keys): a 429 waited out for its Retry-After, a creation whose first answer a proxy drops charged
+once, wait_for_video to done, webhook verification both ways, and the command line (python3 -m video_client)."""
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -133,3 +135,39 @@ class ClientTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CommandLineTest(unittest.TestCase):
+    """python3 -m video_client in its own process, with the fifth key."""
+
+    def cli(self, *args: str, key: str = "") -> "subprocess.CompletedProcess[str]":
+        env = {**os.environ, "VIDEO_SERVICE_URL": BASE, "VIDEO_SERVICE_KEY": key or KEYS[4], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
+        return subprocess.run([sys.executable, "-m", "video_client", *args], env=env, capture_output=True, text=True, timeout=180)
+
+    def test_create_wait_out_then_status_review_balance_and_bad_usage(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "video.mp4")
+            r = self.cli("--json", "create", "A 10 second video about tea", "--wait", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            order = json.loads(r.stdout)
+            self.assertEqual(order["status"], "done")
+            self.assertRegex(r.stderr, rf"ordered {order['id']} for 100 doubloons")
+            self.assertRegex(r.stderr, rf"{order['id']} done \(")
+            with open(out, "rb") as f:
+                head = f.read(12)
+            self.assertEqual(head[4:8], b"ftyp", "an mp4 was saved")
+            self.assertGreater(os.path.getsize(out), 100_000)
+            self.assertFalse(os.path.exists(out + ".part"))
+        balance = self.cli("--json", "balance")
+        self.assertEqual(json.loads(balance.stdout)["balance"], 900, "charged once")
+        status = self.cli("status", order["id"])
+        self.assertEqual(status.returncode, 0)
+        self.assertIn("Hashtags: #", status.stdout)
+        again = self.cli("review", order["id"], "approve")
+        self.assertEqual(again.returncode, 1)
+        self.assertIn("error: not_awaiting_review", again.stderr)
+        missing = self.cli("status", "vid_01m837a36rwd3vvm20wnzfsswb")
+        self.assertEqual((missing.returncode, "not_found" in missing.stderr), (1, True))
+        self.assertEqual(self.cli("balance", key="vgk_nope").returncode, 1)
+        for bad in (["review", order["id"], "edit"], ["review", order["id"], "approve", "extra"], ["frobnicate"], ["create"], ["status", "x", "--timeout", "0"]):
+            self.assertEqual(self.cli(*bad).returncode, 2, bad)
