@@ -3,7 +3,7 @@
  * in a fresh Node process (median of 5), the AWS SDK coming from node_modules as it comes from the runtime on AWS.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/paths.ts';
@@ -31,7 +31,11 @@ function importMs(file: string): number {
 export function sdkImportMs(): number {
   const file = join(ROOT, 'node_modules', '.bench-sdk-floor.mjs');
   writeFileSync(file, "import '@aws-sdk/client-dynamodb';\nimport '@aws-sdk/lib-dynamodb';\n");
-  return importMs(file);
+  try {
+    return importMs(file);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 export function benchLambdas(): BundleFigures[] {

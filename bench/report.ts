@@ -44,8 +44,9 @@ function markdown(figures: Figure[], meta: Record<string, string>): string {
   const lines = [
     '# Benchmark report',
     '',
-    `Written by \`npm run bench\` on ${meta.date} (${meta.machine}; node ${meta.node}). Every figure is measured in this run;`,
-    'the floor is the same work with the service’s layers taken away, measured in the same run.',
+    `Written by \`npm run bench\` on ${meta.date} (${meta.machine}; node ${meta.node}). Every figure is measured in this run,`,
+    'except the reliability section, which is the newest money-under-load run (its date is in its title); the floor is',
+    'the same work with the service’s layers taken away, measured in the same run.',
     '',
   ];
   for (const section of [...new Set(figures.map((f) => f.section))]) {
@@ -79,9 +80,9 @@ function chart(figures: Figure[]): string {
     const w = Math.min(share, 200) * scale;
     const colour = met(f) ? '#2e7d32' : '#c62828';
     return [
-      `<text x="${label - 8}" y="${y + 13}" text-anchor="end">${esc(`${f.section}: ${f.name}`.slice(0, 70))}</text>`,
+      `<text x="${label - 8}" y="${y + 13}" text-anchor="end">${esc(f.name.slice(0, 64))}</text>`,
       `<rect x="${label}" y="${y}" width="${w.toFixed(1)}" height="${bar}" fill="${colour}"/>`,
-      `<text x="${label + w + 6}" y="${y + 13}">${share.toFixed(0)}%</text>`,
+      `<text x="${(label + w + 6).toFixed(1)}" y="${y + 13}">${share.toFixed(0)}%</text>`,
     ].join('');
   });
   return [

@@ -25,7 +25,8 @@ export interface LocalDynamo {
 
 /**
  * Starts DynamoDB Local on `port` (a free one by default) and keeps it running: should Java exit on its own, it is
- * started again on the same port and folder, as a managed service comes back, and the callers' retries carry over.
+ * started again on the same port and data folder, as a managed service comes back, and the callers' retries carry
+ * over. (In memory there is nothing to come back to: it is not started again.)
  */
 export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number }): Promise<LocalDynamo> {
   const port = opts.port ?? (await freePort());
@@ -46,22 +47,26 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
   ];
   let stderr = '';
   let stopping = false;
+  let relaunch: NodeJS.Timeout | undefined;
   let child: ChildProcess;
   let exited: Promise<void>;
   const launch = () => {
+    if (stopping) return;
     // A small shell keeps Java tied to this process: it stops Java when our end of its stdin closes, which happens
     // however this process ends, even when it is killed outright. When Java ends on its own, so does the shell.
     // (fd 3: a background list's stdin is /dev/null in sh, so the watcher reads the pipe through a copy.)
-    child = spawn('sh', ['-c', 'exec 3<&0; java "$@" & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & wait $pid', 'sh', ...javaArgs], {
+    // When Java ends on its own, the shell ends its watcher too, so no one is left to kill a reused pid later.
+    child = spawn('sh', ['-c', 'exec 3<&0; java "$@" & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & w=$!; wait $pid; s=$?; kill $w 2>/dev/null; exit $s', 'sh', ...javaArgs], {
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     void exited.then(() => {
       child.stdin?.end();
-      if (stopping) return;
+      // In memory, a new Java would be an empty database: only a data folder is worth starting again.
+      if (stopping || !opts.dataDir) return;
       console.error(`DynamoDB Local stopped (${stderr.trim().split('\n').at(-1) ?? 'no message'}); starting it again on port ${port}`);
-      setTimeout(launch, 500);
+      relaunch = setTimeout(launch, 500);
     });
   };
   launch();
@@ -72,6 +77,7 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
   for (;;) {
     if (child!.exitCode !== null) {
       stopping = true;
+      clearTimeout(relaunch);
       throw new Error(`DynamoDB Local exited with ${child!.exitCode}: ${stderr}`);
     }
     try {
@@ -80,6 +86,7 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
     } catch {
       if (Date.now() > deadline) {
         stopping = true;
+        clearTimeout(relaunch);
         child!.stdin?.end();
         throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${stderr}`);
       }
@@ -91,6 +98,7 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
     endpoint,
     async stop() {
       stopping = true;
+      clearTimeout(relaunch);
       if (child.exitCode === null) {
         child.stdin?.end();
         await exited;

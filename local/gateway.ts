@@ -54,7 +54,8 @@ function match(method: string, path: string): { route?: Route; pathParameters?: 
 
 /**
  * A Lambda context for handlers called in-process, with the time the call has: middy ends a handler just before its
- * remaining time runs out, as Lambda would, so it must be the function's own timeout (29 s behind API Gateway).
+ * remaining time runs out, as Lambda would, so it must be the time the caller gives it (29 s for API Gateway's
+ * integration; a step gets its Task's TimeoutSeconds).
  */
 export function lambdaContext(functionName: string, requestId: string = randomUUID(), timeoutMs = 29_000): Context {
   const deadline = Date.now() + timeoutMs;

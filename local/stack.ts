@@ -111,7 +111,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const steps = STEPS.filter((s) => s.machine === name);
       for (const step of steps) {
         const mod = (await import(moduleOf('step', step.module))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
-        // The step's time is its Task's TimeoutSeconds (CDK gives its Lambda function the same).
+        // The step's time is its Task's TimeoutSeconds: on AWS that ends the step first (its Lambda has 120 or 900 s).
         const states = definition.States as Record<string, { TimeoutSeconds?: number }>;
         const timeoutMs = (states[step.state]?.TimeoutSeconds ?? 900) * 1000;
         const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`, undefined, timeoutMs)));

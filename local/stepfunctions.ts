@@ -167,7 +167,14 @@ export class LocalStepFunctions {
       const { Payload } = input as { Payload?: Record<string, unknown> };
       const token = randomUUID();
       const done = new Promise<unknown>((resolve, reject) => this.waiters.set(token, { executionArn, resolve, reject }));
-      await handler({ ...(Payload ?? (input as object)), taskToken: token });
+      try {
+        await handler({ ...(Payload ?? (input as object)), taskToken: token });
+      } catch (err) {
+        // The wait never began: forget its token, so that no one waits on it (or rejects it at stop) later.
+        this.waiters.delete(token);
+        done.catch(() => undefined);
+        throw err;
+      }
       return done;
     };
   }

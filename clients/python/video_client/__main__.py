@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -118,7 +119,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if a.command == "review" and (a.action == "approve") != (a.text is None):
         print('review takes: approve | edit "<script>" | regen "<note>"', file=sys.stderr)
         return 2
-    if getattr(a, "timeout", 1) <= 0:
+    if not (math.isfinite(getattr(a, "timeout", 1.0)) and getattr(a, "timeout", 1.0) > 0):
         print("--timeout takes a number of seconds", file=sys.stderr)
         return 2
 
