@@ -4,13 +4,13 @@
  * retry ServiceUnavailable instead of failing it), and the stack has started it again on the same port.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { checkFetchesTo } from '../support/contract.ts';
+import { javaPidsOf } from '../support/service.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'video-service-outage-'));
 let stack: LocalStack | undefined;
@@ -19,7 +19,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const javaPids = () => spawnSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${dir}`]).stdout.toString().trim().split('\n').filter(Boolean).map(Number);
+const javaPids = () => javaPidsOf(dir);
 
 describe('a store outage', () => {
   it('is 503 with Retry-After while it lasts, fails no order, and ends by itself', async () => {

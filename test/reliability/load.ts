@@ -8,7 +8,6 @@
  * none is charged or refunded twice, every order a client was told of exists and no other, and every event was
  * delivered or marked dropped.
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -18,7 +17,7 @@ import { ApiError, VideoClient, verifyWebhook, type CreationResponse, type Order
 import { freePort } from '../../local/ports.ts';
 import { readRuntime } from '../../local/runtime-file.ts';
 import { seeded } from './hostile.ts';
-import { startService, stopService, type Service } from '../support/service.ts';
+import { javaPidsOf, startService, stopService, type Service } from '../support/service.ts';
 
 export interface LoadScale {
   name: string;
@@ -83,8 +82,7 @@ class ServiceUnderTest {
   }
 
   javaPids(): number[] {
-    const out = spawnSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${this.dataDir}`]).stdout.toString().trim();
-    return out ? out.split('\n').map(Number) : [];
+    return javaPidsOf(this.dataDir);
   }
 
   async stop() {

@@ -35,8 +35,14 @@ export function stopService(child: ChildProcess, signal: NodeJS.Signals = 'SIGIN
   return exited;
 }
 
-/** The DynamoDB Local processes serving `dataDir` (empty when none is left). */
-export const javaOf = (dataDir: string) => spawnSync('pgrep', ['-f', `DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+/** The pids of the DynamoDB Local Java processes (not their shells) serving `dataDir`. */
+export function javaPidsOf(dataDir: string): number[] {
+  const out = spawnSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+  return out ? out.split('\n').map(Number) : [];
+}
+
+/** The same as text, empty when none is left. */
+export const javaOf = (dataDir: string) => javaPidsOf(dataDir).join('\n');
 
 /** The operator CLI against `dataDir`; its one JSON line. */
 export function admin(dataDir: string, ...args: string[]): any {
