@@ -89,10 +89,9 @@ export async function benchApi(): Promise<void> {
     env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', LIMIT_ACTIVE_TASKS: '1000000', LIMIT_POSTS_PER_MINUTE: '1000000', LOCAL_SFN_HOLD: '1' },
   });
   try {
-    const { services } = await import('../functions/adapters/services.ts');
+    const { services } = await import('../functions/app/services.ts');
     const { aws, allClients } = await import('../functions/adapters/aws.ts');
     const { keys } = await import('../functions/adapters/keys.ts');
-    const { planFromPrompt } = await import('../functions/generator/planner.ts');
     const clients = aws();
     let calls = 0;
     for (const client of Object.values(await allClients())) {
@@ -171,7 +170,6 @@ export async function benchApi(): Promise<void> {
     const getRequests = users.map((_, i) => ({ url: `${stack.baseUrl}/videos/${ids[i]}`, method: 'GET', headers: headersOf(i) }));
     const createRequests = users.map((_, i) => ({ url: `${stack.baseUrl}/videos:quick`, method: 'POST', headers: headersOf(i), body }));
     const { accounts, orders, creation } = services();
-    const params = planFromPrompt('A short video about green tea');
     // The round trips each request needs, made straight from the adapters with no HTTP, middy or validation.
     const parts = {
       get: () => external(getRequests, 200),
@@ -184,7 +182,7 @@ export async function benchApi(): Promise<void> {
       createFloor: () =>
         inProcess(async (c) => {
           const found = (await accounts.authenticate(users[c]!.apiKey, true))!;
-          const r = await creation.create({ ...found, route: 'POST /videos:quick', kind: 'quick', params, now: new Date() });
+          const r = await creation.create({ ...found, request: { route: 'POST /videos:quick', prompt: 'A short video about green tea' }, now: new Date() });
           return r.response.status === 'queued';
         }),
       bare: () =>

@@ -34,7 +34,7 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
   const stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' } });
   try {
-    const { services } = await import('../functions/adapters/services.ts');
+    const { services } = await import('../functions/app/services.ts');
     const { aws, allClients } = await import('../functions/adapters/aws.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };

@@ -17,7 +17,7 @@ export async function benchWorkflow(): Promise<WorkflowFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-workflow-'));
   const stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
   try {
-    const { services } = await import('../functions/adapters/services.ts');
+    const { services } = await import('../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const api = async (method: string, path: string, body?: unknown) =>

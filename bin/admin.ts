@@ -61,7 +61,7 @@ function need<T>(value: T | undefined, flag: string): T {
 }
 
 async function run(command: string | undefined): Promise<object> {
-  const { services } = await import('../functions/adapters/services.ts');
+  const { services } = await import('../functions/app/services.ts');
   const { deleteUser, positiveAmount } = await import('../functions/core/admin.ts');
   const { DEFAULT_TRIAL_VIDEOS, planNamed } = await import('../functions/core/plans.ts');
   const { balanceView } = await import('../functions/core/balance.ts');

@@ -43,7 +43,7 @@ writeRuntime(dataDir, { pid: process.pid, baseUrl: publicUrl, env: stack.env });
 // The demo user is made on first start; its key is kept in the data folder so every start can show it.
 const demoFile = join(dataDir, 'demo-user.json');
 if (!existsSync(demoFile)) {
-  const { services } = await import('../functions/adapters/services.ts');
+  const { services } = await import('../functions/app/services.ts');
   const { DEFAULT_TRIAL_VIDEOS } = await import('../functions/core/plans.ts');
   const demo = await services().accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
   writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2));

@@ -5,11 +5,11 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { validate } from '../functions/contract/validate.ts';
+import { validate } from '../functions/http/validate.ts';
 import { quickVideoBody } from '../functions/contract/orders.ts';
 import { planFromPrompt } from '../functions/generator/planner.ts';
 import { EmbeddedRenderer } from '../functions/generator/render.ts';
-import { formatScript } from '../functions/generator/script-text.ts';
+import { formatScript } from '../functions/core/script-text.ts';
 import { writeScript } from '../functions/generator/writer.ts';
 
 const { positionals, values } = parseArgs({

@@ -142,7 +142,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     env.LINK_SIGNING_KEY = opts.linkSigningKey ?? randomBytes(32).toString('base64url');
     Object.assign(process.env, env);
 
-    const { services } = await import('../functions/adapters/services.ts');
+    const { services } = await import('../functions/app/services.ts');
     const { orders, workflow, files, config, deliveries } = services();
     // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands. So do
     // the deliveries of events not yet delivered or dropped.

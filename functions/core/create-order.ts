@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { CreationResponse, OrderParams } from '../contract/orders.ts';
 import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { newOrderId } from './ids.ts';
+import { resolveLanguage } from './language.ts';
 import { etaSeconds, postWindow, type Throughput } from './limits.ts';
 import type { Order } from './orders.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
@@ -16,14 +17,14 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const QUEUE_SHARDS = 10;
 const MAX_ATTEMPTS = 12;
 
+/** What a client asked for, on one of the two creation routes. */
+export type OrderRequest = { route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string };
+
 export interface CreateOrderInput {
   account: Account;
   /** Active orders of all users ahead of this one. */
   queueAhead: number;
-  route: 'POST /videos' | 'POST /videos:quick';
-  kind: Order['kind'];
-  prompt?: string;
-  params: OrderParams;
+  request: OrderRequest;
   idempotencyKey?: string;
   now: Date;
 }
@@ -35,8 +36,15 @@ export interface CreateOrderResult {
   counted: boolean;
 }
 
+/**
+ * Prices a prompt: the parameters a quick order is charged for. It must be deterministic (the same prompt, the same
+ * parameters, so a repeat is recognised and priced alike) and fast, since it runs inside the creation request.
+ */
+export type PromptPlanner = (prompt: string) => OrderParams;
+
 export interface OrderCreationDeps {
   orders: OrderStore;
+  planPrompt: PromptPlanner;
   workflow: Workflow;
   limits: Limits;
   prices: Prices;
@@ -52,7 +60,7 @@ export class OrderCreation {
   constructor(private readonly deps: OrderCreationDeps) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
-    const outcome = await this.commit(input, postWindow(input.now).start);
+    const outcome = await this.commit(input, this.orderOf(input.request), postWindow(input.now).start);
     if (outcome.kind === 'created') {
       this.deps.metrics.count('OrdersCreated');
       await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
@@ -64,10 +72,17 @@ export class OrderCreation {
     return this.replay(outcome.record.orderId, outcome.record.response);
   }
 
-  private async commit(input: CreateOrderInput, windowStart: number) {
+  /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
+  private orderOf(request: OrderRequest): Pick<Order, 'kind' | 'prompt' | 'params'> {
+    if (request.route === 'POST /videos:quick') return { kind: 'quick', prompt: request.prompt, params: this.deps.planPrompt(request.prompt) };
+    return { kind: 'explicit', params: resolveLanguage(request.params) };
+  }
+
+  private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>, windowStart: number) {
     const { limits, throughput } = this.deps;
+    const { route } = input.request;
     const id = newOrderId();
-    const requestHash = sha256(JSON.stringify([input.route, input.prompt ?? null, input.params]));
+    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
     const eta = etaSeconds(input.queueAhead, throughput);
     let account: Account | undefined = input.account;
@@ -75,22 +90,22 @@ export class OrderCreation {
       if (!account) throw unauthorized();
       let charge;
       try {
-        charge = quote(input.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+        charge = quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
       } catch (err) {
         // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
         // priced against: it is the original order's replay, not a 402 or a 429.
         const record = err instanceof AppError && input.idempotencyKey !== undefined ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now) : undefined;
         if (!record) throw err;
-        return this.replayOf(record, input.route, requestHash);
+        return this.replayOf(record, route, requestHash);
       }
       const ts = input.now.toISOString();
       const order: Order = {
         id,
         userId: account.userId,
         status: 'queued',
-        kind: input.kind,
-        ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
-        params: input.params,
+        kind: asked.kind,
+        ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
+        params: asked.params,
         charge,
         createdAt: ts,
         updatedAt: ts,
@@ -108,7 +123,7 @@ export class OrderCreation {
           ? {
               idempotency: {
                 keyHash: sha256(input.idempotencyKey),
-                record: { route: input.route, requestHash, orderId: id, response },
+                record: { route, requestHash, orderId: id, response },
                 expiresAt,
               },
             }
@@ -118,7 +133,7 @@ export class OrderCreation {
         case 'created':
           return { kind: 'created' as const, order, response };
         case 'replay':
-          return this.replayOf(outcome.record, input.route, requestHash);
+          return this.replayOf(outcome.record, route, requestHash);
         case 'rate_limited':
           throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
         case 'account_changed':

@@ -5,8 +5,7 @@
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
 import { createHash } from 'node:crypto';
-import type { Generator } from '../generator/index.ts';
-import { GeneratorFailed } from '../generator/port.ts';
+import { GeneratorFailed, type Generator } from './generator.ts';
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
 import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 

@@ -1,7 +1,7 @@
 /** The order: its internal shape, and the public record (GET /videos/{id} and every webhook body). */
 import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
-import { formatScript } from '../generator/script-text.ts';
-import type { Script } from '../generator/port.ts';
+import { formatScript } from './script-text.ts';
+import type { Script } from './generator.ts';
 import type { Charge } from './pricing.ts';
 
 export type { OrderStatus };

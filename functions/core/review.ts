@@ -4,7 +4,7 @@
  * decisions exactly one wins and the other gets 409; then the workflow's wait is completed.
  */
 import type { ReviewDecision } from '../contract/review.ts';
-import { parseScript } from '../generator/script-text.ts';
+import { parseScript } from './script-text.ts';
 import { notAwaitingReview } from './errors.ts';
 import type { Order } from './orders.ts';
 import type { OrderStore } from './ports.ts';

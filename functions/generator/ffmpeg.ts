@@ -1,7 +1,7 @@
 /** The ffmpeg binary that ships inside an npm package, and a runner with progress. */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { GeneratorBusy, GeneratorFailed } from './port.ts';
+import { GeneratorBusy, GeneratorFailed } from '../core/generator.ts';
 
 const require = createRequire(import.meta.url);
 export const FFMPEG = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;

@@ -4,14 +4,8 @@
  */
 import { ChatCompletions, LlmPlanner, LlmWriter } from './llm.ts';
 import { planFromPrompt } from './planner.ts';
-import type { Planner, Renderer, Writer } from './port.ts';
+import type { Generator, Renderer } from '../core/generator.ts';
 import { EmbeddedWriter } from './writer.ts';
-
-export interface Generator {
-  planner: Planner;
-  writer: Writer;
-  renderer: Renderer;
-}
 
 export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generator {
   // Loaded on first use: only the render step needs ffmpeg, the fonts and eSpeak, and only its bundle ships them.

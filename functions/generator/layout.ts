@@ -3,7 +3,7 @@
  * shrinks until the block fits the safe height, and a word wider than the line is split with a hyphen. Characters the
  * font cannot draw (emoji, for one) are left out rather than drawn as boxes. Nothing is ever cut off.
  */
-import { GeneratorFailed } from './port.ts';
+import { GeneratorFailed } from '../core/generator.ts';
 import { fontAt } from './fonts.ts';
 
 export interface CaptionBox {

@@ -6,8 +6,8 @@
 import * as z from 'zod/mini';
 import '../contract/zod.ts';
 import { createVideoBody, type OrderParams } from '../contract/orders.ts';
-import { GeneratorBusy, GeneratorFailed, type Planner, type Script, type WriteRequest, type Writer } from './port.ts';
-import { allotSeconds } from './script-text.ts';
+import { GeneratorBusy, GeneratorFailed, type Planner, type Script, type WriteRequest, type Writer } from '../core/generator.ts';
+import { allotSeconds } from '../core/script-text.ts';
 import { languageOf } from './writer.ts';
 
 export interface LlmConfig {

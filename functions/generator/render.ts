@@ -15,7 +15,7 @@ import { quote, runFfmpeg } from './ffmpeg.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
-import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from './port.ts';
+import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from '../core/generator.ts';
 import { DEFAULT_WPM, speak } from './voice.ts';
 
 export const FPS = 30;

@@ -4,9 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { OrderParams } from '../contract/orders.ts';
-import { detectLanguage } from './planner.ts';
-import type { PostingPack, Scene, Script, WriteRequest, Writer } from './port.ts';
-import { allotSeconds, shorten } from './script-text.ts';
+import { detectLanguage } from '../core/language.ts';
+import type { PostingPack, Scene, Script, WriteRequest, Writer } from '../core/generator.ts';
+import { allotSeconds, shorten } from '../core/script-text.ts';
 
 type Lang = 'ru' | 'en';
 type Tone = OrderParams['tone'];

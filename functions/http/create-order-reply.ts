@@ -1,9 +1,8 @@
 /** What both creation routes share: the Idempotency-Key header, the use case call and the 201/200 reply. */
-import type { OrderParams } from '../contract/orders.ts';
 import { InvalidParams } from '../core/errors.ts';
-import type { CreateOrderInput } from '../core/create-order.ts';
-import { services } from '../adapters/services.ts';
-import type { HttpRequest, Reply } from './middleware.ts';
+import type { OrderRequest } from '../core/create-order.ts';
+import { services } from '../app/services.ts';
+import type { AuthedRequest, HttpRequest, Reply } from './middleware.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
@@ -15,17 +14,12 @@ function idempotencyKey(req: HttpRequest): string | undefined {
   return key;
 }
 
-export async function createOrderReply(
-  req: HttpRequest,
-  route: CreateOrderInput['route'],
-  order: { kind: CreateOrderInput['kind']; params: OrderParams; prompt?: string },
-): Promise<Reply> {
+export async function createOrderReply(req: AuthedRequest, request: OrderRequest): Promise<Reply> {
   const key = idempotencyKey(req);
   const result = await services().creation.create({
     account: req.account,
     queueAhead: req.queueAhead,
-    route,
-    ...order,
+    request,
     ...(key !== undefined ? { idempotencyKey: key } : {}),
     now: req.now,
   });

@@ -1,12 +1,11 @@
 /** POST /webhooks: register (or replace) the key's one webhook; the secret is shown in this answer only. */
 import { createWebhookBody } from '../contract/webhooks.ts';
-import { validate } from '../contract/validate.ts';
 import { registerWebhook, toView } from '../core/webhooks.ts';
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
-export const handler = httpRoute({ auth: true, body: true, countPost: 'before' }, async (req) => {
-  const { url } = validate(createWebhookBody, req.body);
+export const handler = httpRoute({ auth: true, body: createWebhookBody, countPost: 'before' }, async (req) => {
+  const { url } = req.body;
   const { webhooks, urlPolicy } = services();
   const webhook = await registerWebhook(webhooks, urlPolicy, req.account.userId, url, req.now);
   return { status: 201, body: { ...toView(webhook), secret: webhook.secret } };

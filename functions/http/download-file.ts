@@ -6,7 +6,7 @@
 import { verifyLink } from '../core/links.ts';
 import { notFound } from '../core/errors.ts';
 import { ORDER_ID_RE } from '../core/ids.ts';
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 const PRESIGNED_SECONDS = 300;

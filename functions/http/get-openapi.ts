@@ -1,5 +1,5 @@
 /** GET /openapi.json: the OpenAPI 3.1 document of the contract, for this deployment's base address. No key. */
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { openApiDocument } from './openapi.ts';
 import { httpRoute } from './middleware.ts';
 

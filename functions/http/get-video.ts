@@ -1,7 +1,7 @@
 /** GET /videos/{id}: the order record. */
 import { toRecord } from '../core/orders.ts';
 import { readOwnOrder } from '../core/read-order.ts';
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true }, async (req) => {

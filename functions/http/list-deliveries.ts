@@ -1,6 +1,6 @@
 /** GET /webhooks/{id}/deliveries: the recent delivery attempts of the key's webhook (additive route). */
 import { ownWebhookId } from '../core/webhooks.ts';
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 const RECENT = 50;

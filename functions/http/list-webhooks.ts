@@ -1,6 +1,6 @@
 /** GET /webhooks: the key's webhook, without its secret. */
 import { toView } from '../core/webhooks.ts';
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true }, async (req) => {

@@ -1,33 +1,37 @@
 /**
  * The middy chain every route handler runs in: request id and the error envelope, the maintenance switch, API-key
- * authentication, and the JSON body. A handler receives a typed request and returns a reply; it never formats an
- * error itself.
+ * authentication, the POST count, and the JSON body validated by the route's schema (as Powertools' parser does). A
+ * handler receives a request typed by its route's options and returns a reply; it never formats an error itself.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type * as z from 'zod/mini';
 import { AppError, badRequest, rateLimited, serviceUnavailable, unauthorized } from '../core/errors.ts';
 import { postWindow } from '../core/limits.ts';
 import type { Account } from '../core/pricing.ts';
 import { publishMetrics } from '../adapters/metrics.ts';
-import { logger, services } from '../adapters/services.ts';
+import { logger, services } from '../app/services.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
+import { validate } from './validate.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** What every route's handler receives. */
 export interface HttpRequest {
   event: APIGatewayProxyEventV2;
   requestId: string;
   now: Date;
-  /** Set on routes with auth. */
-  account: Account;
-  /** Active orders of all users, loaded with the account on routes that ask for it. */
-  queueAhead: number;
-  /** The parsed JSON body, on routes that take one. */
-  body: unknown;
   pathParameters: Record<string, string>;
   header(name: string): string | undefined;
+}
+
+/** What a route with auth adds: the key's account, loaded by the key lookup. */
+export interface AuthedRequest extends HttpRequest {
+  account: Account;
+  /** Active orders of all users, loaded with the account on routes that ask for it (otherwise 0). */
+  queueAhead: number;
   /** Whether this POST is already counted in its rate window. */
   counted: boolean;
 }
@@ -44,8 +48,8 @@ export interface RouteOptions {
   auth: boolean;
   /** Load the global queue counter with the account (creation routes: for eta_seconds). */
   withQueue?: boolean;
-  /** Parse a JSON body. */
-  body?: boolean;
+  /** The JSON body's schema: the chain parses and validates the body (422 naming the field) before the handler runs. */
+  body?: z.ZodMiniType;
   /**
    * How an authenticated POST is counted against the per-minute limit: `before` the handler, or `deferred` to a
    * handler that counts it inside its own transaction (creation); whatever that handler did not count is counted
@@ -54,7 +58,14 @@ export interface RouteOptions {
   countPost?: 'before' | 'deferred';
 }
 
-type Ctx = Context & { req: HttpRequest };
+/** The request a route's options promise its handler: the account only with auth, the typed body only with a schema. */
+export type RequestOf<O extends RouteOptions> = (O extends { auth: true } ? AuthedRequest : HttpRequest) &
+  (O extends { body: infer S extends z.ZodMiniType } ? { body: z.output<S> } : unknown);
+
+/** The request as the chain fills it in; a handler sees it as its route's RequestOf. */
+type Filling = HttpRequest & Partial<Omit<AuthedRequest, keyof HttpRequest>> & { body?: unknown };
+
+type Ctx = Context & { req: Filling };
 type Req = middy.Request<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>;
 
 const requestIdOf = (event: APIGatewayProxyEventV2) => event.requestContext?.requestId ?? 'unknown';
@@ -69,12 +80,8 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
       event,
       requestId: requestIdOf(event),
       now: new Date(),
-      account: undefined as unknown as Account,
-      queueAhead: 0,
-      body: undefined,
       pathParameters: (event.pathParameters ?? {}) as Record<string, string>,
       header: (name) => headers[name.toLowerCase()],
-      counted: false,
     };
   },
   onError: (request: Req) => {
@@ -98,14 +105,15 @@ const apiKeyAuth = (withQueue: boolean): MiddlewareObj<APIGatewayProxyEventV2, H
     if (!found) throw unauthorized();
     req.account = found.account;
     req.queueAhead = found.queueAhead;
+    req.counted = false;
   },
 });
 
-async function count(req: HttpRequest) {
+async function count(req: Filling) {
   const { accounts, config } = services();
   const window = postWindow(req.now);
   req.counted = true;
-  if (!(await accounts.count(req.account.userId, window.start, config.limits.postsPerMinute))) {
+  if (!(await accounts.count(req.account!.userId, window.start, config.limits.postsPerMinute))) {
     throw rateLimited(window.retryAfterSeconds, config.limits.postsPerMinute);
   }
 }
@@ -127,7 +135,7 @@ const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxy
   },
 });
 
-const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+const jsonBody = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
   before: (request: Req) => {
     const req = request.context.req;
     const raw = request.event.body ?? '';
@@ -144,16 +152,18 @@ const jsonBody = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
       throw badRequest('The body is not valid UTF-8');
     }
     if (!text.trim()) throw badRequest('The body must be a JSON object');
+    let parsed: unknown;
     try {
-      req.body = JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       throw badRequest('The body is not valid JSON');
     }
+    req.body = validate(schema, parsed);
   },
 });
 
 /** Wraps a route's logic in the shared chain and turns its reply into an API Gateway response. */
-export function httpRoute(options: RouteOptions, fn: (req: HttpRequest) => Promise<Reply>) {
+export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: RequestOf<O>) => Promise<Reply>) {
   const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishMetrics())
@@ -161,9 +171,10 @@ export function httpRoute(options: RouteOptions, fn: (req: HttpRequest) => Promi
     .use(maintenance());
   if (options.auth) chain.use(apiKeyAuth(options.withQueue ?? false));
   if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
-  if (options.body) chain.use(jsonBody());
+  if (options.body) chain.use(jsonBody(options.body));
   return chain.handler(async (_event, context) => {
-    const reply = await fn(context.req);
+    // The middlewares above have filled in what the options promise (or failed the request).
+    const reply = await fn(context.req as RequestOf<O>);
     const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
     if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
     if (reply.raw) return { statusCode: reply.status, headers, body: String(reply.body) };

@@ -1,5 +1,5 @@
 /** The review wait (.waitForTaskToken): running -> awaiting_review with the token; POST /videos/{id}/review completes it. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler(async (input) => {

@@ -1,5 +1,5 @@
 /** The delivery workflow's one Task: one webhook attempt for a recorded event, and what comes next. */
-import { services } from '../adapters/services.ts';
+import { services } from '../app/services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => services().deliveries.deliver(input.orderId, input.eventId!));

@@ -1,6 +1,6 @@
 /** The workflow's catch: any active state -> error, refunded exactly once. */
-import { logger } from '../adapters/services.ts';
-import { orderSteps } from '../adapters/step-services.ts';
+import { logger } from '../app/services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler(async (input) => {

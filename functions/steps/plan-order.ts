@@ -1,5 +1,5 @@
 /** Quick orders: the planner refines the prompt's parameters. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().plan(input.orderId));

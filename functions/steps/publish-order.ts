@@ -1,5 +1,5 @@
 /** The posting pack, then running -> done. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().publish(input.orderId));

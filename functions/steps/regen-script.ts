@@ -1,5 +1,5 @@
 /** A regen decision: the script is rewritten along the note. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().regen(input.orderId));

@@ -1,5 +1,5 @@
 /** Renders the mp4 and the cover and stores them, unless they are stored already. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().render(input.orderId));

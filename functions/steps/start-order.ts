@@ -1,5 +1,5 @@
 /** Start the order: queued -> running (a resumed order keeps its status). */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().start(input.orderId));

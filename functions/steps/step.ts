@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as z from 'zod/mini';
 import { publishMetrics } from '../adapters/metrics.ts';
-import { logger } from '../adapters/services.ts';
+import { logger } from '../app/services.ts';
 import { isTransient, TRANSIENT_ERROR_NAME } from '../adapters/transient.ts';
 
 const stepInput = z.object({

@@ -1,5 +1,5 @@
 /** The first script of the order. */
-import { orderSteps } from '../adapters/step-services.ts';
+import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
 export const handler = stepHandler((input) => orderSteps().write(input.orderId));

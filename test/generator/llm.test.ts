@@ -9,7 +9,7 @@ import { createVideoBody } from '../../functions/contract/orders.ts';
 import { generatorFromEnv } from '../../functions/generator/index.ts';
 import { ChatCompletions, LlmPlanner, LlmWriter } from '../../functions/generator/llm.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
-import { GeneratorBusy, GeneratorFailed } from '../../functions/generator/port.ts';
+import { GeneratorBusy, GeneratorFailed } from '../../functions/core/generator.ts';
 
 type Reply = { status?: number; content?: string; raw?: string; delayMs?: number };
 const replies: Reply[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { runFfmpeg } from '../../functions/generator/ffmpeg.ts';
-import { GeneratorBusy, GeneratorFailed, type RenderResult, type Script } from '../../functions/generator/port.ts';
+import { GeneratorBusy, GeneratorFailed, type RenderResult, type Script } from '../../functions/core/generator.ts';
 import { EmbeddedRenderer, REGIONS } from '../../functions/generator/render.ts';
 import { inkFraction, meanAbsDiff, probe, region, volumeOf } from '../support/media.ts';
 

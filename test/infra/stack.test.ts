@@ -213,7 +213,7 @@ describe('the Lambda bundles on the local stack', () => {
     assert.equal(synth.status, 0, 'synth ran');
     stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' }, moduleOf: bundleOf });
     checkFetchesTo(stack.baseUrl);
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const created = await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 10 second video about green tea' }) });

@@ -22,7 +22,7 @@ describe('authentication', () => {
   it('answers 401 unauthorized for a missing, malformed, unknown or revoked key, on every route', async () => {
     const { userId, apiKey } = await t.user({ balance: 500 });
     const unknown = apiKey.replace(/_[^_]{43}$/, `_${'A'.repeat(43)}`);
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     await services().accounts.revokeKey(userId);
     for (const key of [undefined, 'nonsense', 'vgk_', unknown, apiKey]) {
       for (const [method, path, body] of [
@@ -49,7 +49,7 @@ describe('authentication', () => {
   it('revokes a reissued key on its very next call', async () => {
     const { userId, apiKey } = await t.user({ balance: 100 });
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).status, 200);
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const fresh = await services().accounts.issueKey(userId, new Date());
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).status, 401);
     assert.equal((await t.api('GET', '/balance', { key: fresh })).status, 200);
@@ -364,7 +364,7 @@ describe('a burst with the default limits', () => {
     assert.equal(results.filter((r) => r.status === 429).length, 40);
     assert.ok(results.filter((r) => r.status === 429).every((r) => Number(r.headers.get('retry-after')) > 0));
     assert.equal(results.filter((r) => r.status === 429 && errorCode(r) === 'rate_limited').length, 20, 'exactly 30 POSTs pass the minute');
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const ledger = (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
     const balance = (await t.api('GET', '/balance', { key: apiKey })).body.balance;
     assert.equal(balance, 1000);

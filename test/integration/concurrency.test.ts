@@ -9,7 +9,7 @@ const t = useStack({ LIMIT_ACTIVE_TASKS: '1000', LIMIT_POSTS_PER_MINUTE: '10000'
 const quick = { prompt: 'A short video about green tea' };
 
 async function ledgerSum(userId: string): Promise<number> {
-  const { services } = await import('../../functions/adapters/services.ts');
+  const { services } = await import('../../functions/app/services.ts');
   return (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
 }
 

@@ -25,7 +25,7 @@ describe('a store outage', () => {
   it('is 503 with Retry-After while it lasts, fails no order, and ends by itself', async () => {
     stack = await startLocalStack({ port: 0, dataDir: dir, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
     checkFetchesTo(stack.baseUrl);
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const created = await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 10 second video about rain' }) });

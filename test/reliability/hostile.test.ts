@@ -115,7 +115,7 @@ describe('hostile input', () => {
     const failures = all.filter((o) => o.problem !== undefined);
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} answers were not a 4xx in the envelope`);
 
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const ledger = await services().accounts.ledger(userId);
     assert.deepEqual(ledger.map((e) => [e.kind, e.amount, e.orderId]).sort(), [['charge', -order.body.cost, order.body.id], ['top_up', 1000, undefined]], 'only the order made on purpose was charged');
     const balance = await t.api('GET', '/balance', { key: apiKey });

@@ -9,7 +9,7 @@ import { ROUTES } from '../../functions/http/routes.ts';
 import { useStack, waitForStatus, type ApiResponse } from '../support/stack.ts';
 
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '60000' });
-const services = async () => (await import('../../functions/adapters/services.ts')).services();
+const services = async () => (await import('../../functions/app/services.ts')).services();
 
 const BODIES: Record<string, unknown> = {
   'create-quick': { prompt: 'A 10 second video about secrets' },

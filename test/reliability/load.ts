@@ -159,7 +159,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     await sut.start();
     // The harness reads the data through the service's own adapters, on DynamoDB Local's fixed port.
     Object.assign(process.env, readRuntime(sut.dataDir)!.env);
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     const { accounts, orders } = services();
     const baseUrl = `http://127.0.0.1:${port}/v1`;
 

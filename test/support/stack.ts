@@ -59,7 +59,7 @@ export function useStack(env: Record<string, string> = {}): TestStack {
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
   t.user = async (opts = {}) => {
-    const { services } = await import('../../functions/adapters/services.ts');
+    const { services } = await import('../../functions/app/services.ts');
     return services().accounts.createUser({
       balance: opts.balance ?? 0,
       trialVideos: opts.trialVideos ?? 0,

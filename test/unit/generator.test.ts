@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
-import { validate } from '../../functions/contract/validate.ts';
+import { validate } from '../../functions/http/validate.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
 import { FONTS } from '../../functions/generator/fonts.ts';
 import { layoutCaption, measure } from '../../functions/generator/layout.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
-import { GeneratorFailed } from '../../functions/generator/port.ts';
-import { formatScript, parseScript } from '../../functions/generator/script-text.ts';
+import { GeneratorFailed } from '../../functions/core/generator.ts';
+import { formatScript, parseScript } from '../../functions/core/script-text.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
 
 const BOX = { width: 840, height: 740, maxSize: 92, minSize: 40, lineSpacing: 1.25 };

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { extrasOf } from '../../functions/core/pricing.ts';
-import { detectLanguage, planFromPrompt } from '../../functions/generator/planner.ts';
+import { detectLanguage } from '../../functions/core/language.ts';
+import { planFromPrompt } from '../../functions/generator/planner.ts';
 
 describe('planner', () => {
   it('reads extras, duration, tone and language from an English prompt', () => {

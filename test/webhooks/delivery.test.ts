@@ -45,7 +45,7 @@ async function register(key: string, url: string): Promise<{ id: string; secret:
   return res.body;
 }
 
-const services = async () => (await import('../../functions/adapters/services.ts')).services();
+const services = async () => (await import('../../functions/app/services.ts')).services();
 const hmac = (secret: string, raw: Buffer) => createHmac('sha256', secret).update(raw).digest('hex');
 
 async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ GENERATOR_FAIL: 'render', REVIEW_DEADLINE_SECONDS: '3' });
-const services = async () => (await import('../../functions/adapters/services.ts')).services();
+const services = async () => (await import('../../functions/app/services.ts')).services();
 
 describe('a failed generation', () => {
   it('ends the order in error with a safe reason, refunds exactly what it took and frees the slot', async () => {

@@ -11,7 +11,7 @@ import validate from 'asl-validator';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { fileUrl } from '../../functions/core/links.ts';
 import { EmbeddedRenderer, REGIONS } from '../../functions/generator/render.ts';
-import { parseScript } from '../../functions/generator/script-text.ts';
+import { parseScript } from '../../functions/core/script-text.ts';
 import { STATE_MACHINES, STEPS, substitute } from '../../functions/steps/table.ts';
 import { ROOT } from '../../local/stack.ts';
 import { meanAbsDiff, probe, region } from '../support/media.ts';
@@ -21,7 +21,7 @@ const t = useStack();
 const dir = mkdtempSync(join(tmpdir(), 'workflow-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const services = async () => (await import('../../functions/adapters/services.ts')).services();
+const services = async () => (await import('../../functions/app/services.ts')).services();
 const ledgerSum = async (userId: string) => (await (await services()).accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
 
 async function download(url: string): Promise<Buffer> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OrderSteps } from '../core/order-steps.ts';
 import { generatorFromEnv } from '../generator/index.ts';
-import { metrics } from './metrics.ts';
+import { metrics } from '../adapters/metrics.ts';
 import { logger, services } from './services.ts';
 
 let built: OrderSteps | undefined;

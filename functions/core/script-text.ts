@@ -9,8 +9,8 @@
  * Scenes are separated by a blank line or a "Scene N" line. Unlabelled lines count as voice; a scene without a
  * caption takes the start of its voice. Durations are derived again from the voice when text is parsed.
  */
-import { InvalidParams } from '../core/errors.ts';
-import type { Scene, Script } from './port.ts';
+import { InvalidParams } from './errors.ts';
+import type { Scene, Script } from './generator.ts';
 
 export const SCRIPT_LIMITS = { scenes: 12, caption: 120, voice: 500 } as const;
 const MIN_SCENE_SECONDS = 1.5;

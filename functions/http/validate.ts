@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import './zod.ts';
+import '../contract/zod.ts';
 import { InvalidParams } from '../core/errors.ts';
 
 /** Validates a parsed body; the first problem becomes 422 invalid_params naming the field and the reason. */

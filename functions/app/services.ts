@@ -1,23 +1,25 @@
 /**
- * The adapters and use cases of this process, built once at cold start and shared by every handler in it. The order
- * steps with the generator are built apart (step-services.ts), so that the API's functions carry no generator.
+ * The composition root of a process: the adapters and use cases, built once at cold start and shared by every handler
+ * in it. The order steps with the generator are built apart (step-services.ts), so that the API's functions carry no
+ * generator beyond the deterministic prompt planner that prices quick orders.
  */
 import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
 import { orderLinks } from '../core/links.ts';
 import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
-import { DeliveryEvents, DeliveryWorkflow } from './deliveries.ts';
-import { WebhookSender } from './webhook-sender.ts';
-import { Accounts } from './accounts.ts';
-import { aws } from './aws.ts';
-import { config } from './config.ts';
-import { metrics } from './metrics.ts';
-import { linkSigningKey } from './secrets.ts';
-import { OrderFiles } from './files.ts';
-import { Orders } from './orders.ts';
-import { StepFunctionsWorkflow } from './workflow.ts';
-import { Webhooks } from './webhooks.ts';
+import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
+import { WebhookSender } from '../adapters/webhook-sender.ts';
+import { Accounts } from '../adapters/accounts.ts';
+import { aws } from '../adapters/aws.ts';
+import { config } from '../adapters/config.ts';
+import { metrics } from '../adapters/metrics.ts';
+import { linkSigningKey } from '../adapters/secrets.ts';
+import { OrderFiles } from '../adapters/files.ts';
+import { Orders } from '../adapters/orders.ts';
+import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
+import { Webhooks } from '../adapters/webhooks.ts';
+import { planFromPrompt } from '../generator/planner.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
 export const logger = new Logger({ serviceName: 'video-service' });
@@ -63,6 +65,7 @@ function build() {
     workflow,
     creation: new OrderCreation({
       orders,
+      planPrompt: planFromPrompt,
       workflow,
       limits: cfg.limits,
       prices: cfg.prices,

@@ -1,7 +1,7 @@
 /**
  * The generator port: planner (prompt -> parameters), writer (parameters -> script and posting pack) and renderer
- * (script -> mp4 and cover). The embedded implementations need no network; an OpenAI-compatible adapter can stand
- * behind the planner and the writer. Nothing here imports AWS.
+ * (script -> mp4 and cover). The implementations live in functions/generator: embedded ones that need no network, and
+ * an OpenAI-compatible adapter for the planner and the writer.
  */
 import type { OrderParams } from '../contract/orders.ts';
 
@@ -59,6 +59,12 @@ export interface Writer {
 }
 export interface Renderer {
   render(req: RenderRequest): Promise<RenderResult>;
+}
+
+export interface Generator {
+  planner: Planner;
+  writer: Writer;
+  renderer: Renderer;
 }
 
 /**

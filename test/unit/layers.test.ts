@@ -1,0 +1,86 @@
+/**
+ * Imports run one way: contract <- core <- {adapters, generator} <- app <- {http, steps} <- {lib, local} <- bin.
+ * A module may import its own layer and the layers below it, never a layer above it nor its peer (adapters and
+ * the generator are two implementations of core's ports; http and steps are two kinds of entry point). app is the
+ * composition root of a Lambda process; lib (CDK) and local (the one-machine runtime) compose the functions.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Layer of each top folder, innermost first; folders on one rank are peers. */
+export const LAYERS: { folder: string; rank: number }[] = [
+  { folder: 'functions/contract', rank: 0 },
+  { folder: 'functions/core', rank: 1 },
+  { folder: 'functions/adapters', rank: 2 },
+  { folder: 'functions/generator', rank: 2 },
+  { folder: 'functions/app', rank: 3 },
+  { folder: 'functions/http', rank: 4 },
+  { folder: 'functions/steps', rank: 4 },
+  { folder: 'lib', rank: 5 },
+  { folder: 'local', rank: 5 },
+  { folder: 'bin', rank: 6 },
+];
+
+/** Edges the ranks allow but the design does not. */
+const FORBIDDEN: { from: string; to: string; why: string }[] = [
+  { from: 'functions/http', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
+];
+
+const layerOf = (file: string) => LAYERS.find((l) => file === l.folder || file.startsWith(`${l.folder}/`));
+
+function sources(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && /\.ts$/.test(e.name))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+/** Relative module specifiers of a file: static imports and exports, and dynamic import() calls. */
+export function importsOf(text: string): string[] {
+  const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s+'(\.[^']+)'/g)];
+  return found.map((m) => m[1] ?? m[2] ?? m[3]!);
+}
+
+/** Every import edge that runs against the layering, as "importer -> imported". */
+export function inverted(files: string[], read: (file: string) => string): string[] {
+  const bad: string[] = [];
+  for (const file of files) {
+    const from = layerOf(file);
+    if (!from) continue;
+    for (const spec of importsOf(read(file))) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), spec));
+      const to = layerOf(target);
+      if (!to || to.folder === from.folder) continue;
+      if (to.rank >= from.rank) bad.push(`${file} -> ${target}`);
+      const rule = FORBIDDEN.find((r) => r.from === from.folder && r.to === to.folder);
+      if (rule) bad.push(`${file} -> ${target} (${rule.why})`);
+    }
+  }
+  return bad;
+}
+
+test('imports run one way through the layers', () => {
+  const files = LAYERS.flatMap((l) => sources(l.folder));
+  assert.ok(files.length > 50, 'the sources were found');
+  assert.deepEqual(inverted(files, (f) => readFileSync(join(ROOT, f), 'utf8')), []);
+});
+
+test('the check sees an inverted edge, a peer edge and a dynamic import', () => {
+  const files = ['functions/core/a.ts', 'functions/adapters/b.ts', 'functions/http/c.ts'];
+  const text: Record<string, string> = {
+    'functions/core/a.ts': "import type { X } from '../generator/port.ts';\nimport { ok } from '../contract/orders.ts';",
+    'functions/adapters/b.ts': "export { g } from '../generator/index.ts';",
+    'functions/http/c.ts': "const m = await import('../steps/table.ts');\nimport { s } from '../app/services.ts';\nimport { p } from '../generator/planner.ts';",
+  };
+  assert.deepEqual(inverted(files, (f) => text[f]!), [
+    'functions/core/a.ts -> functions/generator/port.ts',
+    'functions/adapters/b.ts -> functions/generator/index.ts',
+    'functions/http/c.ts -> functions/steps/table.ts',
+    `functions/http/c.ts -> functions/generator/planner.ts (${FORBIDDEN[0]!.why})`,
+  ]);
+});
