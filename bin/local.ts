@@ -1,5 +1,5 @@
 /**
- * npm start: the whole service on this machine (DESIGN.md section 6). Ctrl-C stops every child it started.
+ * npm start: the whole service on this machine (docs/architecture.md: One machine). Ctrl-C stops every child it started.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -36,7 +36,7 @@ export const SIZES = {
   render: { memorySize: 3008, timeout: Duration.seconds(900) },
 } as const;
 
-/** esbuild's options for every function; the benchmark bundles with the same ones to measure them. */
+/** esbuild's options for every function (bench/lambdas.ts measures the bundles `cdk synth` builds with them). */
 export const BUNDLING = {
   format: OutputFormat.ESM,
   minify: true,

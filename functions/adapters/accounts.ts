@@ -1,19 +1,12 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
-import {
-  BatchGetCommand,
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound } from '../core/errors.ts';
 import { newEntryId, newUserId } from '../core/ids.ts';
-import type { PostCounter } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
 import { QUEUE_SHARDS } from '../core/create-order.ts';
-import { deletePartition, isConditionFailed, queryAll } from './dynamo.ts';
-import { keys, ttl } from './keys.ts';
+import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 export interface UserItem {
   userId: string;
@@ -49,11 +42,11 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
-export const ledgerPut = (tableName: string, userId: string, entry: LedgerEntry) => ({
+export const ledgerPut = (tableName: string, userId: string, entry: LedgerEntry): TransactItem => ({
   Put: { TableName: tableName, Item: { ...keys.ledger(userId, newEntryId()), ...entry } },
 });
 
-export class Accounts implements PostCounter {
+export class Accounts {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -74,7 +67,7 @@ export class Accounts implements PostCounter {
     );
     const items = out.Responses?.[this.tableName] ?? [];
     const userKey = keys.user(userId);
-    const user = items.find((i) => i.PK === userKey.PK && i.SK === userKey.SK);
+    const user = items.find((i) => i[TABLE_KEYS.pk] === userKey.PK && i[TABLE_KEYS.sk] === userKey.SK);
     if (!user || !keyMatches(apiKey, user.keyHash as string | undefined)) return undefined;
     const queueAhead = items.reduce((sum, i) => sum + (i === user ? 0 : Number(i.active ?? 0)), 0);
     return { account: toAccount(user), queueAhead };
@@ -95,7 +88,7 @@ export class Accounts implements PostCounter {
     await this.ddb.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: this.tableName, Item: { ...keys.user(userId), ...item }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: this.tableName, Item: { ...keys.user(userId), ...item }, ConditionExpression: ITEM.isNew } },
           ...(opts.balance > 0
             ? [ledgerPut(this.tableName, userId, { amount: opts.balance, kind: 'top_up', createdAt: item.createdAt })]
             : []),
@@ -122,26 +115,12 @@ export class Accounts implements PostCounter {
   }
 
   async topUp(userId: string, amount: number, now: Date): Promise<number> {
-    await this.ddb
-      .send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.user(userId),
-                UpdateExpression: 'ADD balance :a',
-                ConditionExpression: 'attribute_exists(PK)',
-                ExpressionAttributeValues: { ':a': amount },
-              },
-            },
-            ledgerPut(this.tableName, userId, { amount, kind: 'top_up', createdAt: now.toISOString() }),
-          ],
-        }),
-      )
-      .catch((err: unknown) => {
-        throw isConditionFailed(err) ? notFound('user') : err;
-      });
+    const cancelled = await transact(this.ddb, [
+      ['user', { Update: { TableName: this.tableName, Key: keys.user(userId), UpdateExpression: 'ADD balance :a', ConditionExpression: ITEM.exists, ExpressionAttributeValues: { ':a': amount } } }],
+      ['ledger', ledgerPut(this.tableName, userId, { amount, kind: 'top_up', createdAt: now.toISOString() })],
+    ]);
+    if (cancelled?.failed('user')) throw notFound('user');
+    if (cancelled) throw cancelled.error;
     return (await this.get(userId))!.balance;
   }
 
@@ -153,11 +132,10 @@ export class Accounts implements PostCounter {
   async ledger(userId: string): Promise<LedgerEntry[]> {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.ledgerPrefix },
+      ...inPartition(keys.userPartition(userId), keys.ledgerPrefix),
       ConsistentRead: true,
     });
-    return items as unknown as LedgerEntry[];
+    return items.map((i) => recordOf<LedgerEntry>(i));
   }
 
   /** Every item in the user's partition (profile, ledger, idempotency records, counters, delivery attempts). */
@@ -165,30 +143,24 @@ export class Accounts implements PostCounter {
     await deletePartition(this.ddb, this.tableName, keys.userPartition(userId));
   }
 
+  /** Counts one POST in its minute window; false when the window already had `limit`. */
   async count(userId: string, windowStart: number, limit: number): Promise<boolean> {
-    try {
-      await this.ddb.send(new UpdateCommand(postCountUpdate(this.tableName, userId, windowStart, limit)));
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+    return writeIf(this.ddb.send(new UpdateCommand(postCountUpdate(this.tableName, userId, windowStart, limit))));
   }
 
   private async updateExisting(userId: string, expr: string, values: Record<string, unknown>) {
-    try {
-      await this.ddb.send(
+    const written = await writeIf(
+      this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.user(userId),
           UpdateExpression: expr,
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: ITEM.exists,
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         }),
-      );
-    } catch (err) {
-      throw isConditionFailed(err) ? notFound('user') : err;
-    }
+      ),
+    );
+    if (!written) throw notFound('user');
   }
 }
 
@@ -197,9 +169,9 @@ export function postCountUpdate(tableName: string, userId: string, windowStart: 
   return {
     TableName: tableName,
     Key: keys.posts(userId, windowStart),
-    UpdateExpression: 'ADD #n :one SET expiresAt = :exp',
+    UpdateExpression: 'ADD #n :one SET #ttl = :exp',
     ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-    ExpressionAttributeNames: { '#n': 'count' },
+    ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
     ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':exp': ttl(new Date(windowStart + 120_000)) },
   };
 }

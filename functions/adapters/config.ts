@@ -3,7 +3,6 @@
  * with its name rather than failing a request later. On AWS each function gets only the settings its work needs (the
  * state machines' ARNs, the public address): those are read when first used, and fail then, with their name.
  */
-import type { GeneratorFault } from '../core/order-steps.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
 
@@ -31,6 +30,9 @@ function prices(v: string | undefined): Prices {
   }
   return pricesFrom(given as object, 'PRICES');
 }
+
+/** GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render). */
+export type GeneratorFault = 'plan' | 'script' | 'render' | { rate: number };
 
 function generatorFail(v: string | undefined): { generatorFail?: GeneratorFault } {
   if (!v || v === 'off') return {};

@@ -1,11 +1,11 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { GetCommand, paginateScan, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
 import type { OrderEvent } from '../core/ports.ts';
 import { sdk } from './aws.ts';
-import { cancellationReasons } from './dynamo.ts';
-import { keys, ttl } from './keys.ts';
+import { recordOf, transact } from './dynamo.ts';
+import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
 
@@ -17,44 +17,37 @@ export class DeliveryEvents {
 
   async get(orderId: string, eventId: string): Promise<StoredEvent | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.orderEvent(orderId, eventId), ConsistentRead: true }));
-    if (!out.Item) return undefined;
-    const { PK: _pk, SK: _sk, ...event } = out.Item;
-    return event as StoredEvent;
+    return out.Item ? recordOf<StoredEvent>(out.Item) : undefined;
   }
 
   async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {
-    try {
-      await this.ddb.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.orderEvent(event.orderId, event.id),
-                UpdateExpression: 'SET attempts = :n, delivery = :d, lastAttemptAt = :at',
-                // One record per attempt number, even if the step runs twice.
-                ConditionExpression: 'attribute_not_exists(attempts) OR attempts = :prev',
-                ExpressionAttributeValues: { ':n': attempt.attempt, ':prev': attempt.attempt - 1, ':d': attempt.outcome, ':at': attempt.at },
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: {
-                  ...keys.deliveryAttempt(userId, attempt.at, event.id, attempt.attempt),
-                  ...attempt,
-                  expiresAt: ttl(new Date(Date.parse(attempt.at) + ATTEMPT_TTL_DAYS * 86_400_000)),
-                },
-              },
-            },
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (cancellationReasons(err)?.[0]?.code === 'ConditionalCheckFailed') return false;
-      throw err;
-    }
+    const cancelled = await transact(this.ddb, [
+      [
+        'event',
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.orderEvent(event.orderId, event.id),
+            UpdateExpression: 'SET attempts = :n, delivery = :d, lastAttemptAt = :at',
+            // One record per attempt number, even if the step runs twice.
+            ConditionExpression: 'attribute_not_exists(attempts) OR attempts = :prev',
+            ExpressionAttributeValues: { ':n': attempt.attempt, ':prev': attempt.attempt - 1, ':d': attempt.outcome, ':at': attempt.at },
+          },
+        },
+      ],
+      [
+        'attempt',
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.deliveryAttempt(userId, attempt.at, event.id, attempt.attempt), ...attempt, ...expiresAt(new Date(Date.parse(attempt.at) + ATTEMPT_TTL_DAYS * 86_400_000)) },
+          },
+        },
+      ],
+    ]);
+    if (!cancelled) return true;
+    if (cancelled.failed('event')) return false;
+    throw cancelled.error;
   }
 
   async mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void> {
@@ -73,13 +66,12 @@ export class DeliveryEvents {
     const out = await this.ddb.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':p': keys.deliveryPrefix },
+        ...inPartition(keys.userPartition(userId), keys.deliveryPrefix),
         ScanIndexForward: false,
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).map(({ PK: _pk, SK: _sk, expiresAt: _e, ...a }) => a as DeliveryAttempt);
+    return (out.Items ?? []).map((i) => recordOf<DeliveryAttempt>(i));
   }
 
   /** Events not delivered, dropped or without a webhook. One machine only (a Scan): resumed on start. */
@@ -89,12 +81,13 @@ export class DeliveryEvents {
       { client: this.ddb },
       {
         TableName: this.tableName,
-        FilterExpression: 'begins_with(SK, :e) AND (attribute_not_exists(delivery) OR delivery = :p)',
-        ExpressionAttributeValues: { ':e': 'EVENT#', ':p': 'pending' },
+        FilterExpression: 'begins_with(#sk, :e) AND (attribute_not_exists(delivery) OR delivery = :p)',
+        ExpressionAttributeNames: { '#sk': TABLE_KEYS.sk },
+        ExpressionAttributeValues: { ':e': keys.orderEventPrefix, ':p': 'pending' },
         ConsistentRead: true,
       },
     )) {
-      for (const { PK: _pk, SK: _sk, ...e } of page.Items ?? []) found.push(e as StoredEvent);
+      for (const item of page.Items ?? []) found.push(recordOf<StoredEvent>(item));
     }
     return found;
   }

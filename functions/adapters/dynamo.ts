@@ -1,23 +1,84 @@
-/** Shared DynamoDB helpers of the repositories: condition failures (turned into domain outcomes where they occur) and paging. */
+/**
+ * Shared DynamoDB helpers of the repositories: conditional writes whose failed condition is an answer (false, or a
+ * named cancellation reason) rather than an error, items turned back into records, and paging.
+ */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, paginateQuery, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateQuery, TransactWriteCommand, type DynamoDBDocumentClient, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TABLE_KEYS } from './keys.ts';
 
 export const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
+/** A conditional write as it is sent: true when written, false when its condition failed; any other error is thrown. */
+export async function writeIf(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+const KEY_ATTRIBUTES: ReadonlySet<string> = new Set([TABLE_KEYS.pk, TABLE_KEYS.sk, TABLE_KEYS.gsi1pk, TABLE_KEYS.gsi1sk, TABLE_KEYS.ttl]);
+
+/** An item as the record it stores: without the table's key and TTL attributes. */
+export function recordOf<T>(item: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.has(k))) as T;
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
 export interface CancellationReason {
   code: string;
+  /** The item as it was, when the failed write asked for ALL_OLD. */
   item?: Record<string, unknown>;
 }
 
-/** Per-item reasons of a cancelled transaction (aligned with its items), or undefined for any other error. */
-export function cancellationReasons(err: unknown): CancellationReason[] | undefined {
-  const e = err as { name?: string; CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] };
-  if (e?.name !== 'TransactionCanceledException') return undefined;
-  return (e.CancellationReasons ?? []).map((r) => ({
-    code: r.Code ?? 'None',
-    ...(r.Item ? { item: unmarshall(r.Item) } : {}),
-  }));
+/** Why a named transaction was cancelled, read by the items' names. */
+export class Cancelled<N extends string> {
+  constructor(
+    private readonly reasons: ReadonlyMap<N, CancellationReason>,
+    /** The TransactionCanceledException itself, to rethrow when no reason is an answer. */
+    readonly error: Error,
+  ) {}
+
+  /** Whether the condition of the item with this name failed. */
+  failed(name: N): boolean {
+    return this.reasons.get(name)?.code === 'ConditionalCheckFailed';
+  }
+
+  /** The item as it was when its condition failed (ALL_OLD). */
+  itemOf(name: N): Record<string, unknown> | undefined {
+    return this.reasons.get(name)?.item;
+  }
+
+  /** Another transaction held one of the items: trying again may succeed. */
+  get conflict(): boolean {
+    return [...this.reasons.values()].some((r) => r.code === 'TransactionConflict');
+  }
+}
+
+/**
+ * Commits items given by name in one TransactWriteItems. Undefined when committed; when cancelled, the reasons by
+ * name, so no caller reads a failure by its position. Any other error is thrown.
+ */
+export async function transact<N extends string>(client: DynamoDBDocumentClient, items: readonly (readonly [N, TransactItem])[]): Promise<Cancelled<N> | undefined> {
+  try {
+    await client.send(new TransactWriteCommand({ TransactItems: items.map(([, item]) => item) }));
+    return undefined;
+  } catch (err) {
+    const e = err as { name?: string; CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] };
+    if (e?.name !== 'TransactionCanceledException') throw err;
+    // AWS lists one reason per item, in the items' order.
+    const reasons = new Map<N, CancellationReason>(
+      items.map(([name], i) => {
+        const r = e.CancellationReasons?.[i];
+        return [name, { code: r?.Code ?? 'None', ...(r?.Item ? { item: unmarshall(r.Item) } : {}) }];
+      }),
+    );
+    return new Cancelled(reasons, err as Error);
+  }
 }
 
 /** Every item a query matches, across pages. */
@@ -31,9 +92,9 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
 export async function deletePartition(client: DynamoDBDocumentClient, tableName: string, pk: string): Promise<void> {
   const items = await queryAll(client, {
     TableName: tableName,
-    KeyConditionExpression: 'PK = :pk',
+    KeyConditionExpression: `${TABLE_KEYS.pk} = :pk`,
     ExpressionAttributeValues: { ':pk': pk },
-    ProjectionExpression: 'PK, SK',
+    ProjectionExpression: `${TABLE_KEYS.pk}, ${TABLE_KEYS.sk}`,
   });
-  for (const item of items) await client.send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+  for (const item of items) await client.send(new DeleteCommand({ TableName: tableName, Key: { [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] } }));
 }

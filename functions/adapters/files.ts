@@ -1,7 +1,7 @@
 /** Order files in S3: everything of an order lives under orders/<order id>/. */
 import { createReadStream, statSync } from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { ORDER_FILES, type OrderFile } from '../core/order-steps.ts';
+import { ORDER_FILES, type OrderFile } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 
 export const fileKeys = {

@@ -5,7 +5,7 @@
  *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
- *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<status>[#<round>]
+ *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
@@ -14,6 +14,9 @@
 export const TABLE_KEYS = { pk: 'PK', sk: 'SK', gsi1: 'GSI1', gsi1pk: 'GSI1PK', gsi1sk: 'GSI1SK', ttl: 'expiresAt' } as const;
 
 const userPk = (userId: string) => `USER#${userId}`;
+const orderPk = (orderId: string) => `ORDER#${orderId}`;
+const ORDER_SK = 'ORDER';
+const EVENT_PREFIX = 'EVENT#';
 
 export const keys = {
   userPartition: userPk,
@@ -22,9 +25,12 @@ export const keys = {
   ledger: (userId: string, entryId: string) => ({ PK: userPk(userId), SK: `LEDGER#${entryId}` }),
   ledgerPrefix: 'LEDGER#',
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
-  order: (orderId: string) => ({ PK: `ORDER#${orderId}`, SK: 'ORDER' }),
-  orderEvent: (orderId: string, eventId: string) => ({ PK: `ORDER#${orderId}`, SK: `EVENT#${eventId}` }),
-  orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: `ORDER#${orderId}` }),
+  order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
+  /** The sort key every order item has (a scan for orders filters on it). */
+  orderSk: ORDER_SK,
+  orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),
+  orderEventPrefix: EVENT_PREFIX,
+  orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
@@ -34,3 +40,19 @@ export const keys = {
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */
 export const ttl = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** Conditions on whether an item exists, by its partition key. */
+export const ITEM = {
+  isNew: `attribute_not_exists(${TABLE_KEYS.pk})`,
+  exists: `attribute_exists(${TABLE_KEYS.pk})`,
+} as const;
+
+/** The key condition of a query for one partition's items, those whose sort key starts with `prefix` when given. */
+export const inPartition = (pk: string, prefix?: string) => ({
+  KeyConditionExpression: prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+  ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, ...(prefix === undefined ? {} : { '#sk': TABLE_KEYS.sk }) },
+  ExpressionAttributeValues: { ':pk': pk, ...(prefix === undefined ? {} : { ':prefix': prefix }) },
+});
+
+/** The TTL attribute of an item that expires at `d`. */
+export const expiresAt = (d: Date) => ({ [TABLE_KEYS.ttl]: ttl(d) });

@@ -1,14 +1,12 @@
 /** Orders and their creation transaction. */
-import { GetCommand, paginateScan, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { holdsSlot } from '../core/orders.ts';
 import type { Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
-
+import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { cancellationReasons, deletePartition, isConditionFailed, queryAll } from './dynamo.ts';
-import { keys, TABLE_KEYS, ttl } from './keys.ts';
-
-const KEY_ATTRS = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'expiresAt'];
+import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
 function fieldUpdate(names: Record<string, string>, values: Record<string, unknown>, sets: string[], set: object = {}, remove: readonly string[] = []): string {
@@ -25,8 +23,81 @@ function fieldUpdate(names: Record<string, string>, values: Record<string, unkno
   });
   return `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
 }
-const strip = (item: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRS.includes(k)));
+
+/**
+ * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
+ * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
+ */
+function debit(tableName: string, account: Account, charge: Charge, limits: Limits): TransactItem {
+  const add = ['activeTasks :one'];
+  const set: string[] = [];
+  const cond = [ITEM.exists, 'activeTasks < :maxActive'];
+  const values: Record<string, unknown> = { ':one': 1, ':maxActive': limits.activeTasks, ':zero': 0 };
+  if (charge.cost > 0) {
+    add.push('balance :debit');
+    cond.push('balance >= :cost');
+    values[':debit'] = -charge.cost;
+    values[':cost'] = charge.cost;
+  }
+  if (charge.trial) {
+    add.push('trialVideosLeft :minusOne');
+    cond.push('trialVideosLeft > :zero');
+    values[':minusOne'] = -1;
+  } else {
+    cond.push('trialVideosLeft <= :zero');
+  }
+  if (charge.heavyAllowanceMonth) {
+    values[':month'] = charge.heavyAllowanceMonth;
+    if (account.heavyMonth === charge.heavyAllowanceMonth) {
+      add.push('heavyUsed :one');
+      cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
+    } else {
+      set.push('heavyMonth = :month', 'heavyUsed = :one');
+      cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
+    }
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.user(account.userId),
+      UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
+      ConditionExpression: cond.join(' AND '),
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/**
+ * The `ADD` terms that give back exactly what a failed order took: its doubloons, its trial video, and its plan
+ * allowance only within the month it was taken from (`heavyMonth`: the user's allowance month now).
+ */
+function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]; values: Record<string, unknown> } {
+  const add: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (charge.cost) {
+    add.push('balance :cost');
+    values[':cost'] = charge.cost;
+  }
+  if (charge.trial) {
+    add.push('trialVideosLeft :one');
+    values[':one'] = 1;
+  }
+  if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === heavyMonth) {
+    add.push('heavyUsed :minusOne');
+    values[':minusOne'] = -1;
+  }
+  return { add, values };
+}
+
+const queueMove = (tableName: string, shard: number, by: number): TransactItem => ({
+  Update: { TableName: tableName, Key: keys.queueShard(shard), UpdateExpression: 'ADD active :by', ExpressionAttributeValues: { ':by': by } },
+});
+
+/** The items of the creation transaction, by name; a cancellation is read by these names. */
+type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'queue' | 'idempotency';
+/** The items of a status change: the order (guarded by its status) and what follows from the change. */
+type TransitionItem = 'order' | 'queue' | 'ledger' | 'user' | 'event';
 
 export class Orders implements OrderStore {
   constructor(
@@ -38,101 +109,41 @@ export class Orders implements OrderStore {
     const { order, account, limits } = c;
     const { charge } = order;
     const T = this.tableName;
-    const nowSec = ttl(c.now);
-
-    // The user item: debit, trial, plan allowance and the active slot, each guarded by the fact the price used.
-    const add = ['activeTasks :one'];
-    const set: string[] = [];
-    const cond = ['attribute_exists(PK)', 'activeTasks < :maxActive'];
-    const values: Record<string, unknown> = { ':one': 1, ':maxActive': limits.activeTasks, ':zero': 0 };
-    if (charge.cost > 0) {
-      add.push('balance :debit');
-      cond.push('balance >= :cost');
-      values[':debit'] = -charge.cost;
-      values[':cost'] = charge.cost;
-    }
-    if (charge.trial) {
-      add.push('trialVideosLeft :minusOne');
-      cond.push('trialVideosLeft > :zero');
-      values[':minusOne'] = -1;
-    } else {
-      cond.push('trialVideosLeft <= :zero');
-    }
-    if (charge.heavyAllowanceMonth) {
-      values[':month'] = charge.heavyAllowanceMonth;
-      if (account.heavyMonth === charge.heavyAllowanceMonth) {
-        add.push('heavyUsed :one');
-        cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
-      } else {
-        set.push('heavyMonth = :month', 'heavyUsed = :one');
-        cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
-      }
-    }
-    const userUpdate = {
-      TableName: T,
-      Key: keys.user(account.userId),
-      UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
-      ConditionExpression: cond.join(' AND '),
-      ExpressionAttributeValues: values,
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
-
-    const items = [
-      { Put: { TableName: T, Item: this.item(order), ConditionExpression: 'attribute_not_exists(PK)' } },
-      { Update: userUpdate },
-      { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) },
-      ledgerPut(T, account.userId, {
-        amount: -charge.cost,
-        kind: 'charge',
-        orderId: order.id,
-        ...(charge.trial ? { trial: true } : {}),
-        createdAt: order.createdAt,
-      }),
-      {
-        Update: {
-          TableName: T,
-          Key: keys.queueShard(order.queueShard),
-          UpdateExpression: 'ADD active :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-      ...(c.idempotency
-        ? [
-            {
-              Put: {
-                TableName: T,
-                Item: {
-                  ...keys.idempotency(account.userId, c.idempotency.keyHash),
-                  ...c.idempotency.record,
-                  [TABLE_KEYS.ttl]: ttl(c.idempotency.expiresAt),
-                },
-                ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :now',
-                ExpressionAttributeValues: { ':now': nowSec },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-              },
-            },
-          ]
-        : []),
+    const items: [CreationItem, TransactItem][] = [
+      ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
+      ['debit', debit(T, account, charge, limits)],
+      ['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }],
+      ['ledger', ledgerPut(T, account.userId, { amount: -charge.cost, kind: 'charge', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: order.createdAt })],
+      ['queue', queueMove(T, order.queueShard, 1)],
     ];
-
-    try {
-      await this.ddb.send(new TransactWriteCommand({ TransactItems: items }));
-      return { kind: 'created' };
-    } catch (err) {
-      const reasons = cancellationReasons(err);
-      if (!reasons) throw err;
-      const failed = (i: number) => reasons[i]?.code === 'ConditionalCheckFailed';
-      if (failed(2)) return { kind: 'rate_limited' };
-      if (c.idempotency && failed(5)) return { kind: 'replay', record: reasons[5]!.item as unknown as IdempotencyRecord };
-      if (failed(1)) {
-        const item = reasons[1]!.item;
-        return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
-      }
-      if (reasons.some((r) => r.code === 'TransactionConflict' || r.code === 'None' || r.code === 'ConditionalCheckFailed')) {
-        return { kind: 'conflict' };
-      }
-      throw err;
+    if (c.idempotency) {
+      items.push([
+        'idempotency',
+        {
+          Put: {
+            TableName: T,
+            Item: { ...keys.idempotency(account.userId, c.idempotency.keyHash), ...c.idempotency.record, ...expiresAt(c.idempotency.expiresAt) },
+            // An expired record may still be there (TTL deletes lazily): it no longer counts.
+            ConditionExpression: `${ITEM.isNew} OR #ttl < :now`,
+            ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
+            ExpressionAttributeValues: { ':now': ttl(c.now) },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ]);
     }
+
+    const cancelled = await transact(this.ddb, items);
+    if (!cancelled) return { kind: 'created' };
+    // A full minute wins: the client has to slow down whatever else failed.
+    if (cancelled.failed('postCount')) return { kind: 'rate_limited' };
+    if (cancelled.failed('idempotency')) return { kind: 'replay', record: recordOf<IdempotencyRecord>(cancelled.itemOf('idempotency')!) };
+    if (cancelled.failed('debit')) {
+      const item = cancelled.itemOf('debit');
+      return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
+    }
+    // What is left (another transaction on one of the items, a throttled item) may pass: try again.
+    return { kind: 'conflict' };
   }
 
   async transition(t: Transition): Promise<boolean> {
@@ -141,68 +152,36 @@ export class Orders implements OrderStore {
     const names: Record<string, string> = { '#s': 'status' };
     const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
     const update = fieldUpdate(names, values, ['#s = :to'], t.set, t.remove);
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-      {
-        Update: {
-          TableName: T,
-          Key: keys.order(order.id),
-          UpdateExpression: update,
-          ConditionExpression: '#s = :from',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
+    const items: [TransitionItem, TransactItem][] = [
+      ['order', { Update: { TableName: T, Key: keys.order(order.id), UpdateExpression: update, ConditionExpression: '#s = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values } }],
     ];
-    // The active-task slot and the global queue place follow the status (DESIGN.md section 2).
+    // The active-task slot and the global queue place follow the status: queued and running hold one.
     const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
-    const user: { add: string[]; values: Record<string, unknown> } = { add: [], values: {} };
+    const user = t.refund ? refund(order.charge, t.refund.heavyMonth) : { add: [], values: {} };
     if (slot) {
       user.add.push('activeTasks :slot');
       user.values[':slot'] = slot;
-      items.push({
-        Update: { TableName: T, Key: keys.queueShard(order.queueShard), UpdateExpression: 'ADD active :slot', ExpressionAttributeValues: { ':slot': slot } },
-      });
+      items.push(['queue', queueMove(T, order.queueShard, slot)]);
     }
     if (t.refund) {
       const { charge } = order;
-      if (charge.cost) {
-        user.add.push('balance :cost');
-        user.values[':cost'] = charge.cost;
-      }
-      if (charge.trial) {
-        user.add.push('trialVideosLeft :one');
-        user.values[':one'] = 1;
-      }
-      // The plan allowance is given back only within the month it was taken from.
-      if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === t.refund.heavyMonth) {
-        user.add.push('heavyUsed :minusOne');
-        user.values[':minusOne'] = -1;
-      }
-      items.push(ledgerPut(T, order.userId, { amount: charge.cost, kind: 'refund', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: t.now.toISOString() }));
+      items.push(['ledger', ledgerPut(T, order.userId, { amount: charge.cost, kind: 'refund', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: t.now.toISOString() })]);
     }
     if (user.add.length) {
-      items.push({
-        Update: { TableName: T, Key: keys.user(order.userId), UpdateExpression: `ADD ${user.add.join(', ')}`, ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: user.values },
-      });
+      items.push(['user', { Update: { TableName: T, Key: keys.user(order.userId), UpdateExpression: `ADD ${user.add.join(', ')}`, ConditionExpression: ITEM.exists, ExpressionAttributeValues: user.values } }]);
     }
     if (t.event) {
-      items.push({
-        Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: 'attribute_not_exists(PK)' },
-      });
+      items.push(['event', { Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: ITEM.isNew } }]);
     }
     for (let attempt = 0; ; attempt++) {
-      try {
-        await this.ddb.send(new TransactWriteCommand({ TransactItems: items }));
-        return true;
-      } catch (err) {
-        const reasons = cancellationReasons(err);
-        if (reasons?.[0]?.code === 'ConditionalCheckFailed') return false;
-        if (attempt < 8 && reasons?.some((r) => r.code === 'TransactionConflict')) {
-          await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
-          continue;
-        }
-        throw err;
+      const cancelled = await transact(this.ddb, items);
+      if (!cancelled) return true;
+      if (cancelled.failed('order')) return false;
+      if (attempt < 8 && cancelled.conflict) {
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+        continue;
       }
+      throw cancelled.error;
     }
   }
 
@@ -220,8 +199,8 @@ export class Orders implements OrderStore {
       values[':note'] = p.regenNote;
       cond.push('#note = :note');
     }
-    try {
-      await this.ddb.send(
+    return writeIf(
+      this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.order(orderId),
@@ -230,23 +209,19 @@ export class Orders implements OrderStore {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailed(err)) return false;
-      throw err;
-    }
+      ),
+    );
   }
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
     if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) <= ttl(now)) return undefined;
-    return out.Item as unknown as IdempotencyRecord;
+    return recordOf<IdempotencyRecord>(out.Item);
   }
 
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
-    return out.Item ? (strip(out.Item) as unknown as Order) : undefined;
+    return out.Item ? recordOf<Order>(out.Item) : undefined;
   }
 
   /**
@@ -259,26 +234,25 @@ export class Orders implements OrderStore {
       { client: this.ddb },
       {
         TableName: this.tableName,
-        FilterExpression: 'SK = :order AND #s IN (:q, :r, :a)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':order': 'ORDER', ':q': 'queued', ':r': 'running', ':a': 'awaiting_review' },
+        FilterExpression: '#sk = :order AND #s IN (:q, :r, :a)',
+        ExpressionAttributeNames: { '#sk': TABLE_KEYS.sk, '#s': 'status' },
+        ExpressionAttributeValues: { ':order': keys.orderSk, ':q': 'queued', ':r': 'running', ':a': 'awaiting_review' },
         ConsistentRead: true,
       },
     )) {
       items.push(...(page.Items ?? []));
     }
-    return items.map((i) => strip(i) as unknown as Order);
+    return items.map((i) => recordOf<Order>(i));
   }
 
   /** The events recorded for an order, oldest first. */
   async events(orderId: string): Promise<OrderEvent[]> {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
-      ExpressionAttributeValues: { ':pk': keys.order(orderId).PK, ':e': 'EVENT#' },
+      ...inPartition(keys.order(orderId).PK, keys.orderEventPrefix),
       ConsistentRead: true,
     });
-    return items.map((i) => strip(i) as unknown as OrderEvent).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return items.map((i) => recordOf<OrderEvent>(i)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Ids of every order of a user, newest first. */
@@ -286,7 +260,8 @@ export class Orders implements OrderStore {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
       IndexName: TABLE_KEYS.gsi1,
-      KeyConditionExpression: 'GSI1PK = :pk',
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE_KEYS.gsi1pk },
       ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
       ProjectionExpression: 'id',
       ScanIndexForward: false,

@@ -1,6 +1,7 @@
 /** The user's webhook and the id -> owner item that tells 403 from 404. */
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Webhook, WebhookStore } from '../core/webhooks.ts';
+import { recordOf } from './dynamo.ts';
 import { keys } from './keys.ts';
 
 export class Webhooks implements WebhookStore {
@@ -11,9 +12,7 @@ export class Webhooks implements WebhookStore {
 
   async ofUser(userId: string): Promise<Webhook | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.webhookOfUser(userId), ConsistentRead: true }));
-    if (!out.Item) return undefined;
-    const { PK: _pk, SK: _sk, ...webhook } = out.Item;
-    return webhook as Webhook;
+    return out.Item ? recordOf<Webhook>(out.Item) : undefined;
   }
 
   async ownerOf(webhookId: string): Promise<string | undefined> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OrderSteps } from '../core/order-steps.ts';
 import { generatorFromEnv } from '../generator/index.ts';
+import { withFaults } from './faults.ts';
 import { metrics } from '../adapters/metrics.ts';
 import { logger, services } from './services.ts';
 
@@ -14,14 +15,14 @@ function build(): OrderSteps {
   return new OrderSteps({
     orders,
     accounts,
-    generator: generatorFromEnv(),
+    generator: withFaults(generatorFromEnv(), cfg.generatorFail),
     files,
     links,
     metrics,
     serviceAddress: cfg.serviceAddress,
-    ...(cfg.generatorFail ? { failAt: cfg.generatorFail } : {}),
     workDir: () => mkdtempSync(join(tmpdir(), 'order-')),
-    // An event that fails to start its delivery here stays pending; the sweep on start picks it up.
+    // An event whose delivery fails to start stays pending: on one machine the next start delivers it; on AWS nothing
+    // retries it yet (no sweep runs there).
     announce: (event) => deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
     now: () => new Date(),
   });

@@ -1,10 +1,10 @@
 /**
- * Webhook delivery of recorded order events (spec: Events; DESIGN.md section 4). One attempt per call of `deliver`;
+ * Webhook delivery of recorded order events (spec: Events; docs/webhooks.md). One attempt per call of `deliver`;
  * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
  * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded.
  */
 import type { Metrics, OrderEvent } from './ports.ts';
-import { signBody } from './webhook-signature.ts';
+import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
 import type { WebhookStore } from './webhooks.ts';
 
 export const MAX_ATTEMPTS = 5;
@@ -68,7 +68,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   const now = p.now();
   const body = JSON.stringify(event.record);
   const result = await p.sender.send(webhook.url, body, {
-    'x-service-signature': signBody(body, webhook.secret),
+    [SIGNATURE_HEADER]: signBody(body, webhook.secret),
     'x-service-event': event.type,
     'x-service-event-id': event.id,
     'x-service-timestamp': String(Math.floor(now.getTime() / 1000)),

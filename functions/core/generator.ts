@@ -29,13 +29,18 @@ export interface Script {
   pack: PostingPack;
 }
 
-export interface WriteRequest {
+/** The order a piece of work is for: for logs, and for fault injection's per-order choice (GENERATOR_FAIL). */
+export interface ForOrder {
+  orderId?: string;
+}
+
+export interface WriteRequest extends ForOrder {
   params: OrderParams;
   /** On regen: the client's note and the script it is about. */
   regen?: { note: string; previous: Script };
 }
 
-export interface RenderRequest {
+export interface RenderRequest extends ForOrder {
   script: Script;
   params: OrderParams;
   /** Trial videos carry the forced watermark `<service address> (AI)` on every frame. */
@@ -52,7 +57,7 @@ export interface RenderResult {
 }
 
 export interface Planner {
-  plan(prompt: string): Promise<OrderParams>;
+  plan(prompt: string, job?: ForOrder): Promise<OrderParams>;
 }
 export interface Writer {
   write(req: WriteRequest): Promise<Script>;

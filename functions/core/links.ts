@@ -6,8 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError, notFound } from './errors.ts';
-import { ORDER_FILES, type OrderFile } from './order-steps.ts';
-import type { OrderLinks } from './orders.ts';
+import { ORDER_FILES, type OrderFile, type OrderLinks } from './orders.ts';
 
 export const LINK_TTL_SECONDS = 7 * 24 * 3600;
 

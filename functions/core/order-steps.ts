@@ -4,9 +4,8 @@
  * out of a final state, and every step may run twice: a script is written only when there is none, a video is
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
-import { createHash } from 'node:crypto';
 import { GeneratorFailed, type Generator } from './generator.ts';
-import { toRecord, type Order, type OrderLinks } from './orders.ts';
+import { toRecord, type Order, type OrderFile, type OrderLinks } from './orders.ts';
 import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /** Thrown when the order is already done or in error; the workflow ends quietly (Catch -> Closed). */
@@ -26,13 +25,6 @@ export interface StepState {
   regen: boolean;
 }
 
-export const ORDER_FILES = {
-  video: { name: 'video.mp4', type: 'video/mp4' },
-  cover: { name: 'cover.jpg', type: 'image/jpeg' },
-  pack: { name: 'pack.json', type: 'application/json' },
-} as const;
-export type OrderFile = keyof typeof ORDER_FILES;
-
 export interface StepPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
   accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
@@ -44,23 +36,10 @@ export interface StepPorts {
   metrics: Metrics;
   /** The address in the trial watermark. */
   serviceAddress: string;
-  /** One machine only: make this stage fail for every order, or a share of orders fail (GENERATOR_FAIL). */
-  failAt?: GeneratorFault;
   workDir: () => string;
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
-}
-
-/** GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render). */
-export type GeneratorFault = 'plan' | 'script' | 'render' | { rate: number };
-
-/** Whether the fault hits this order at this stage: decided by the order id, so a retried or resumed step agrees. */
-export function failsAt(fault: GeneratorFault | undefined, orderId: string, stage: 'plan' | 'script' | 'render'): boolean {
-  if (fault === undefined) return false;
-  if (typeof fault === 'string') return fault === stage;
-  const digest = createHash('sha256').update(orderId).digest();
-  return digest.readUInt32BE(0) / 2 ** 32 < fault.rate && stage === (digest[4]! % 2 === 0 ? 'script' : 'render');
 }
 
 export const stateOf = (o: Order): StepState => ({
@@ -111,8 +90,7 @@ export class OrderSteps {
   async plan(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (order.kind === 'quick' && !order.planned) {
-      if (failsAt(this.p.failAt, orderId, 'plan')) throw new GeneratorFailed('GENERATOR_FAIL: plan');
-      const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic);
+      const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
       const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
@@ -124,8 +102,7 @@ export class OrderSteps {
   async write(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (!order.script) {
-      if (failsAt(this.p.failAt, orderId, 'script')) throw new GeneratorFailed('GENERATOR_FAIL: script');
-      const script = await this.p.generator.writer.write({ params: order.params });
+      const script = await this.p.generator.writer.write({ orderId, params: order.params });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, withoutScript: true }, this.p.now());
     }
     return stateOf(order);
@@ -151,8 +128,7 @@ export class OrderSteps {
   async regen(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (order.regenNote !== undefined && order.script) {
-      if (failsAt(this.p.failAt, orderId, 'script')) throw new GeneratorFailed('GENERATOR_FAIL: script');
-      const script = await this.p.generator.writer.write({ params: order.params, regen: { note: order.regenNote, previous: order.script } });
+      const script = await this.p.generator.writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
       return stateOf({ ...order, script, regenNote: undefined } as Order);
     }
@@ -166,9 +142,9 @@ export class OrderSteps {
   async render(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
     if (!order.rendered) {
-      if (failsAt(this.p.failAt, orderId, 'render')) throw new GeneratorFailed('GENERATOR_FAIL: render');
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const result = await this.p.generator.renderer.render({
+        orderId,
         script: order.script,
         params: order.params,
         outDir: this.p.workDir(),

@@ -8,7 +8,6 @@ export type { OrderStatus };
 /** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
 const PARAM_KEYS = Object.keys(createVideoBody.shape).filter((k) => k !== 'billing') as (keyof OrderParams)[];
 export const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
-export const FINAL_STATUSES: readonly OrderStatus[] = ['done', 'error'];
 /** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
 export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
 
@@ -45,6 +44,14 @@ export interface Order {
   /** What a failed order gave back; set once, by the transition to error. */
   refunded?: boolean;
 }
+
+/** An order's files, stored under the order (the mp4, its cover and the posting pack). */
+export const ORDER_FILES = {
+  video: { name: 'video.mp4', type: 'video/mp4' },
+  cover: { name: 'cover.jpg', type: 'image/jpeg' },
+  pack: { name: 'pack.json', type: 'application/json' },
+} as const;
+export type OrderFile = keyof typeof ORDER_FILES;
 
 /** Signed links of a done order's files, issued fresh on every read. */
 export interface OrderLinks {

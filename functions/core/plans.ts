@@ -1,4 +1,4 @@
-/** The plans an operator can give a user (DESIGN.md section 2), and the trial new users get. */
+/** The plans an operator can give a user, and the trial new users get. */
 export const PLANS: Record<string, { heavyPerMonth: number }> = {
   creator: { heavyPerMonth: 20 },
   studio: { heavyPerMonth: 100 },

@@ -71,7 +71,7 @@ export interface Patch {
 }
 
 export interface OrderStore {
-  /** The one transaction of DESIGN.md section 2: order, debit, active slot, idempotency record, ledger, POST count. */
+  /** The one creation transaction: order, debit, active slot, idempotency record, ledger, POST count. */
   create(commit: OrderCommit): Promise<CommitOutcome>;
   get(orderId: string): Promise<Order | undefined>;
   /** The user's idempotency record of this key, unless it has expired. */
@@ -85,11 +85,6 @@ export interface OrderStore {
 export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped';
 export interface Metrics {
   count(name: MetricName): void;
-}
-
-export interface PostCounter {
-  /** Counts one POST in the window; false when the window already had `limit`. */
-  count(userId: string, windowStart: number, limit: number): Promise<boolean>;
 }
 
 export interface Workflow {

@@ -1,5 +1,5 @@
 /**
- * Prices, trial and plans (DESIGN.md section 2). One table of prices; one function decides what an order costs
+ * Prices, trial and plans. One table of prices; one function decides what an order costs
  * and what it consumes, so the transaction that charges it only has to guard the same facts with conditions.
  */
 import type { OrderParams } from '../contract/orders.ts';

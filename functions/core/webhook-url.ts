@@ -1,5 +1,5 @@
 /**
- * The webhook address policy (DESIGN.md section 4): public HTTPS only. A host name must resolve, and every address it
+ * The webhook address policy (docs/webhooks.md): public HTTPS only. A host name must resolve, and every address it
  * resolves to must be public unicast: loopback, private, link-local, unique-local, CGNAT, multicast, reserved,
  * metadata and IPv4-mapped forms of those are refused. ipaddr.js classifies the ranges; the WHATWG URL parser has
  * already turned decimal, octal and hex IPv4 forms into dotted quads.

@@ -332,7 +332,6 @@ export function openApiDocument(serverUrl: string): Json {
       description:
         'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order.',
     },
-    servers: [{ url: '/v1' }],
     tags: [{ name: 'Orders' }, { name: 'Webhooks' }, { name: 'Account' }, { name: 'Files' }, { name: 'Contract' }],
     security: [{ ApiKey: [] }],
     // Paths are relative to the base address, which ends with /v1 (spec: Endpoints).
@@ -347,5 +346,7 @@ export function openApiDocument(serverUrl: string): Json {
       schemas: Object.fromEntries(NAMED.map(([name, schema, io]) => [name, jsonSchema(schema, io)])),
     },
   };
-  return { ...built, servers: [{ url: serverUrl, description: 'This deployment' }] };
+  // The servers entry is this deployment's, in its documented place after info.
+  const { openapi, info, ...rest } = built;
+  return { openapi, info, servers: [{ url: serverUrl, description: 'This deployment' }], ...rest };
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newOrderId } from '../../functions/core/ids.ts';
-import { failsAt } from '../../functions/core/order-steps.ts';
+import { failsAt } from '../../functions/app/faults.ts';
 
 describe('generator faults', () => {
   it('a fixed stage fails every order at that stage only', () => {
