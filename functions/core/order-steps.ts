@@ -113,6 +113,8 @@ export class OrderSteps {
     const order = await this.load(orderId);
     const now = this.p.now();
     if (order.status === 'awaiting_review') {
+      // The same wait run again has nothing to record; a resumed wait has a new token.
+      if (order.reviewToken === taskToken) return;
       await this.p.orders.patch(orderId, { status: 'awaiting_review', set: { reviewToken: taskToken } }, now);
       return;
     }

@@ -1,0 +1,123 @@
+/** Order creation on in-memory ports: pricing, the charge, idempotency and a lost race, in milliseconds. */
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { createVideoBody } from '../../functions/contract/orders.ts';
+import { type CreateOrderInput, IDEMPOTENCY_TTL_MS, type OrderCreation } from '../../functions/core/create-order.ts';
+import { AppError } from '../../functions/core/errors.ts';
+import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
+import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation } from './memory.ts';
+
+const now = new Date('2026-11-23T10:00:30Z');
+let table: MemoryTable;
+let workflow: MemoryWorkflow;
+let metrics: MemoryMetrics;
+let creation: OrderCreation;
+const errors: string[] = [];
+
+beforeEach(() => {
+  table = new MemoryTable();
+  workflow = new MemoryWorkflow();
+  metrics = new MemoryMetrics();
+  errors.length = 0;
+  creation = memoryCreation(table, workflow, metrics, (m) => errors.push(m));
+});
+
+const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'] => ({ route: 'POST /videos', params: createVideoBody.parse({ topic, ...extra }) });
+const input = (userId: string, request: CreateOrderInput['request'], more: Partial<CreateOrderInput> = {}): CreateOrderInput => ({
+  account: table.account(userId),
+  queueAhead: 0,
+  request,
+  now,
+  ...more,
+});
+const codeOf = async (p: Promise<unknown>) => p.then(() => 'no error', (e: AppError) => e.code);
+
+describe('order creation', () => {
+  it('charges the price once, takes a slot, records the charge and starts the workflow', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const r = await creation.create(input('U', explicit('Green tea', { music: 'song' })));
+    assert.equal(r.replayed, false);
+    assert.deepEqual([r.response.status, r.response.cost], ['queued', DEFAULT_PRICES.base + DEFAULT_PRICES.song]);
+    const account = table.account('U');
+    assert.deepEqual([account.balance, account.activeTasks], [1000 - 170, 1]);
+    assert.deepEqual(table.ledger, [{ userId: 'U', amount: -170, kind: 'charge', orderId: r.response.id }]);
+    assert.deepEqual(workflow.started, [r.response.id]);
+    assert.equal(metrics.of('OrdersCreated'), 1);
+    assert.equal(table.orders.get(r.response.id)!.params.language, 'en', 'language auto became the topic language');
+  });
+
+  it('prices a quick order from its prompt', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const r = await creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Funny 20 second video about cats with a song' }));
+    const order = table.orders.get(r.response.id)!;
+    assert.deepEqual([order.kind, order.params.music, order.params.duration_seconds, r.response.cost], ['quick', 'song', 20, 170]);
+  });
+
+  it('answers a repeated Idempotency-Key with the original order and charges nothing more', async () => {
+    table.addAccount({ userId: 'U', balance: 150 });
+    const first = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    // The repeat is priced against a balance the first order spent: it is still the replay, not a 402.
+    const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    assert.equal(again.replayed, true);
+    assert.deepEqual(again.response, first.response);
+    assert.equal(table.account('U').balance, 50);
+    assert.equal(table.orders.size, 1);
+  });
+
+  it('refuses the same key with another body or on the other route with 422 naming Idempotency-Key', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    await assert.rejects(creation.create(input('U', explicit('Coffee'), { idempotencyKey: 'k1' })), (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('Idempotency-Key'));
+    await assert.rejects(creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea' }, { idempotencyKey: 'k1' })), (e: AppError) => e.code === 'invalid_params');
+    assert.equal(table.account('U').balance, 900);
+  });
+
+  it('treats a key older than 24 hours as new: a new order, charged again', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const first = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    const later = new Date(now.getTime() + IDEMPOTENCY_TTL_MS + 1000);
+    const second = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1', now: later }));
+    assert.notEqual(second.response.id, first.response.id);
+    assert.equal(second.replayed, false);
+    assert.equal(table.account('U').balance, 800);
+  });
+
+  it('prices again when a concurrent order changed the account between the read and the commit', async () => {
+    table.addAccount({ userId: 'U', balance: 1000, trialVideosLeft: 1 });
+    const snapshot = table.account('U');
+    // Another order took the last trial video after this request read the account.
+    table.accounts.get('U')!.trialVideosLeft = 0;
+    const r = await creation.create({ ...input('U', explicit('Tea')), account: snapshot });
+    assert.equal(r.response.cost, DEFAULT_PRICES.base, 'priced without the trial it no longer has');
+    assert.equal(table.orders.get(r.response.id)!.charge.trial, false);
+    assert.equal(table.account('U').balance, 900);
+  });
+
+  it('refuses with the pricing errors and charges nothing', async () => {
+    table.addAccount({ userId: 'Poor', balance: 50 });
+    table.addAccount({ userId: 'Busy', balance: 1000, activeTasks: DEFAULT_LIMITS.activeTasks });
+    table.addAccount({ userId: 'Plan', balance: 1000, plan: { name: 'creator', heavyPerMonth: 1 }, heavyMonth: '2026-11', heavyUsed: 1 });
+    assert.equal(await codeOf(creation.create(input('Poor', explicit('Tea')))), 'insufficient_funds');
+    assert.equal(await codeOf(creation.create(input('Busy', explicit('Tea')))), 'active_tasks_exceeded');
+    assert.equal(await codeOf(creation.create(input('Plan', explicit('Tea', { ai_visual: true })))), 'fair_use_exceeded');
+    assert.deepEqual([table.orders.size, table.ledger.length], [0, 0]);
+  });
+
+  it('answers 429 rate_limited once the minute holds its 30 POSTs', async () => {
+    table.addAccount({ userId: 'U', balance: 100_000 });
+    table.posts.set(`U:${Date.parse('2026-11-23T10:00:00Z')}`, DEFAULT_LIMITS.postsPerMinute);
+    await assert.rejects(creation.create(input('U', explicit('Tea'))), (e: AppError) => e.code === 'rate_limited' && e.retryAfterSeconds === 30);
+    assert.equal(table.orders.size, 0);
+  });
+
+  it('keeps a charged order queued when its workflow cannot start, and a repeat of the key starts it', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    workflow.failStarts = true;
+    const r = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    assert.deepEqual([r.response.status, workflow.started, errors], ['queued', [], ['workflow start failed']]);
+    workflow.failStarts = false;
+    const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    assert.deepEqual([again.replayed, workflow.started], [true, [r.response.id]]);
+    assert.equal(table.account('U').balance, 900);
+  });
+});

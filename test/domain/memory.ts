@@ -1,0 +1,269 @@
+/**
+ * In-memory implementations of core's ports, for the domain tests only. Each write checks the same conditions the
+ * DynamoDB adapters put on it (functions/adapters/orders.ts) and applies all or nothing, so a use case meets the same
+ * answers here as on the table; test/integration runs the same use cases on DynamoDB Local.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OrderCreation } from '../../functions/core/create-order.ts';
+import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, StoredEvent } from '../../functions/core/deliveries.ts';
+import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
+import { orderLinks } from '../../functions/core/links.ts';
+import { holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
+import type { CommitOutcome, IdempotencyRecord, MetricName, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../../functions/core/ports.ts';
+import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
+import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
+import { planFromPrompt } from '../../functions/generator/planner.ts';
+import { EmbeddedWriter } from '../../functions/generator/writer.ts';
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+export interface LedgerLine {
+  userId: string;
+  amount: number;
+  kind: 'charge' | 'refund';
+  orderId: string;
+}
+
+/** The single table's facts, as plain maps. */
+export class MemoryTable {
+  accounts = new Map<string, Account>();
+  orders = new Map<string, Order>();
+  idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
+  posts = new Map<string, number>();
+  ledger: LedgerLine[] = [];
+  events = new Map<string, StoredEvent>();
+  attempts: DeliveryAttempt[] = [];
+  webhooks = new Map<string, Webhook>();
+  /** Active orders of everyone (the queue shards, summed). */
+  queue = 0;
+
+  addAccount(a: Partial<Account> & { userId: string }): Account {
+    const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a };
+    this.accounts.set(account.userId, account);
+    return clone(account);
+  }
+
+  account(userId: string): Account {
+    return clone(this.accounts.get(userId)!);
+  }
+}
+
+export class MemoryOrders implements OrderStore {
+  constructor(private readonly t: MemoryTable) {}
+
+  async create(c: OrderCommit): Promise<CommitOutcome> {
+    const { order, account, limits } = c;
+    const { charge } = order;
+    const user = this.t.accounts.get(account.userId);
+    const postKey = `${account.userId}:${c.postWindowStart}`;
+    const idemKey = c.idempotency && `${account.userId}:${c.idempotency.keyHash}`;
+    const held = idemKey ? this.t.idempotency.get(idemKey) : undefined;
+    // The same conditions as the transaction's items, read in the adapter's order.
+    if ((this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
+    if (held && held.expiresAt >= c.now.getTime()) return { kind: 'replay', record: clone(held.record) };
+    const fits =
+      user !== undefined &&
+      user.activeTasks < limits.activeTasks &&
+      (charge.cost === 0 || user.balance >= charge.cost) &&
+      (charge.trial ? user.trialVideosLeft > 0 : user.trialVideosLeft <= 0) &&
+      (!charge.heavyAllowanceMonth ||
+        (account.heavyMonth === charge.heavyAllowanceMonth
+          ? user.heavyMonth === charge.heavyAllowanceMonth && user.heavyUsed < (user.plan?.heavyPerMonth ?? 0)
+          : user.heavyMonth !== charge.heavyAllowanceMonth && (user.plan?.heavyPerMonth ?? 0) > 0));
+    if (!fits) return { kind: 'account_changed', account: user && clone(user) };
+    if (this.t.orders.has(order.id)) return { kind: 'conflict' };
+
+    this.t.orders.set(order.id, clone(order));
+    user.activeTasks += 1;
+    user.balance -= charge.cost;
+    if (charge.trial) user.trialVideosLeft -= 1;
+    if (charge.heavyAllowanceMonth) {
+      user.heavyUsed = user.heavyMonth === charge.heavyAllowanceMonth ? user.heavyUsed + 1 : 1;
+      user.heavyMonth = charge.heavyAllowanceMonth;
+    }
+    this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
+    this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id });
+    this.t.queue += 1;
+    if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
+    return { kind: 'created' };
+  }
+
+  async get(orderId: string): Promise<Order | undefined> {
+    const order = this.t.orders.get(orderId);
+    return order && clone(order);
+  }
+
+  async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const held = this.t.idempotency.get(`${userId}:${keyHash}`);
+    return held && held.expiresAt > now.getTime() ? clone(held.record) : undefined;
+  }
+
+  async transition(tr: Transition): Promise<boolean> {
+    const stored = this.t.orders.get(tr.order.id);
+    if (!stored || stored.status !== tr.order.status) return false;
+    if (tr.event && this.t.events.has(tr.event.id)) throw new Error(`event ${tr.event.id} recorded twice`);
+    apply(stored, tr.set, tr.remove, tr.now);
+    stored.status = tr.to;
+    const slot = (holdsSlot(tr.to) ? 1 : 0) - (holdsSlot(tr.order.status) ? 1 : 0);
+    const user = this.t.accounts.get(stored.userId)!;
+    user.activeTasks += slot;
+    this.t.queue += slot;
+    if (tr.refund) {
+      const { charge } = tr.order;
+      user.balance += charge.cost;
+      if (charge.trial) user.trialVideosLeft += 1;
+      if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
+      this.t.ledger.push({ userId: stored.userId, amount: charge.cost, kind: 'refund', orderId: stored.id });
+    }
+    if (tr.event) this.t.events.set(tr.event.id, clone(tr.event));
+    return true;
+  }
+
+  async patch(orderId: string, p: Patch, now: Date): Promise<boolean> {
+    const stored = this.t.orders.get(orderId);
+    if (!stored || stored.status !== p.status) return false;
+    if (p.withoutScript && stored.script) return false;
+    if (p.regenNote !== undefined && stored.regenNote !== p.regenNote) return false;
+    apply(stored, p.set, p.remove, now);
+    return true;
+  }
+}
+
+function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] = [], now: Date) {
+  Object.assign(order, clone(set), { updatedAt: now.toISOString() });
+  for (const k of remove) delete order[k];
+}
+
+/** The creation use case on these ports, with the default prices and limits. */
+export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, metrics: MemoryMetrics, log: (message: string) => void = () => undefined) {
+  return new OrderCreation({
+    orders: new MemoryOrders(table),
+    planPrompt: planFromPrompt,
+    workflow,
+    limits: DEFAULT_LIMITS,
+    prices: DEFAULT_PRICES,
+    throughput: { orderSeconds: 20, workers: 2 },
+    metrics,
+    log: { error: log },
+  });
+}
+
+/** The workflow port: records what was started and resumed. */
+export class MemoryWorkflow {
+  started: string[] = [];
+  resumed: { orderId: string; action: string }[] = [];
+  /** When set, start fails as StartExecution would when Step Functions is away. */
+  failStarts = false;
+
+  async start(order: Order): Promise<void> {
+    if (this.failStarts) throw Object.assign(new Error('Step Functions is away'), { name: 'ServiceUnavailable' });
+    if (!this.started.includes(order.id)) this.started.push(order.id);
+  }
+
+  async resumeAfterReview(order: Order, decision: { action: string }): Promise<void> {
+    this.resumed.push({ orderId: order.id, action: decision.action });
+  }
+}
+
+export class MemoryMetrics {
+  counts = new Map<MetricName, number>();
+  count(name: MetricName) {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  }
+  of(name: MetricName) {
+    return this.counts.get(name) ?? 0;
+  }
+}
+
+/** Stored order files by `<order id>/<file>`. */
+export class MemoryFiles {
+  stored = new Map<string, Buffer | string>();
+  puts = 0;
+  async put(orderId: string, file: OrderFile, body: Buffer | string): Promise<void> {
+    this.puts++;
+    this.stored.set(`${orderId}/${file}`, body);
+  }
+}
+
+/**
+ * The embedded planner and writer (pure and fast), and a renderer that writes two small files instead of encoding a
+ * video (test/generator renders real ones). It counts its calls, so a test can tell a step that rendered again.
+ */
+export class MemoryGenerator implements Generator {
+  renders: RenderRequest[] = [];
+  writes = 0;
+  planner = { plan: async (prompt: string) => planFromPrompt(prompt) };
+  writer = {
+    write: async (req: Parameters<EmbeddedWriter['write']>[0]) => {
+      this.writes++;
+      return new EmbeddedWriter().write(req);
+    },
+  };
+  renderer = {
+    render: async (req: RenderRequest) => {
+      this.renders.push(req);
+      const video = join(req.outDir, 'video.mp4');
+      const cover = join(req.outDir, 'cover.jpg');
+      writeFileSync(video, `video of ${req.orderId} ${req.watermark ?? ''}`);
+      writeFileSync(cover, 'cover');
+      return { video, cover, seconds: req.params.duration_seconds };
+    },
+  };
+}
+
+export const memoryLinks = { issue: async (orderId: string, now: Date) => orderLinks('https://api.example/v1', 'link-key', orderId, now) };
+
+export class MemoryWebhooks implements WebhookStore {
+  constructor(private readonly t: MemoryTable) {}
+  async ofUser(userId: string) {
+    const w = this.t.webhooks.get(userId);
+    return w && clone(w);
+  }
+  async ownerOf(webhookId: string) {
+    return [...this.t.webhooks.values()].find((w) => w.id === webhookId)?.userId;
+  }
+  async save(w: Webhook) {
+    this.t.webhooks.set(w.userId, clone(w));
+  }
+  async delete(w: { id: string; userId: string }) {
+    if (this.t.webhooks.get(w.userId)?.id === w.id) this.t.webhooks.delete(w.userId);
+  }
+}
+
+/** Recorded events and attempts, with the adapter's rule: one record per attempt number. */
+export class MemoryEvents implements Pick<DeliveryPorts['events'], 'get' | 'record' | 'mark'> {
+  constructor(private readonly t: MemoryTable) {}
+  async get(_orderId: string, eventId: string) {
+    const e = this.t.events.get(eventId);
+    return e && clone(e);
+  }
+  async record(event: StoredEvent, attempt: DeliveryAttempt): Promise<boolean> {
+    const stored = this.t.events.get(event.id)!;
+    if ((stored.attempts ?? 0) !== attempt.attempt - 1) return false;
+    stored.attempts = attempt.attempt;
+    stored.delivery = attempt.outcome;
+    this.t.attempts.push(clone(attempt));
+    return true;
+  }
+  async mark(event: StoredEvent, delivery: DeliveryStatus) {
+    this.t.events.get(event.id)!.delivery = delivery;
+  }
+}
+
+/** A webhook receiver that answers each attempt with the next status of its script (then 200). */
+export class ScriptedReceiver {
+  received: { url: string; body: string; headers: Record<string, string> }[] = [];
+  constructor(private readonly statuses: number[] = []) {}
+  async send(url: string, body: string, headers: Record<string, string>) {
+    this.received.push({ url, body, headers });
+    const status = this.statuses.shift() ?? 200;
+    return { ok: status >= 200 && status < 300, status, latencyMs: 1 };
+  }
+}
+
+/** The event a status change records, as the steps write it. */
+export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
+  t.events.set(e.id, clone(e));
+  return clone(e);
+}

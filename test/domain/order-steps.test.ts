@@ -1,0 +1,160 @@
+/** The workflow's steps and the review on in-memory ports: each step may run twice, a failure refunds once. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, beforeEach, describe, it } from 'node:test';
+import { createVideoBody } from '../../functions/contract/orders.ts';
+import { AppError } from '../../functions/core/errors.ts';
+import { OrderClosed, OrderSteps } from '../../functions/core/order-steps.ts';
+import type { OrderEvent } from '../../functions/core/ports.ts';
+import { reviewOrder } from '../../functions/core/review.ts';
+import { memoryCreation, MemoryFiles, MemoryGenerator, memoryLinks, MemoryMetrics, MemoryOrders, MemoryTable, MemoryWorkflow } from './memory.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'domain-steps-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+let table: MemoryTable;
+let orders: MemoryOrders;
+let workflow: MemoryWorkflow;
+let generator: MemoryGenerator;
+let files: MemoryFiles;
+let metrics: MemoryMetrics;
+let announced: OrderEvent[];
+let steps: OrderSteps;
+let clock: number;
+const now = () => new Date(clock);
+
+beforeEach(() => {
+  table = new MemoryTable();
+  orders = new MemoryOrders(table);
+  workflow = new MemoryWorkflow();
+  generator = new MemoryGenerator();
+  files = new MemoryFiles();
+  metrics = new MemoryMetrics();
+  announced = [];
+  clock = Date.parse('2026-11-23T10:00:00Z');
+  steps = new OrderSteps({
+    orders,
+    accounts: { get: async (userId) => table.account(userId) },
+    generator,
+    files,
+    links: memoryLinks,
+    metrics,
+    serviceAddress: 'video.example',
+    workDir: () => mkdtempSync(join(work, 'order-')),
+    announce: async (e) => void announced.push(e),
+    now,
+  });
+});
+
+async function order(userId: string, request: { prompt: string } | { topic: string; director_mode?: boolean }, account = { balance: 1000 }) {
+  if (!table.accounts.has(userId)) table.addAccount({ userId, ...account });
+  const r = await memoryCreation(table, workflow, metrics).create({
+    account: table.account(userId),
+    queueAhead: 0,
+    request: 'prompt' in request ? { route: 'POST /videos:quick', prompt: request.prompt } : { route: 'POST /videos', params: createVideoBody.parse(request) },
+    now: now(),
+  });
+  return r.response.id;
+}
+
+/** Runs a step twice, as Step Functions may after a lost answer; the second run must change nothing. */
+async function twice<R>(step: () => Promise<R>): Promise<R> {
+  const first = await step();
+  const before = JSON.stringify([[...table.orders], [...table.accounts], table.ledger, [...table.events.keys()], files.puts, generator.renders.length, generator.writes]);
+  clock += 1000;
+  const second = await step();
+  const afterward = JSON.stringify([[...table.orders], [...table.accounts], table.ledger, [...table.events.keys()], files.puts, generator.renders.length, generator.writes]);
+  // updatedAt may not move either: a repeat writes nothing.
+  assert.equal(afterward, before, 'the second run changed nothing');
+  assert.deepEqual(second, first);
+  return first;
+}
+
+describe('order steps', () => {
+  it('carry a quick order to done, each step run twice being a no-op', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    assert.deepEqual(await steps.start(id), { orderId: id, plan: true, directorMode: false, reviewed: false, regen: false });
+    await twice(() => steps.start(id));
+    await twice(() => steps.plan(id));
+    await twice(() => steps.write(id));
+    await twice(() => steps.render(id));
+    assert.equal(generator.renders.length, 1, 'rendered once');
+    assert.equal(generator.renders[0]!.orderId, id);
+    await steps.publish(id);
+    await assert.rejects(steps.publish(id), OrderClosed, 'a second publish finds the order closed');
+    const done = table.orders.get(id)!;
+    assert.equal(done.status, 'done');
+    assert.deepEqual([...files.stored.keys()].sort(), [`${id}/cover`, `${id}/pack`, `${id}/video`]);
+    assert.deepEqual(announced.map((e) => e.type), ['video.done']);
+    assert.match(announced[0]!.record.result_url!, new RegExp(`/files/${id}/video.mp4\\?expires=`));
+    assert.deepEqual([table.account('U').activeTasks, table.queue, metrics.of('OrdersDone')], [0, 0, 1]);
+  });
+
+  it('watermark only a trial order', async () => {
+    const trial = await order('T', { topic: 'Tea' }, { balance: 0, trialVideosLeft: 1 } as never);
+    const paid = await order('P', { topic: 'Tea' });
+    for (const id of [trial, paid]) {
+      await steps.start(id);
+      await steps.write(id);
+      await steps.render(id);
+    }
+    assert.deepEqual(generator.renders.map((r) => r.watermark), ['video.example (AI)', undefined]);
+  });
+
+  it('refund exactly what a failed order took, once, however often the failure is handled', async () => {
+    table.addAccount({ userId: 'U', balance: 1000, trialVideosLeft: 1, plan: { name: 'creator', heavyPerMonth: 5 } });
+    const id = await order('U', { topic: 'Tea', ai_visual: true } as never);
+    const charged = table.account('U');
+    assert.deepEqual([charged.balance, charged.trialVideosLeft, charged.heavyUsed, charged.activeTasks], [1000, 0, 1, 1], 'the trial and the allowance paid for it');
+    await steps.start(id);
+    await steps.fail(id, { Error: 'GeneratorFailed' });
+    await steps.fail(id, { Error: 'GeneratorFailed' });
+    const refunded = table.account('U');
+    assert.deepEqual([refunded.balance, refunded.trialVideosLeft, refunded.heavyUsed, refunded.activeTasks], [1000, 1, 0, 0]);
+    assert.deepEqual(table.ledger.map((l) => [l.kind, l.amount]), [['charge', -0], ['refund', 0]]);
+    assert.deepEqual(table.orders.get(id)!.error, { code: 'generation_failed', message: 'The video could not be generated from this order' });
+    assert.deepEqual([announced.length, metrics.of('OrdersRefunded')], [1, 1]);
+    await assert.rejects(steps.render(id), OrderClosed, 'no step runs on a closed order');
+  });
+
+  it('stop at the review, and a decision moves the order on exactly once', async () => {
+    const id = await order('U', { topic: 'Green tea', director_mode: true });
+    await steps.start(id);
+    await steps.write(id);
+    await twice(() => steps.awaitReview(id, 'token-1'));
+    assert.equal(table.orders.get(id)!.status, 'awaiting_review');
+    assert.deepEqual([table.account('U').activeTasks, announced.map((e) => e.id)], [0, [`${id}:awaiting_review:1`]], 'the wait holds no slot');
+    const ports = { orders, workflow };
+    const reviewed = await reviewOrder(ports, 'U', id, { action: 'edit', text: 'Caption: Tea time\nVoice: Boil the water and wait.' }, now());
+    assert.deepEqual([reviewed.status, reviewed.reviewed, reviewed.script!.scenes.length], ['running', true, 1]);
+    await assert.rejects(reviewOrder(ports, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+    await assert.rejects(reviewOrder(ports, 'Other', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'forbidden');
+    assert.deepEqual(workflow.resumed, [{ orderId: id, action: 'edit' }]);
+    assert.equal(table.account('U').activeTasks, 1, 'running again takes the slot back');
+  });
+
+  it('rewrite the script on regen and come back to the review in a new round', async () => {
+    const id = await order('U', { topic: 'Green tea', director_mode: true });
+    await steps.start(id);
+    await steps.write(id);
+    await steps.awaitReview(id, 'token-1');
+    const before = table.orders.get(id)!.script;
+    await reviewOrder({ orders, workflow }, 'U', id, { action: 'regen', note: 'shorter, please' }, now());
+    assert.equal((await steps.regen(id)).regen, false);
+    await twice(() => steps.regen(id));
+    assert.notDeepEqual(table.orders.get(id)!.script, before);
+    await steps.awaitReview(id, 'token-2');
+    assert.deepEqual(announced.map((e) => e.id), [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`]);
+  });
+
+  it('refuse an edit that is no script with 422 naming text, leaving the order waiting', async () => {
+    const id = await order('U', { topic: 'Green tea', director_mode: true });
+    await steps.start(id);
+    await steps.write(id);
+    await steps.awaitReview(id, 'token-1');
+    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'edit', text: '\n\n' }, now()), (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text'));
+    assert.equal(table.orders.get(id)!.status, 'awaiting_review');
+  });
+});
