@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { STATE_MACHINES, STEPS, type MachineName } from '../functions/steps/table.ts';
 import { ROOT } from './paths.ts';
 

@@ -121,7 +121,10 @@ export class LocalGateway {
 
   private handler(name: string): Promise<Handler> {
     let h = this.handlers.get(name);
-    if (!h) this.handlers.set(name, (h = this.loadHandler(name)));
+    if (!h) {
+      h = this.loadHandler(name);
+      this.handlers.set(name, h);
+    }
     return h;
   }
 

@@ -9,6 +9,7 @@ import en from 'zod/v4/locales/en.js';
 z.config(en());
 
 /** Control characters other than tab and line breaks, and UTF-16 surrogates that are not part of a pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
 const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\p{Cs}/u;
 
 /** A trimmed, non-empty string of at most `max` characters, with nothing a caption or a voice cannot carry. */

@@ -11,7 +11,7 @@ import { resolveLanguage } from './language.ts';
 import { etaSeconds, postWindow, type Throughput } from './limits.ts';
 import type { Order } from './orders.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
-import { type Account, type Limits, type Prices, quote } from './pricing.ts';
+import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const QUEUE_SHARDS = 10;
@@ -89,7 +89,7 @@ export class OrderCreation {
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();
-      let charge;
+      let charge: Charge;
       try {
         charge = quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
       } catch (err) {

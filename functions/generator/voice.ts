@@ -12,7 +12,8 @@ let compiled: Promise<WebAssembly.Module> | undefined;
 /** The 18 MB module is compiled once per process; each synthesis gets a fresh, cheap instance. */
 function module(): Promise<WebAssembly.Module> {
   const path = createRequire(import.meta.url).resolve('espeak-ng').replace(/espeak-ng\.js$/, 'espeak-ng.wasm');
-  return (compiled ??= WebAssembly.compile(readFileSync(path)));
+  compiled ??= WebAssembly.compile(readFileSync(path));
+  return compiled;
 }
 
 export interface Speech {
