@@ -15,7 +15,7 @@ import { ROOT } from './paths.ts';
 export type FunctionKind = 'http' | 'step';
 
 /** Files of node packages a function reads from disk at run time, copied beside its bundle. */
-export const PACKAGE_FILES: Record<string, readonly string[]> = {
+const PACKAGE_FILES: Record<string, readonly string[]> = {
   // The render step: ffmpeg, the fonts, eSpeak NG's WebAssembly.
   'render-video': [
     '@ffmpeg-installer/ffmpeg',
@@ -47,7 +47,7 @@ export const BUNDLING = {
   externalModules: ['@aws-sdk/*'],
 };
 
-export const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
+const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
 
 export function serviceFunction(scope: Construct, kind: FunctionKind, name: string, environment: Record<string, string>): NodejsFunction {
   const render = name === 'render-video';

@@ -8,7 +8,7 @@ import { QUEUE_SHARDS } from '../core/create-order.ts';
 import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
-export interface UserItem {
+interface UserItem {
   userId: string;
   balance: number;
   trialVideosLeft: number;

@@ -74,7 +74,7 @@ export interface Config {
   generatorFail?: GeneratorFault;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     region: env.AWS_REGION ?? 'us-east-1',
     tableName: required(env, 'TABLE_NAME'),

@@ -7,7 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, paginateQuery, TransactWriteCommand, type DynamoDBDocumentClient, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from './keys.ts';
 
-export const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
+const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
 /** A conditional write as it is sent: true when written, false when its condition failed; any other error is thrown. */
 export async function writeIf(write: Promise<unknown>): Promise<boolean> {

@@ -4,7 +4,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { ORDER_FILES, type OrderFile } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 
-export const fileKeys = {
+const fileKeys = {
   orderPrefix: (orderId: string) => `orders/${orderId}/`,
   file: (orderId: string, file: OrderFile) => `orders/${orderId}/${ORDER_FILES[file].name}`,
 };

@@ -5,7 +5,7 @@
 import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '../core/ports.ts';
 
-export const powertoolsMetrics = new PowertoolsMetrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'VideoService', serviceName: 'video-service' });
+const powertoolsMetrics = new PowertoolsMetrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'VideoService', serviceName: 'video-service' });
 
 export const metrics: Metrics = {
   count: (name) => powertoolsMetrics.addMetric(name, MetricUnit.Count, 1),

@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { AppError } from '../core/errors.ts';
 import { checkWebhookUrl, type UrlPolicy } from '../core/webhook-url.ts';
 
-export const DELIVERY_TIMEOUT_MS = 5000;
+const DELIVERY_TIMEOUT_MS = 5000;
 
 export interface AttemptResult {
   ok: boolean;

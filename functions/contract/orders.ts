@@ -31,7 +31,7 @@ export type OrderParams = z.output<typeof createVideoBody>;
 /** Body of POST /videos:quick. */
 export const quickVideoBody = z.strictObject({ prompt: text(1000) });
 
-export const orderStatus = z.enum(['queued', 'running', 'awaiting_review', 'done', 'error']);
+const orderStatus = z.enum(['queued', 'running', 'awaiting_review', 'done', 'error']);
 export type OrderStatus = z.infer<typeof orderStatus>;
 
 /** 201/200 answer of both creation routes. */

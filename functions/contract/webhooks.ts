@@ -5,7 +5,7 @@ export const createWebhookBody = z.strictObject({
   url: z.string().check(z.trim(), z.minLength(1, 'is required'), z.maxLength(2048, 'must be at most 2048 characters')),
 });
 
-export const webhookView = z.object({
+const webhookView = z.object({
   id: z.string(),
   url: z.url(),
   active: z.boolean(),

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'vgk_';
+const API_KEY_PREFIX = 'vgk_';
 const KEY_RE = /^vgk_([0-9A-HJKMNP-TV-Z]{26})_[A-Za-z0-9_-]{43}$/;
 
 export function newApiKey(userId: string): { apiKey: string; hash: string } {
@@ -13,7 +13,7 @@ export function newApiKey(userId: string): { apiKey: string; hash: string } {
   return { apiKey, hash: hashApiKey(apiKey) };
 }
 
-export const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
 /** The user id a well-formed key names, or undefined for anything malformed. */
 export function userIdOfKey(apiKey: string | undefined): string | undefined {

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError, notFound } from './errors.ts';
 import { ORDER_FILES, type OrderFile, type OrderLinks } from './orders.ts';
 
-export const LINK_TTL_SECONDS = 7 * 24 * 3600;
+const LINK_TTL_SECONDS = 7 * 24 * 3600;
 
 const signature = (key: string, orderId: string, name: string, expires: number) =>
   createHmac('sha256', key).update(`${orderId}/${name}/${expires}`).digest('base64url');

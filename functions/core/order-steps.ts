@@ -42,7 +42,7 @@ export interface StepPorts {
   now: () => Date;
 }
 
-export const stateOf = (o: Order): StepState => ({
+const stateOf = (o: Order): StepState => ({
   orderId: o.id,
   plan: o.kind === 'quick' && !o.planned,
   directorMode: o.params.director_mode,
@@ -51,7 +51,7 @@ export const stateOf = (o: Order): StepState => ({
 });
 
 /** Safe, client-facing reasons for an order in error: no internals. */
-export function errorOf(failure: { Error?: string } | undefined, order: Order): { code: string; message: string } {
+function errorOf(failure: { Error?: string } | undefined, order: Order): { code: string; message: string } {
   if (order.status === 'awaiting_review') return { code: 'review_expired', message: 'The script was not reviewed before the review deadline' };
   switch (failure?.Error) {
     case 'GeneratorFailed':

@@ -7,7 +7,7 @@ import type { Charge } from './pricing.ts';
 export type { OrderStatus };
 /** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
 const PARAM_KEYS = Object.keys(createVideoBody.shape).filter((k) => k !== 'billing') as (keyof OrderParams)[];
-export const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
+const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
 /** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
 export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
 

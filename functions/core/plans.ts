@@ -1,5 +1,5 @@
 /** The plans an operator can give a user, and the trial new users get. */
-export const PLANS: Record<string, { heavyPerMonth: number }> = {
+const PLANS: Record<string, { heavyPerMonth: number }> = {
   creator: { heavyPerMonth: 20 },
   studio: { heavyPerMonth: 100 },
 };

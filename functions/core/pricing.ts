@@ -49,7 +49,7 @@ export interface Charge {
   extras: Extra[];
 }
 
-export const monthOf = (now: Date) => now.toISOString().slice(0, 7);
+const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
 export function extrasOf(p: Pick<OrderParams, 'placement' | 'ai_visual' | 'music' | 'voice'>): Extra[] {
   const extras: Extra[] = [];

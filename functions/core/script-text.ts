@@ -12,7 +12,7 @@
 import { InvalidParams } from './errors.ts';
 import type { Scene, Script } from './generator.ts';
 
-export const SCRIPT_LIMITS = { scenes: 12, caption: 120, voice: 500 } as const;
+const SCRIPT_LIMITS = { scenes: 12, caption: 120, voice: 500 } as const;
 const MIN_SCENE_SECONDS = 1.5;
 
 export function formatScript(script: Pick<Script, 'scenes'>): string {

@@ -7,7 +7,7 @@
 import ipaddr from 'ipaddr.js';
 import { InvalidParams } from './errors.ts';
 
-export type Resolve = (host: string) => Promise<string[]>;
+type Resolve = (host: string) => Promise<string[]>;
 
 export interface UrlPolicy {
   /** Development only (one machine): allow http and private targets. */
@@ -18,11 +18,11 @@ export interface UrlPolicy {
 const invalid = (reason: string) => new InvalidParams('url', reason);
 
 /** The range of an address, with IPv4-mapped IPv6 seen as the IPv4 it carries. */
-export function addressRange(address: string): string {
+function addressRange(address: string): string {
   return ipaddr.process(address).range();
 }
 
-export const isPublicAddress = (address: string) => ipaddr.isValid(address) && addressRange(address) === 'unicast';
+const isPublicAddress = (address: string) => ipaddr.isValid(address) && addressRange(address) === 'unicast';
 
 /** Checks a webhook url; returns it normalized with the public addresses it resolved to. */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<{ url: string; addresses: string[] }> {

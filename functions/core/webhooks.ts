@@ -22,7 +22,7 @@ export interface WebhookStore {
   delete(webhook: { id: string; userId: string }): Promise<void>;
 }
 
-export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 export const toView = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, active: w.active, created_at: w.createdAt });
 

@@ -22,7 +22,7 @@ const PALETTES: [number, number, number][][] = [
   [[30, 90, 140], [30, 130, 110]],
 ];
 
-export function paletteFor(hint: string, index: number): [number, number, number][] {
+function paletteFor(hint: string, index: number): [number, number, number][] {
   const h = createHash('sha256').update(hint).digest().readUInt32BE(0);
   return PALETTES[(h + index) % PALETTES.length]!;
 }

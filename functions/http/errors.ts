@@ -22,7 +22,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
 };
 
 /** Seconds a client waits after a store was briefly unavailable. */
-export const TRANSIENT_RETRY_AFTER = 2;
+const TRANSIENT_RETRY_AFTER = 2;
 
 export interface HttpResponse {
   statusCode: number;

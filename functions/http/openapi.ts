@@ -16,7 +16,7 @@ type Schema = z.core.$ZodType;
 type Json = Record<string, unknown>;
 
 /** The error envelope every failure answers with; request_id is additive. */
-export const errorEnvelope = z.object({
+const errorEnvelope = z.object({
   error: z.object({
     code: z.enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]]),
     message: z.string(),
@@ -49,7 +49,7 @@ const CREATION: Pick<Operation, 'ok' | 'errors' | 'idempotent'> = {
 };
 
 /** By handler name (the route table's). */
-export const OPERATIONS: Record<string, Operation> = {
+const OPERATIONS: Record<string, Operation> = {
   'create-quick': {
     id: 'createQuickVideo',
     summary: 'Order a video from a one-line prompt',
