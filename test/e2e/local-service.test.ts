@@ -49,6 +49,7 @@ describe('npm start', () => {
     assert.equal((await fetch(`${base}/balance`, { headers: { 'x-api-key': key2 } })).status, 401);
     assert.equal(admin('top-up', '--user', user.user_id, '--amount=-5').error.code, 'invalid_params');
     assert.equal(admin('top-up', '--user', user.user_id, '--amount', '-5').error.code, 'bad_request');
+    assert.equal(admin('top-up', '--user', '01JZ0000000000000000000000', '--amount', '5').error.code, 'not_found', 'no such user');
     assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
 
     assert.equal(await stop(first.child), 0);
