@@ -3,7 +3,8 @@
  * with one charge and one video, and no Java process outlives either run.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -13,10 +14,50 @@ import { checkFetchesTo } from '../support/contract.ts';
 import { admin, javaOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-restart-'));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+// The renders' temporary files, which a killed service cannot remove, go where the test removes them.
+const renderTmp = join(dataDir, 'tmp');
+mkdirSync(renderTmp);
+const leftovers: number[] = [];
+const services: ChildProcess[] = [];
+after(async () => {
+  // A test that failed half-way leaves nothing running.
+  for (const child of services) if (child.exitCode === null && child.signalCode === null) await stopService(child);
+  for (const pid of leftovers) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
-const start = async (port: number) => (await startService(port, dataDir)).child;
+async function start(port: number) {
+  const { child } = await startService(port, dataDir, { TMPDIR: renderTmp });
+  services.push(child);
+  return child;
+}
 const javaOfDataDir = () => javaOf(dataDir);
+
+/** Polls `check` until it gives a value (not undefined), or fails with `what` after `ms`. */
+async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Whether `pid` is a live ffmpeg (a zombie left unreaped counts as ended). */
+function alive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ffmpeg') && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The ffmpeg children of `pid` encoding an order's video.mp4 (the renderer's second run, the long one). */
+const encoders = (pid: number) => {
+  const out = spawnSync('pgrep', ['-P', String(pid), '-f', 'ffmpeg .*/video\\.mp4$']).stdout.toString().trim();
+  return out ? out.split('\n').map(Number) : [];
+};
 
 describe('a restart mid-render', () => {
   it('finishes the order with one charge and one video', async () => {
@@ -28,23 +69,27 @@ describe('a restart mid-render', () => {
     const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };
     const created = (await (await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })).json()) as { id: string };
     const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
-    while ((await read()).status !== 'running') await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 2500));
-    assert.equal((await read()).status, 'running', 'still rendering when killed');
+    // Under way: the order is running and the service's ffmpeg is encoding the video (not yet stored).
+    const pid = service.pid!;
+    const encoder = await waitFor('the order running with its video being encoded', async () => ((await read()).status === 'running' ? encoders(pid)[0] : undefined), 60_000);
 
     service.kill('SIGKILL');
     await new Promise((r) => service.once('exit', r));
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(javaOfDataDir(), '', 'Java stopped with its killed parent');
+    // The store's files on disk: no video was stored before the kill, so it did come mid-render.
+    const stored = join(dataDir, 's3', JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env.BUCKET_NAME, 'orders', created.id, 'video.mp4._S3rver_object');
+    assert.ok(!existsSync(stored), 'killed before the video was stored');
+    await waitFor('Java of the killed service gone', () => (javaOfDataDir() === '' ? true : undefined), 10_000);
+    // The orphaned ffmpeg finishes its encode on its own (the closed progress pipe does not stop it); it must not
+    // compete with the render after the restart, and the test leaves nothing running.
+    leftovers.push(encoder);
+    await waitFor('the killed render’s ffmpeg ended', () => (alive(encoder) ? undefined : true), 60_000);
 
     service = await start(port);
     try {
-      const end = Date.now() + 90_000;
-      let order = await read();
-      while (order.status !== 'done' && order.status !== 'error' && Date.now() < end) {
-        await new Promise((r) => setTimeout(r, 250));
-        order = await read();
-      }
+      const order = await waitFor('the order done or failed after the restart', async () => {
+        const o = await read();
+        return o.status === 'done' || o.status === 'error' ? o : undefined;
+      }, 90_000);
       assert.equal(order.status, 'done', JSON.stringify(order));
       const balance = (await (await fetch(`${base}/balance`, { headers })).json()) as { balance: number };
       assert.equal(balance.balance, 400, 'charged once');
@@ -53,6 +98,7 @@ describe('a restart mid-render', () => {
       const s3 = new S3Client({ region: 'us-east-1', endpoint: runtime.env.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
       const listed = await s3.send(new ListObjectsV2Command({ Bucket: runtime.env.BUCKET_NAME, Prefix: `orders/${created.id}/` }));
       assert.deepEqual((listed.Contents ?? []).map((o) => o.Key!.split('/').at(-1)).sort(), ['cover.jpg', 'pack.json', 'video.mp4'], 'one video');
+      assert.ok(existsSync(stored), 'the store keeps objects where the check before the restart looked');
       assert.equal((await fetch(order.result_url!)).status, 200);
     } finally {
       await stopService(service);

@@ -12,9 +12,11 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', GENERATOR_FAIL: 'plan' });
+const RETRY_BASE_MS = 200;
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), GENERATOR_FAIL: 'plan' });
 const servers: Server[] = [];
 after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
 
@@ -56,6 +58,17 @@ async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
   }
 }
 
+/** Whether the delivery execution of an event (named by the event id) has ended: no attempt can follow then. */
+async function deliveryEnded(eventId: string): Promise<boolean> {
+  const sfn = new SFNClient({ endpoint: t.stack.env.SFN_ENDPOINT, region: 'us-east-1' });
+  const executionArn = `${t.stack.env.DELIVERY_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${eventId.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  try {
+    return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status !== 'RUNNING';
+  } finally {
+    sfn.destroy();
+  }
+}
+
 async function deliveryOf(orderId: string, status: string) {
   const { orders } = await services();
   return (await orders.events(orderId)).find((e) => e.record.status === status) as (Awaited<ReturnType<typeof orders.events>>[number] & { delivery?: string; attempts?: number }) | undefined;
@@ -75,7 +88,8 @@ describe('webhook delivery', () => {
     const failed = await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'tea' } });
     await waitForStatus(t, apiKey, failed.body.id, ['error']);
     await until(() => r.hits.length === 3);
-    await new Promise((ok) => setTimeout(ok, 500));
+    const eventIds = r.hits.map((h) => String(h.headers['x-service-event-id']));
+    await until(async () => (await Promise.all(eventIds.map(deliveryEnded))).every(Boolean));
     assert.equal(r.hits.length, 3, 'nothing delivered twice');
 
     const bodies = r.hits.map((h) => JSON.parse(h.raw.toString('utf8')));
@@ -94,23 +108,30 @@ describe('webhook delivery', () => {
     assert.deepEqual(Object.keys(bodies[2].error).sort(), ['code', 'message']);
   });
 
-  it('makes exactly 5 attempts with growing gaps against a failing receiver, then drops the event, and shows every attempt', async () => {
+  it('makes exactly 5 attempts on the doubling schedule against a failing receiver, then drops the event, and shows every attempt', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
     const r = await receiver((_h, _n, res) => res.writeHead(500).end());
     const webhook = await register(apiKey, r.url);
     const { id } = (await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'tea' } })).body;
     await until(async () => (await deliveryOf(id, 'error'))?.delivery === 'dropped');
-    await new Promise((ok) => setTimeout(ok, 4000));
+    await until(async () => deliveryEnded((await deliveryOf(id, 'error'))!.id));
     assert.equal(r.hits.length, 5);
-    const gaps = r.hits.slice(1).map((h, i) => h.at - r.hits[i]!.at);
-    for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]! * 1.4, `gaps grow: ${gaps.join(', ')} ms`);
-    assert.ok(gaps[0]! >= 180, `first gap ${gaps[0]} ms`);
     assert.deepEqual(r.hits.map((h) => h.headers['x-service-delivery-attempt']), ['1', '2', '3', '4', '5']);
     assert.equal((await t.api('GET', `/videos/${id}`, { key: apiKey })).body.status, 'error', 'the order stays readable');
     const listed = await t.api('GET', `/webhooks/${webhook.id}/deliveries`, { key: apiKey });
     assert.equal(listed.status, 200);
-    const mine = listed.body.data.filter((a: { order_id: string }) => a.order_id === id);
-    assert.deepEqual(mine.map((a: { attempt: number }) => a.attempt).sort(), [1, 2, 3, 4, 5]);
+    const mine = listed.body.data.filter((a: { order_id: string }) => a.order_id === id).sort((a: { attempt: number }, b: { attempt: number }) => a.attempt - b.attempt);
+    assert.deepEqual(mine.map((a: { attempt: number }) => a.attempt), [1, 2, 3, 4, 5]);
+    // The gap after attempt n is scheduled as base * 2^(n-1) from the recorded times: never shorter (5 ms for timer
+    // rounding), and at most 1000 ms longer (the Wait's wake-up and the step's reads before it stamps the attempt).
+    const at = mine.map((a: { at: string }) => Date.parse(a.at));
+    const gaps = at.slice(1).map((ms: number, i: number) => ms - at[i]!);
+    gaps.forEach((gap: number, i: number) => {
+      const scheduled = RETRY_BASE_MS * 2 ** i;
+      assert.ok(gap >= scheduled - 5 && gap <= scheduled + 1000, `gap ${i + 1}: ${gap} ms, scheduled ${scheduled} ms (gaps ${gaps.join(', ')})`);
+    });
+    // The recorded times are the real sends: each request reached the receiver after its attempt's time, within its latency.
+    r.hits.forEach((h, i) => assert.ok(h.at >= at[i]! && h.at <= at[i]! + mine[i].latency_ms + 100, `attempt ${i + 1} received at +${h.at - at[i]!} ms`));
     assert.ok(mine.every((a: { http_status: number; latency_ms: number }) => a.http_status === 500 && a.latency_ms >= 0));
     assert.equal(mine.find((a: { attempt: number }) => a.attempt === 5).outcome, 'dropped');
     const other = await t.user();
