@@ -215,7 +215,8 @@ export class Orders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
-    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) <= ttl(now)) return undefined;
+    // The same rule as the creation's condition: the record counts while its expiry is not before now.
+    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) < ttl(now)) return undefined;
     return recordOf<IdempotencyRecord>(out.Item);
   }
 

@@ -1,5 +1,6 @@
 /** The order workflow's steps with the generator: built only where a step runs, never in the API's functions. */
 import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OrderSteps } from '../core/order-steps.ts';
@@ -20,7 +21,7 @@ function build(): OrderSteps {
     links,
     metrics,
     serviceAddress: cfg.serviceAddress,
-    workDir: () => mkdtempSync(join(tmpdir(), 'order-')),
+    scratch: { make: () => mkdtempSync(join(tmpdir(), 'order-')), remove: (dir) => rm(dir, { recursive: true, force: true }) },
     // An event whose delivery fails to start stays pending: on one machine the next start delivers it; on AWS nothing
     // retries it yet (no sweep runs there).
     announce: (event) => deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),

@@ -36,7 +36,8 @@ export interface StepPorts {
   metrics: Metrics;
   /** The address in the trial watermark. */
   serviceAddress: string;
-  workDir: () => string;
+  /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
+  scratch: { make(): string; remove(dir: string): Promise<void> };
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
@@ -145,15 +146,20 @@ export class OrderSteps {
     const order = await this.load(orderId);
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
-      const result = await this.p.generator.renderer.render({
-        orderId,
-        script: order.script,
-        params: order.params,
-        outDir: this.p.workDir(),
-        ...(order.charge.trial ? { watermark: `${this.p.serviceAddress} (AI)` } : {}),
-      });
-      await this.p.files.put(orderId, 'cover', result.cover, true);
-      await this.p.files.put(orderId, 'video', result.video, true);
+      const outDir = this.p.scratch.make();
+      try {
+        const result = await this.p.generator.renderer.render({
+          orderId,
+          script: order.script,
+          params: order.params,
+          outDir,
+          ...(order.charge.trial ? { watermark: `${this.p.serviceAddress} (AI)` } : {}),
+        });
+        await this.p.files.put(orderId, 'cover', result.cover, true);
+        await this.p.files.put(orderId, 'video', result.video, true);
+      } finally {
+        await this.p.scratch.remove(outDir);
+      }
       await this.p.orders.patch(orderId, { status: order.status, set: { rendered: true } }, this.p.now());
     }
     return stateOf(order);

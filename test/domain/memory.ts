@@ -96,7 +96,7 @@ export class MemoryOrders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const held = this.t.idempotency.get(`${userId}:${keyHash}`);
-    return held && held.expiresAt > now.getTime() ? clone(held.record) : undefined;
+    return held && held.expiresAt >= now.getTime() ? clone(held.record) : undefined;
   }
 
   async transition(tr: Transition): Promise<boolean> {

@@ -1,6 +1,7 @@
 /** The workflow's steps and the review on in-memory ports: each step may run twice, a failure refunds once. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
@@ -42,7 +43,7 @@ beforeEach(() => {
     links: memoryLinks,
     metrics,
     serviceAddress: 'video.example',
-    workDir: () => mkdtempSync(join(work, 'order-')),
+    scratch: { make: () => mkdtempSync(join(work, 'order-')), remove: (dir) => rm(dir, { recursive: true }) },
     announce: async (e) => void announced.push(e),
     now,
   });
@@ -82,6 +83,7 @@ describe('order steps', () => {
     await twice(() => steps.render(id));
     assert.equal(generator.renders.length, 1, 'rendered once');
     assert.equal(generator.renders[0]!.orderId, id);
+    assert.equal(existsSync(generator.renders[0]!.outDir), false, 'the render folder is removed once stored');
     await steps.publish(id);
     await assert.rejects(steps.publish(id), OrderClosed, 'a second publish finds the order closed');
     const done = table.orders.get(id)!;
