@@ -19,7 +19,12 @@ import { typeErrors } from '../support/typecheck.ts';
 // One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
 const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
 const servers: Server[] = [];
-after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
+after(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
 
 async function listen(server: Server): Promise<string> {
   servers.push(server);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { type CreateOrderInput, IDEMPOTENCY_TTL_MS, type OrderCreation } from '../../functions/core/create-order.ts';
-import { AppError } from '../../functions/core/errors.ts';
+import type { AppError } from '../../functions/core/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation } from './memory.ts';
 

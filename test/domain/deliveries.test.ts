@@ -4,7 +4,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { deleteUser } from '../../functions/core/admin.ts';
 import { balanceView } from '../../functions/core/balance.ts';
 import { deliver, MAX_ATTEMPTS, type DeliveryPorts } from '../../functions/core/deliveries.ts';
-import { AppError } from '../../functions/core/errors.ts';
+import type { AppError } from '../../functions/core/errors.ts';
 import { readOwnOrder } from '../../functions/core/read-order.ts';
 import { verifyWebhook } from '../../functions/core/webhook-signature.ts';
 import { deleteWebhook, ownWebhookId, registerWebhook } from '../../functions/core/webhooks.ts';
@@ -140,7 +140,12 @@ describe('webhook ownership and account deletion', () => {
           deletePartition: async () => void calls.push('partition'),
         },
         orders: { idsOfUser: async () => ['vid_a', 'vid_b'], delete: async (id) => void calls.push(`order ${id}`) },
-        files: { deleteAll: async (id) => (calls.push(`files ${id}`), 3) },
+        files: {
+          deleteAll: async (id) => {
+            calls.push(`files ${id}`);
+            return 3;
+          },
+        },
         webhooks,
       },
       'U',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { AppError } from '../../functions/core/errors.ts';
+import type { AppError } from '../../functions/core/errors.ts';
 import { OrderClosed, OrderSteps } from '../../functions/core/order-steps.ts';
 import type { OrderEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';

@@ -56,7 +56,7 @@ describe('OpenAI-compatible writer', () => {
   });
 
   it('accepts JSON wrapped in a code fence', async () => {
-    replies.push({ content: '```json\n' + JSON.stringify(goodScript) + '\n```' });
+    replies.push({ content: `\`\`\`json\n${JSON.stringify(goodScript)}\n\`\`\`` });
     assert.equal((await new LlmWriter(llm()).write({ params })).scenes.length, 5);
   });
 

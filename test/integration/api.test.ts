@@ -235,7 +235,7 @@ describe('reading orders', () => {
     const foreign = await t.api('GET', `/videos/${id}`, { key: other.apiKey });
     assert.equal(foreign.status, 403);
     assert.equal(errorCode(foreign), 'forbidden');
-    for (const bad of ['vid_01m837a36rwd3vvm20wnzfsswb', 'nope', '..%2F..%2Fbalance', 'vid_' + 'z'.repeat(300)]) {
+    for (const bad of ['vid_01m837a36rwd3vvm20wnzfsswb', 'nope', '..%2F..%2Fbalance', `vid_${'z'.repeat(300)}`]) {
       const res = await t.api('GET', `/videos/${bad}`, { key: other.apiKey });
       assert.equal(res.status, 404, bad);
       assert.equal(errorCode(res), 'not_found');

@@ -41,7 +41,10 @@ function sendRaw(r: RawRequest, port: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
-    const timer = setTimeout(() => (socket.destroy(), resolve({ kind: r.kind, what: r.kind, status: 'hang', problem: data.slice(0, 200) })), TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ kind: r.kind, what: r.kind, status: 'hang', problem: data.slice(0, 200) });
+    }, TIMEOUT_MS);
     socket.on('data', (d) => {
       data += d.toString('latin1');
       // One answer is enough: stop once its body is complete.

@@ -47,6 +47,7 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
 /** Values that are wrong for the field whatever its type: a valid value of the right type would be an order. */
 function wrongFor(value: unknown): unknown[] {
   return WRONG_VALUES.filter((w) => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this input is checked for.
     if (typeof value === 'string') return typeof w !== 'string' || w === '' || w === ' ' || (w as string).length > 1000 || /[\u0000-\u0008\ud800]/.test(w);
     return typeof w !== typeof value || (typeof value === 'number' && w !== value);
   });
@@ -63,8 +64,8 @@ const BAD_IDS = [
   '..%2f..%2fbalance',
   '%2e%2e',
   'vid_',
-  'vid_' + 'a'.repeat(26),
-  'vid_' + '0'.repeat(5000),
+  `vid_${'a'.repeat(26)}`,
+  `vid_${'0'.repeat(5000)}`,
   'wh_01m837a36rwd3vvm20wnzfsswb',
   'VID_01M837A36RWD3VVM20WNZFSSWB',
   '%00',
@@ -101,7 +102,7 @@ const PATH_TRICKS = [
   'GET /v1/files/x/y/z',
   'GET /v1/docs/%2e%2e%2fpackage.json',
   'GET /v1/docs/..%2f..%2fpackage.json',
-  'GET /v1/' + 'x/'.repeat(800),
+  `GET /v1/${'x/'.repeat(800)}`,
 ];
 
 const CONTENT_TYPES = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/json; charset=latin1', 'image/png', 'application/json, text/plain', 'json'];
@@ -153,7 +154,7 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
   add('review on a webhook id', 'POST', `/videos/${opts.webhookId}/review`, JSON.stringify({ action: 'approve' }));
   add('deliveries of an order id', 'GET', `/webhooks/${opts.orderId}/deliveries`);
 
-  const keys = ['', ' ', 'vgk_', `${opts.key}x`, opts.key.slice(0, -1), opts.key.toUpperCase(), `${opts.key} ${opts.key}`, 'vgk_' + 'a'.repeat(4000), `Bearer ${opts.key}`, opts.key.replace('vgk_', 'vgk-')];
+  const keys = ['', ' ', 'vgk_', `${opts.key}x`, opts.key.slice(0, -1), opts.key.toUpperCase(), `${opts.key} ${opts.key}`, `vgk_${'a'.repeat(4000)}`, `Bearer ${opts.key}`, opts.key.replace('vgk_', 'vgk-')];
   for (const key of keys) {
     add('bad key', 'GET', '/balance', undefined, { 'x-api-key': key });
     add('bad key', 'POST', '/videos:quick', JSON.stringify({ prompt: 'A video about tea' }), { 'content-type': 'application/json', 'x-api-key': key });

@@ -154,7 +154,10 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     money: { users: scale.users, toppedUp: 0, charged: 0, refunded: 0, balances: 0 },
     violations: [],
   };
-  const violation = (v: string) => (report.violations.push(v), log(`VIOLATION ${v}`));
+  const violation = (v: string) => {
+    report.violations.push(v);
+    log(`VIOLATION ${v}`);
+  };
   try {
     await sut.start();
     // The harness reads the data through the service's own adapters, on DynamoDB Local's fixed port.
@@ -249,8 +252,21 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
       const t0 = Date.now();
       const at = async (ms: number) => sleep(Math.max(0, t0 + ms - Date.now()));
       const plan = [
-        ...killTimes.map((ms) => ({ ms, run: async () => (await sut.killAndRestart(), report.faults.serviceKills++, log(`killed and restarted the service at ${(ms / 1000).toFixed(1)} s`)) })),
-        { ms: dynamoAt, run: async () => (sut.killDynamo() && report.faults.dynamoRestarts++, log(`killed DynamoDB Local at ${(dynamoAt / 1000).toFixed(1)} s`)) },
+        ...killTimes.map((ms) => ({
+          ms,
+          run: async () => {
+            await sut.killAndRestart();
+            report.faults.serviceKills++;
+            log(`killed and restarted the service at ${(ms / 1000).toFixed(1)} s`);
+          },
+        })),
+        {
+          ms: dynamoAt,
+          run: async () => {
+            if (sut.killDynamo()) report.faults.dynamoRestarts++;
+            log(`killed DynamoDB Local at ${(dynamoAt / 1000).toFixed(1)} s`);
+          },
+        },
         {
           ms: receiverAt,
           run: async () => {

@@ -65,7 +65,8 @@ let realFetch: typeof fetch | undefined;
 export function checkFetchesTo(baseUrl: string): () => void {
   checkedBases.add(baseUrl);
   if (!realFetch) {
-    const original = (realFetch = globalThis.fetch);
+    realFetch = globalThis.fetch;
+    const original = realFetch;
     globalThis.fetch = async (input, init) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
@@ -97,7 +98,11 @@ export interface ContractProxy {
  */
 export async function contractProxy(baseUrl: string): Promise<ContractProxy> {
   const target = new URL(baseUrl);
-  const proxy: ContractProxy = { baseUrl: '', checked: 0, violations: [], close: () => (server.closeAllConnections(), server.close()) };
+  const close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  const proxy: ContractProxy = { baseUrl: '', checked: 0, violations: [], close };
   const server = createServer((req, res) => {
     const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
       const chunks: Buffer[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { AppError } from '../../functions/core/errors.ts';
+import type { AppError } from '../../functions/core/errors.ts';
 import { type Account, DEFAULT_LIMITS, pricesFrom, quote } from '../../functions/core/pricing.ts';
 
 const now = new Date('2026-11-23T10:00:00Z');

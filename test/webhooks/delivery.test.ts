@@ -18,7 +18,12 @@ import { useStack, waitForStatus } from '../support/stack.ts';
 const RETRY_BASE_MS = 200;
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), GENERATOR_FAIL: 'plan' });
 const servers: Server[] = [];
-after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
+after(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
 
 interface Hit {
   at: number;
@@ -131,7 +136,7 @@ describe('webhook delivery', () => {
       assert.ok(gap >= scheduled - 5 && gap <= scheduled + 1000, `gap ${i + 1}: ${gap} ms, scheduled ${scheduled} ms (gaps ${gaps.join(', ')})`);
     });
     // The recorded times are the real sends: each request reached the receiver after its attempt's time, within its latency.
-    r.hits.forEach((h, i) => assert.ok(h.at >= at[i]! && h.at <= at[i]! + mine[i].latency_ms + 100, `attempt ${i + 1} received at +${h.at - at[i]!} ms`));
+    for (const [i, h] of r.hits.entries()) assert.ok(h.at >= at[i]! && h.at <= at[i]! + mine[i].latency_ms + 100, `attempt ${i + 1} received at +${h.at - at[i]!} ms`);
     assert.ok(mine.every((a: { http_status: number; latency_ms: number }) => a.http_status === 500 && a.latency_ms >= 0));
     assert.equal(mine.find((a: { attempt: number }) => a.attempt === 5).outcome, 'dropped');
     const other = await t.user();

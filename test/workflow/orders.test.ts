@@ -152,7 +152,7 @@ describe('director mode', () => {
     const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
     const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
     const text = 'Caption: Edited by the client\nVoice: The client wrote this line.\n\nCaption: Second edited scene\nVoice: And this one.';
-    const bad = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text: 'Caption: ' + 'x'.repeat(200) } });
+    const bad = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text: `Caption: ${'x'.repeat(200)}` } });
     assert.equal(bad.status, 422);
     assert.match(bad.body.error.message, /^text: /);
     const edited = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text } });
