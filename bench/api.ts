@@ -1,20 +1,25 @@
 /**
  * The API figures of npm run bench, measured on the local stack in one run.
- *  - GET /videos/{id} and POST /videos:quick under 32 concurrent clients (a load generator in its own process):
- *    requests per second, p50, p99 and CPU per request;
- *  - the floor of each: the same DynamoDB and Step Functions round trips made straight from the adapters;
- *  - a bare DynamoDB GetItem loop;
- *  - AWS calls per API request, counted by a middleware on the SDK clients the handlers use.
+ *  - GET /videos/{id} and POST /videos:quick (with an Idempotency-Key) under 32 concurrent clients (a load generator
+ *    in its own process): requests per second, p50, p99 and CPU per request;
+ *  - the floor of each: the same AWS calls, bare, with items the bench prepared (floor.ts). The ratio API / floor is
+ *    then what the service's own layers cost: HTTP, the gateway, middy, validation, pricing and the use case;
+ *  - the six-item creation transaction alone, and a bare GetItem loop: what DynamoDB Local itself can do here;
+ *  - AWS calls per API request, counted by a middleware on the SDK clients the handlers use;
+ *  - where the service process's CPU goes on a GET: a sampled CPU profile, by layer (profile.ts).
  * The API and its floor are measured in alternating slices, so that a slower stretch of a shared machine (steal
  * time) falls on both alike; latencies are pooled over the rounds.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../local/stack.ts';
-import { emit } from './report.ts';
+import { creationFloor, getFloor, type FloorUser } from './floor.ts';
+import { profileLayers } from './profile.ts';
+import { emit, type Figure } from './report.ts';
 
 const CONCURRENCY = 32;
 const SLICE_MS = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
@@ -83,16 +88,19 @@ export async function benchApi(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'video-service-bench-'));
   // Per-key limits are lifted so the bench measures the service, not the 30 POST/min rule; executions are held so
   // that no video renders in the background of the API figures (the workflow has its own figures).
+  const limits = { activeTasks: 1_000_000, postsPerMinute: 1_000_000 };
   const stack = await startLocalStack({
     port: 0,
     s3Dir: join(dir, 's3'),
-    env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', LIMIT_ACTIVE_TASKS: '1000000', LIMIT_POSTS_PER_MINUTE: '1000000', LOCAL_SFN_HOLD: '1' },
+    env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', LIMIT_ACTIVE_TASKS: String(limits.activeTasks), LIMIT_POSTS_PER_MINUTE: String(limits.postsPerMinute), LOCAL_SFN_HOLD: '1' },
   });
   try {
     const { services } = await import('../functions/app/services.ts');
     const { aws, allClients } = await import('../functions/adapters/aws.ts');
     const { keys } = await import('../functions/adapters/keys.ts');
     const clients = aws();
+    const sfn = await clients.sfn();
+    const tableName = stack.env.TABLE_NAME!;
     let calls = 0;
     for (const client of Object.values(await allClients())) {
       (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
@@ -126,8 +134,9 @@ export async function benchApi(): Promise<void> {
     };
 
     /** Runs bench/load.ts in a child process for one slice (the API as its clients see it). */
-    const external = async (requests: HttpRequestSpec[], expect: number): Promise<Slice> => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load.ts'), JSON.stringify({ requests, concurrency: CONCURRENCY, durationMs: SLICE_MS, expect })], {
+    const external = async (requests: HttpRequestSpec[], expect: number, idempotency = false): Promise<Slice> => {
+      const spec = { requests, concurrency: CONCURRENCY, durationMs: SLICE_MS, expect, ...(idempotency ? { idempotencyPrefix: randomUUID() } : {}) };
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load.ts'), JSON.stringify(spec)], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';
@@ -154,7 +163,8 @@ export async function benchApi(): Promise<void> {
     );
     const headersOf = (i: number) => ({ 'x-api-key': users[i % CONCURRENCY]!.apiKey, 'content-type': 'application/json' });
     const body = JSON.stringify({ prompt: 'A short video about green tea' });
-    const create = (i = 0) => fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers: headersOf(i), body });
+    const create = (i = 0) =>
+      fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers: { ...headersOf(i), 'idempotency-key': randomUUID() }, body });
     const ids = await Promise.all(users.map(async (_, i) => ((await (await create(i)).json()) as { id: string }).id));
     const get = (i = 0) => fetch(`${stack.baseUrl}/videos/${ids[i % CONCURRENCY]}`, { headers: headersOf(i) });
 
@@ -167,37 +177,36 @@ export async function benchApi(): Promise<void> {
     const getCalls = await perRequest(get);
     const createCalls = await perRequest(create);
 
+    // The floors' prepared items copy an order the API created, so that they write what the API writes.
+    const orderItem = (await clients.ddb.send(new GetCommand({ TableName: tableName, Key: keys.order(ids[0]!), ConsistentRead: true }))).Item!;
+    const floorUsers: FloorUser[] = users.map((u, i) => ({ userId: u.userId, orderId: ids[i]! }));
+    const floorCtx = { ddb: clients.ddb, sfn, tableName, stateMachineArn: stack.env.ORDER_STATE_MACHINE_ARN!, limits, orderItem };
+    const creationCalls = creationFloor(floorCtx);
+    const getCallsFloor = getFloor(floorCtx);
+
     const getRequests = users.map((_, i) => ({ url: `${stack.baseUrl}/videos/${ids[i]}`, method: 'GET', headers: headersOf(i) }));
     const createRequests = users.map((_, i) => ({ url: `${stack.baseUrl}/videos:quick`, method: 'POST', headers: headersOf(i), body }));
-    const { accounts, orders, creation } = services();
-    // The round trips each request needs, made straight from the adapters with no HTTP, middy or validation.
     const parts = {
       get: () => external(getRequests, 200),
-      getFloor: () =>
-        inProcess(async (c) => {
-          const found = await accounts.authenticate(users[c]!.apiKey);
-          return Boolean(found && (await orders.get(ids[c]!)));
-        }),
-      create: () => external(createRequests, 201),
-      createFloor: () =>
-        inProcess(async (c) => {
-          const found = (await accounts.authenticate(users[c]!.apiKey, true))!;
-          const r = await creation.create({ ...found, request: { route: 'POST /videos:quick', prompt: 'A short video about green tea' }, now: new Date() });
-          return r.response.status === 'queued';
-        }),
+      getFloor: () => inProcess((c) => getCallsFloor(floorUsers[c]!)),
+      create: () => external(createRequests, 201, true),
+      createFloor: () => inProcess((c) => creationCalls.all(floorUsers[c]!)),
+      transaction: () => inProcess((c) => creationCalls.transaction(floorUsers[c]!)),
       bare: () =>
         inProcess(async (c) => {
-          const out = await clients.ddb.send(new GetCommand({ TableName: stack.env.TABLE_NAME!, Key: keys.order(ids[c]!), ConsistentRead: true }));
+          const out = await clients.ddb.send(new GetCommand({ TableName: tableName, Key: keys.order(ids[c]!), ConsistentRead: true }));
           return Boolean(out.Item);
         }),
     };
     type Part = keyof typeof parts;
-    const slices: Record<Part, Slice[]> = { get: [], getFloor: [], create: [], createFloor: [], bare: [] };
+    const slices: Record<Part, Slice[]> = { get: [], getFloor: [], create: [], createFloor: [], transaction: [], bare: [] };
     // A warm-up slice of each (the JVM's JIT, the SDK's connections), then the rounds.
     for (const part of Object.keys(parts) as Part[]) await parts[part]();
     for (let round = 0; round < ROUNDS; round++) {
       for (const part of Object.keys(parts) as Part[]) slices[part].push(await parts[part]());
     }
+    // After the rounds, so that the profiler's cost falls on no figure above.
+    const profile = await profileLayers(() => external(getRequests, 200));
 
     const fig = Object.fromEntries((Object.keys(slices) as Part[]).map((p) => [p, pooled(slices[p])])) as Record<Part, Figures>;
     const roundRatios = (api: Part, floor: Part) => slices[api].map((s, i) => p50Of(s.latencies) / p50Of(slices[floor][i]!.latencies)).sort((a, b) => a - b);
@@ -208,33 +217,55 @@ export async function benchApi(): Promise<void> {
       const rounds = roundRatios(api, floor);
       return `p50 <= 2x floor: ${f(ratio, 2)}x ${verdict(ratio <= 2)} (rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x)`;
     };
+    const GET_FLOOR = 'the same AWS calls, bare: BatchGetItem of the user item + GetItem of the order';
+    const CREATE_FLOOR = 'the same AWS calls, bare: BatchGetItem of the user and queue shards + the six-item TransactWriteItems + StartExecution';
     const row = (name: string, x: Figures, target = '') =>
       `| ${name} | ${x.requests} | ${f(x.rps)} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.cpuPerRequestMs, 2)} | ${x.errors} | ${target} |`;
     console.log(`\nLocal stack, ${CONCURRENCY} concurrent clients (one API user each), ${ROUNDS} alternating rounds of ${SLICE_MS / 1000} s per figure (node ${process.version})\n`);
     console.log('| what | requests | req/s | p50 ms | p99 ms | CPU ms/request | errors | target |');
     console.log('|---|---|---|---|---|---|---|---|');
     console.log(row('GET /videos/{id} (clients in their own process)', fig.get, ratioCell('get', 'getFloor')));
-    console.log(row('  floor: its round trips (key lookup + GetItem)', fig.getFloor));
-    console.log(row('POST /videos:quick, 201 (clients in their own process)', fig.create, ratioCell('create', 'createFloor')));
-    console.log(row('  floor: its round trips (key lookup + transaction + StartExecution)', fig.createFloor));
+    console.log(row(`  floor: ${GET_FLOOR}`, fig.getFloor));
+    console.log(row('POST /videos:quick with Idempotency-Key, 201 (clients in their own process)', fig.create, ratioCell('create', 'createFloor')));
+    console.log(row(`  floor: ${CREATE_FLOOR}`, fig.createFloor));
+    console.log(row('the six-item creation TransactWriteItems alone', fig.transaction));
     console.log(row('bare DynamoDB GetItem loop', fig.bare));
     console.log('\nCPU per request: the service process, DynamoDB Local and (for the API rows) the load generator together.');
     console.log('\n| AWS calls per request | measured | target |');
     console.log('|---|---|---|');
     console.log(`| GET /videos/{id} | ${getCalls} | <= 2 ${verdict(getCalls <= 2)} |`);
     console.log(`| POST /videos:quick (201) | ${createCalls} | <= 3 ${verdict(createCalls <= 3)} |`);
+    console.log(`\nWhere the service process's CPU goes on GET /videos/{id} (sampled profile, ${profile.samples} samples, ${SLICE_MS / 1000} s):\n`);
+    for (const l of profile.layers) console.log(`| ${l.layer} | ${f(l.percent)} % |`);
+
     const section = `API (local stack, ${CONCURRENCY} clients, ${ROUNDS} rounds)`;
-    emit([
-      { section, name: 'GET /videos/{id} p50', value: fig.get.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.getFloor.p50 }, floor: { value: fig.getFloor.p50, what: 'key lookup + GetItem' }, note: 'target: 2x floor' },
-      { section, name: 'GET /videos/{id} p99', value: fig.get.p99, unit: 'ms', floor: { value: fig.getFloor.p99, what: 'key lookup + GetItem' } },
-      { section, name: 'GET /videos/{id} throughput', value: fig.get.rps, unit: 'req/s', floor: { value: fig.getFloor.rps, what: 'key lookup + GetItem' } },
-      { section, name: 'GET /videos/{id} CPU per request', value: fig.get.cpuPerRequestMs, unit: 'ms', floor: { value: fig.getFloor.cpuPerRequestMs, what: 'key lookup + GetItem' } },
-      { section, name: 'POST /videos:quick p50', value: fig.create.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.createFloor.p50 }, floor: { value: fig.createFloor.p50, what: 'key lookup + transaction + StartExecution' }, note: 'target: 2x floor' },
-      { section, name: 'POST /videos:quick throughput', value: fig.create.rps, unit: 'req/s', floor: { value: fig.createFloor.rps, what: 'key lookup + transaction + StartExecution' } },
+    // The ratio of each round beside the pooled one: how far the host's noise moves it.
+    const ratioNote = (api: Part, floor: Part) => {
+      const rounds = roundRatios(api, floor);
+      return `target: 2x floor; ratio ${f(fig[api].p50 / fig[floor].p50, 2)}x, single rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x`;
+    };
+    const getFloorOf = (x: number) => ({ value: x, what: GET_FLOOR });
+    const createFloorOf = (x: number) => ({ value: x, what: CREATE_FLOOR });
+    const figures: Figure[] = [
+      { section, name: 'GET /videos/{id} p50', value: fig.get.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.getFloor.p50 }, floor: getFloorOf(fig.getFloor.p50), note: ratioNote('get', 'getFloor') },
+      { section, name: 'GET /videos/{id} p99', value: fig.get.p99, unit: 'ms', floor: getFloorOf(fig.getFloor.p99) },
+      { section, name: 'GET /videos/{id} throughput', value: fig.get.rps, unit: 'req/s', floor: getFloorOf(fig.getFloor.rps) },
+      { section, name: 'GET /videos/{id} CPU per request', value: fig.get.cpuPerRequestMs, unit: 'ms', floor: getFloorOf(fig.getFloor.cpuPerRequestMs), note: 'the service, DynamoDB Local and the load generator' },
+      { section, name: 'POST /videos:quick (Idempotency-Key) p50', value: fig.create.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.createFloor.p50 }, floor: createFloorOf(fig.createFloor.p50), note: ratioNote('create', 'createFloor') },
+      { section, name: 'POST /videos:quick (Idempotency-Key) p99', value: fig.create.p99, unit: 'ms', floor: createFloorOf(fig.createFloor.p99) },
+      { section, name: 'POST /videos:quick (Idempotency-Key) throughput', value: fig.create.rps, unit: 'req/s', floor: createFloorOf(fig.createFloor.rps) },
+      { section, name: 'POST /videos:quick (Idempotency-Key) CPU per request', value: fig.create.cpuPerRequestMs, unit: 'ms', floor: createFloorOf(fig.createFloor.cpuPerRequestMs), note: 'the service, DynamoDB Local and the load generator' },
+      { section, name: 'the six-item creation TransactWriteItems alone, throughput', value: fig.transaction.rps, unit: 'tx/s' },
+      { section, name: 'the six-item creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
+      { section, name: 'bare DynamoDB GetItem loop, throughput', value: fig.bare.rps, unit: 'req/s' },
+      { section, name: 'bare DynamoDB GetItem loop, p50', value: fig.bare.p50, unit: 'ms' },
       { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 2 } },
       { section, name: 'AWS calls per POST /videos:quick', value: createCalls, unit: 'calls', target: { op: '<=', limit: 3 } },
-      { section, name: 'errors', value: fig.get.errors + fig.create.errors, unit: 'requests', target: { op: '<=', limit: 0 } },
-    ]);
+      { section, name: 'errors (API requests and floor calls)', value: (Object.keys(fig) as Part[]).reduce((t, p) => t + fig[p].errors, 0), unit: 'requests', target: { op: '<=', limit: 0 } },
+    ];
+    const profileSection = `Where the service process's CPU goes on GET /videos/{id} (sampled profile, 32 clients, ${profile.samples} samples; DynamoDB Local's JVM not included)`;
+    for (const l of profile.layers) figures.push({ section: profileSection, name: l.layer, value: l.percent, unit: '%' });
+    emit(figures);
   } finally {
     await stack.stop();
     rmSync(dir, { recursive: true, force: true });

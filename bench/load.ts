@@ -1,7 +1,8 @@
 /**
  * A load generator in its own process, as real clients are: CONCURRENCY loops for DURATION_MS, each sending the
  * request of its client. Prints one JSON line: figures, the latencies (for pooling across rounds) and its own CPU
- * time. Input (argv[2]): {requests: [{url, method, headers, body}], concurrency, durationMs, expect}.
+ * time. Input (argv[2]): {requests: [{url, method, headers, body}], concurrency, durationMs, expect, idempotencyPrefix?}:
+ * with idempotencyPrefix, each request carries its own Idempotency-Key (a new order each, not a replay).
  */
 import { Agent, request } from 'node:http';
 
@@ -10,6 +11,7 @@ interface Spec {
   concurrency: number;
   durationMs: number;
   expect: number;
+  idempotencyPrefix?: string;
 }
 
 const spec = JSON.parse(process.argv[2]!) as Spec;
@@ -33,10 +35,11 @@ const end = started + spec.durationMs;
 await Promise.all(
   Array.from({ length: spec.concurrency }, async (_, client) => {
     const r = spec.requests[client % spec.requests.length]!;
-    while (performance.now() < end) {
+    for (let n = 0; performance.now() < end; n++) {
+      const req = spec.idempotencyPrefix ? { ...r, headers: { ...r.headers, 'idempotency-key': `${spec.idempotencyPrefix}-${client}-${n}` } } : r;
       const t0 = performance.now();
       try {
-        if ((await send(r)) !== spec.expect) errors++;
+        if ((await send(req)) !== spec.expect) errors++;
       } catch {
         errors++;
       }

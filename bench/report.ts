@@ -44,9 +44,12 @@ function markdown(figures: Figure[], meta: Record<string, string>): string {
   const lines = [
     '# Benchmark report',
     '',
-    `Written by \`npm run bench\` on ${meta.date} (${meta.machine}; node ${meta.node}). Every figure is measured in this run,`,
-    'except the reliability section, which is the newest money-under-load run (its date is in its title); the floor is',
-    'the same work with the service’s layers taken away, measured in the same run.',
+    `Written by \`npm run bench\` on ${meta.date} (${meta.machine}; node ${meta.node}).`,
+    figures.some((f) => f.section.startsWith('Reliability'))
+      ? 'Every figure is measured in this run, except the reliability section, which is the newest money-under-load run (its date is in its title).'
+      : 'Every figure is measured in this run. No reliability section: no money-under-load run was found (`npm test` or `npm run test:reliability` writes one).',
+    'A floor is measured in the same run: the same work with the service’s layers taken away, or, where its',
+    'description says so, a different (smaller) work given for scale.',
     '',
   ];
   for (const section of [...new Set(figures.map((f) => f.section))]) {

@@ -34,18 +34,24 @@ if (only === 'api') await benchApi();
 if (only === 'render') {
   const r = await benchRender();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+  const floorWhat = 'ffmpeg alone encoding a plain video of the same length with the same encoder settings; a smaller work: no plan, script, voice, music, scenes or captions';
   console.log('\n| render (embedded generator, 1080x1920 30 fps) | measured | target |');
   console.log('|---|---|---|');
   console.log(`| video length | ${r.videoSeconds.toFixed(1)} s | 30 s |`);
-  console.log(`| render time (plan, write, voice, music, ffmpeg) | ${r.renderSeconds.toFixed(1)} s | |`);
-  console.log(`| speed (rendered seconds per wall second) | ${r.speed.toFixed(2)}x | >= 3x ${verdict(r.speed >= 3)} |`);
+  console.log(`| job time, prompt to mp4 (plan, script, voice, music, ffmpeg) | ${r.jobSeconds.toFixed(2)} s | |`);
+  console.log(`|   of which plan and script | ${(r.planSeconds * 1000).toFixed(0)} ms | |`);
+  console.log(`| speed (video seconds per second of the job) | ${r.speed.toFixed(2)}x | >= 3x ${verdict(r.speed >= 3)} |`);
+  console.log(`| the command, spawn to exit (+ Node, tsx and imports) | ${r.commandSeconds.toFixed(2)} s | |`);
   console.log(`| peak memory (render process + ffmpeg) | ${r.peakMb.toFixed(0)} MB | < 600 MB ${verdict(r.peakMb < 600)} |`);
-  console.log(`| floor: ffmpeg alone, a plain video of the same length | ${r.floorSeconds.toFixed(1)} s | |`);
+  console.log(`| floor: ${floorWhat} | ${r.floorSeconds.toFixed(2)} s | |`);
   const section = 'Render (embedded generator, 1080x1920 30 fps)';
+  const floor = { value: r.floorSeconds, what: floorWhat };
   emit([
     { section, name: 'video length', value: r.videoSeconds, unit: 's' },
-    { section, name: 'render time', value: r.renderSeconds, unit: 's', floor: { value: r.floorSeconds, what: 'ffmpeg alone, plain video' } },
-    { section, name: 'speed (video seconds per wall second)', value: r.speed, unit: 'x', target: { op: '>=', limit: 3 }, floor: { value: r.videoSeconds / r.floorSeconds, what: 'ffmpeg alone' } },
+    { section, name: 'job time, prompt to mp4 (plan, script, voice, music, ffmpeg)', value: r.jobSeconds, unit: 's', floor },
+    { section, name: 'of the job: plan and script', value: r.planSeconds * 1000, unit: 'ms' },
+    { section, name: 'speed (video seconds per second of the job)', value: r.speed, unit: 'x', target: { op: '>=', limit: 3 }, floor: { value: r.videoSeconds / r.floorSeconds, what: 'ffmpeg alone on a plain video, as above: a smaller work' } },
+    { section, name: '`npm run render`, spawn to exit (the job + Node, tsx and imports)', value: r.commandSeconds, unit: 's' },
     { section, name: 'peak memory (render process + ffmpeg)', value: r.peakMb, unit: 'MB', target: { op: '<', limit: 600 } },
   ]);
 }
@@ -74,7 +80,7 @@ if (only === 'webhooks') {
   console.log(`| status change to arrival, max | ${h.max} ms | < 1000 ms ${verdict(h.max < 1000)} |`);
   console.log(`| floor: the same POST straight to the receiver, p50 | ${h.floorP50.toFixed(1)} ms | |`);
   const section = 'Webhooks (local stack, receiver on loopback)';
-  const floor = { value: h.floorP50, what: 'a bare POST to the receiver' };
+  const floor = { value: h.floorP50, what: 'a bare POST to the receiver: a part of the work only, no event, workflow or signature' };
   emit([
     { section, name: 'events received of 20', value: h.count, unit: 'events', target: { op: '>=', limit: 20 } },
     { section, name: 'status change to arrival, p50', value: h.p50, unit: 'ms', target: { op: '<', limit: 1000 }, floor },
@@ -98,7 +104,7 @@ if (only === 'lambdas') {
   const section = 'Lambda bundles (cdk synth)';
   const out: Figure[] = [
     { section, name: `largest API bundle (${largest.name})`, value: largest.bytes / 1024, unit: 'KB', target: { op: '<', limit: 300 } },
-    { section, name: `slowest API import, fresh process (${slowest.name})`, value: slowest.importMs, unit: 'ms', target: { op: '<', limit: 150 }, floor: { value: floorMs, what: 'the AWS SDK alone' } },
+    { section, name: `slowest API import, fresh process (${slowest.name})`, value: slowest.importMs, unit: 'ms', target: { op: '<', limit: 150 }, floor: { value: floorMs, what: 'importing the AWS SDK alone (DynamoDB client + document client): a part of the work, no code of the function' } },
   ];
   for (const f of figures.filter((x) => x.kind === 'step')) out.push({ section, name: `step ${f.name} bundle`, value: f.bytes / 1024, unit: 'KB' });
   emit(out);

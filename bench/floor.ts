@@ -1,0 +1,124 @@
+/**
+ * The API's floors: the AWS calls a request makes, sent bare with the SDK, from items the bench builds itself with the
+ * key builder. What the API adds over them is its own layers: HTTP, the gateway, middy, validation, pricing and the
+ * use case. The creation transaction's items mirror the creation of an order with an Idempotency-Key (the order
+ * copied from one the API created, the debit with its conditions, the POST count, the ledger entry, the queue shard,
+ * the idempotency record), so the floor writes what the API writes.
+ */
+import { createHash } from 'node:crypto';
+import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
+import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
+import { QUEUE_SHARDS } from '../functions/core/create-order.ts';
+
+export interface FloorContext {
+  ddb: DynamoDBDocumentClient;
+  sfn: SFNClient;
+  tableName: string;
+  stateMachineArn: string;
+  limits: { activeTasks: number; postsPerMinute: number };
+  /** An order item as the API wrote it: the floor's orders are copies of it. */
+  orderItem: Record<string, unknown>;
+}
+
+/** One client of the floor: its user and an order of that user to read. */
+export interface FloorUser {
+  userId: string;
+  orderId: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/** GET /videos/{id}'s calls: the key read (the user item, strongly consistent) and the order's GetItem. */
+export function getFloor(ctx: FloorContext) {
+  const T = ctx.tableName;
+  return async (u: FloorUser): Promise<boolean> => {
+    const auth = await ctx.ddb.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [keys.user(u.userId)], ConsistentRead: true } } }));
+    if (!auth.Responses?.[T]?.length) return false;
+    const order = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.order(u.orderId), ConsistentRead: true }));
+    return Boolean(order.Item);
+  };
+}
+
+/** POST /videos:quick's calls: the key read with the queue shards, the creation transaction, StartExecution. */
+export function creationFloor(ctx: FloorContext) {
+  const T = ctx.tableName;
+  const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
+  let shardTurn = 0;
+
+  /** The six items of one creation, for a new order id. */
+  const itemsOf = (u: FloorUser, id: string, now: Date) => {
+    const ts = now.toISOString();
+    const shard = shardTurn++ % QUEUE_SHARDS;
+    const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
+    const order = { ...ctx.orderItem, ...keys.order(id), ...keys.orderByUser(u.userId, id), id, userId: u.userId, queueShard: shard, createdAt: ts, updatedAt: ts };
+    const response = { id, status: 'queued', cost, eta_seconds: ctx.orderItem.etaSeconds };
+    return [
+      { Put: { TableName: T, Item: order, ConditionExpression: ITEM.isNew } },
+      {
+        Update: {
+          TableName: T,
+          Key: keys.user(u.userId),
+          UpdateExpression: 'ADD activeTasks :one, balance :debit',
+          ConditionExpression: `${ITEM.exists} AND activeTasks < :maxActive AND balance >= :cost AND trialVideosLeft <= :zero`,
+          ExpressionAttributeValues: { ':one': 1, ':maxActive': ctx.limits.activeTasks, ':zero': 0, ':debit': -cost, ':cost': cost },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        },
+      },
+      {
+        Update: {
+          TableName: T,
+          Key: keys.posts(u.userId, windowStart),
+          UpdateExpression: 'ADD #n :one SET #ttl = :exp',
+          ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+          ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
+          ExpressionAttributeValues: { ':one': 1, ':limit': ctx.limits.postsPerMinute, ':exp': ttl(new Date(windowStart + 120_000)) },
+        },
+      },
+      { Put: { TableName: T, Item: { ...keys.ledger(u.userId, ulid()), amount: -cost, kind: 'charge', orderId: id, createdAt: ts } } },
+      { Update: { TableName: T, Key: keys.queueShard(shard), UpdateExpression: 'ADD active :one', ExpressionAttributeValues: { ':one': 1 } } },
+      {
+        Put: {
+          TableName: T,
+          Item: {
+            ...keys.idempotency(u.userId, sha256(`${id}-key`)),
+            route: 'POST /videos:quick',
+            requestHash: sha256(id),
+            orderId: id,
+            response,
+            ...expiresAt(new Date(now.getTime() + IDEMPOTENCY_TTL_MS)),
+          },
+          ConditionExpression: `${ITEM.isNew} OR #ttl < :now`,
+          ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
+          ExpressionAttributeValues: { ':now': ttl(now) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        },
+      },
+    ];
+  };
+
+  const newId = () => `vid_${ulid().toLowerCase()}`;
+  const transaction = async (u: FloorUser, id = newId()): Promise<boolean> => {
+    await ctx.ddb.send(new TransactWriteCommand({ TransactItems: itemsOf(u, id, new Date()) }));
+    return true;
+  };
+
+  return {
+    /** The six-item transaction alone. */
+    transaction,
+    /** The three calls of one creation. */
+    all: async (u: FloorUser): Promise<boolean> => {
+      const shards = Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n));
+      const auth = await ctx.ddb.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [keys.user(u.userId), ...shards], ConsistentRead: true } } }));
+      if ((auth.Responses?.[T]?.length ?? 0) < 1) return false;
+      const id = newId();
+      await transaction(u, id);
+      await ctx.sfn.send(
+        new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
+      );
+      return true;
+    },
+  };
+}
