@@ -45,7 +45,11 @@ interface Figures {
 type HttpRequestSpec = { url: string; method: string; headers: Record<string, string>; body?: string };
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const p50Of = (latencies: number[]) => pct([...latencies].sort((a, b) => a - b), 50);
+const p50Of = (latencies: number[]) =>
+  pct(
+    [...latencies].sort((a, b) => a - b),
+    50,
+  );
 
 function pooled(slices: Slice[]): Figures {
   const latencies = slices.flatMap((s) => s.latencies).sort((a, b) => a - b);
@@ -92,7 +96,12 @@ export async function benchApi(): Promise<void> {
   const stack = await startLocalStack({
     port: 0,
     s3Dir: join(dir, 's3'),
-    env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', LIMIT_ACTIVE_TASKS: String(limits.activeTasks), LIMIT_POSTS_PER_MINUTE: String(limits.postsPerMinute), LOCAL_SFN_HOLD: '1' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+      LIMIT_ACTIVE_TASKS: String(limits.activeTasks),
+      LIMIT_POSTS_PER_MINUTE: String(limits.postsPerMinute),
+      LOCAL_SFN_HOLD: '1',
+    },
   });
   try {
     const { services } = await import('../functions/app/services.ts');
@@ -163,8 +172,7 @@ export async function benchApi(): Promise<void> {
     );
     const headersOf = (i: number) => ({ 'x-api-key': users[i % CONCURRENCY]!.apiKey, 'content-type': 'application/json' });
     const body = JSON.stringify({ prompt: 'A short video about green tea' });
-    const create = (i = 0) =>
-      fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers: { ...headersOf(i), 'idempotency-key': randomUUID() }, body });
+    const create = (i = 0) => fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers: { ...headersOf(i), 'idempotency-key': randomUUID() }, body });
     const ids = await Promise.all(users.map(async (_, i) => ((await (await create(i)).json()) as { id: string }).id));
     const get = (i = 0) => fetch(`${stack.baseUrl}/videos/${ids[i % CONCURRENCY]}`, { headers: headersOf(i) });
 
@@ -221,7 +229,9 @@ export async function benchApi(): Promise<void> {
     const CREATE_FLOOR = 'the same AWS calls, bare: BatchGetItem of the user and queue shards + the six-item TransactWriteItems + StartExecution';
     const row = (name: string, x: Figures, target = '') =>
       `| ${name} | ${x.requests} | ${f(x.rps)} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.cpuPerRequestMs, 2)} | ${x.errors} | ${target} |`;
-    console.log(`\nLocal stack, ${CONCURRENCY} concurrent clients (one API user each), ${ROUNDS} alternating rounds of ${SLICE_MS / 1000} s per figure (node ${process.version})\n`);
+    console.log(
+      `\nLocal stack, ${CONCURRENCY} concurrent clients (one API user each), ${ROUNDS} alternating rounds of ${SLICE_MS / 1000} s per figure (node ${process.version})\n`,
+    );
     console.log('| what | requests | req/s | p50 ms | p99 ms | CPU ms/request | errors | target |');
     console.log('|---|---|---|---|---|---|---|---|');
     console.log(row('GET /videos/{id} (clients in their own process)', fig.get, ratioCell('get', 'getFloor')));
@@ -247,21 +257,57 @@ export async function benchApi(): Promise<void> {
     const getFloorOf = (x: number) => ({ value: x, what: GET_FLOOR });
     const createFloorOf = (x: number) => ({ value: x, what: CREATE_FLOOR });
     const figures: Figure[] = [
-      { section, name: 'GET /videos/{id} p50', value: fig.get.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.getFloor.p50 }, floor: getFloorOf(fig.getFloor.p50), note: ratioNote('get', 'getFloor') },
+      {
+        section,
+        name: 'GET /videos/{id} p50',
+        value: fig.get.p50,
+        unit: 'ms',
+        target: { op: '<=', limit: 2 * fig.getFloor.p50 },
+        floor: getFloorOf(fig.getFloor.p50),
+        note: ratioNote('get', 'getFloor'),
+      },
       { section, name: 'GET /videos/{id} p99', value: fig.get.p99, unit: 'ms', floor: getFloorOf(fig.getFloor.p99) },
       { section, name: 'GET /videos/{id} throughput', value: fig.get.rps, unit: 'req/s', floor: getFloorOf(fig.getFloor.rps) },
-      { section, name: 'GET /videos/{id} CPU per request', value: fig.get.cpuPerRequestMs, unit: 'ms', floor: getFloorOf(fig.getFloor.cpuPerRequestMs), note: 'the service, DynamoDB Local and the load generator' },
-      { section, name: 'POST /videos:quick (Idempotency-Key) p50', value: fig.create.p50, unit: 'ms', target: { op: '<=', limit: 2 * fig.createFloor.p50 }, floor: createFloorOf(fig.createFloor.p50), note: ratioNote('create', 'createFloor') },
+      {
+        section,
+        name: 'GET /videos/{id} CPU per request',
+        value: fig.get.cpuPerRequestMs,
+        unit: 'ms',
+        floor: getFloorOf(fig.getFloor.cpuPerRequestMs),
+        note: 'the service, DynamoDB Local and the load generator',
+      },
+      {
+        section,
+        name: 'POST /videos:quick (Idempotency-Key) p50',
+        value: fig.create.p50,
+        unit: 'ms',
+        target: { op: '<=', limit: 2 * fig.createFloor.p50 },
+        floor: createFloorOf(fig.createFloor.p50),
+        note: ratioNote('create', 'createFloor'),
+      },
       { section, name: 'POST /videos:quick (Idempotency-Key) p99', value: fig.create.p99, unit: 'ms', floor: createFloorOf(fig.createFloor.p99) },
       { section, name: 'POST /videos:quick (Idempotency-Key) throughput', value: fig.create.rps, unit: 'req/s', floor: createFloorOf(fig.createFloor.rps) },
-      { section, name: 'POST /videos:quick (Idempotency-Key) CPU per request', value: fig.create.cpuPerRequestMs, unit: 'ms', floor: createFloorOf(fig.createFloor.cpuPerRequestMs), note: 'the service, DynamoDB Local and the load generator' },
+      {
+        section,
+        name: 'POST /videos:quick (Idempotency-Key) CPU per request',
+        value: fig.create.cpuPerRequestMs,
+        unit: 'ms',
+        floor: createFloorOf(fig.createFloor.cpuPerRequestMs),
+        note: 'the service, DynamoDB Local and the load generator',
+      },
       { section, name: 'the six-item creation TransactWriteItems alone, throughput', value: fig.transaction.rps, unit: 'tx/s' },
       { section, name: 'the six-item creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
       { section, name: 'bare DynamoDB GetItem loop, throughput', value: fig.bare.rps, unit: 'req/s' },
       { section, name: 'bare DynamoDB GetItem loop, p50', value: fig.bare.p50, unit: 'ms' },
       { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 2 } },
       { section, name: 'AWS calls per POST /videos:quick', value: createCalls, unit: 'calls', target: { op: '<=', limit: 3 } },
-      { section, name: 'errors (API requests and floor calls)', value: (Object.keys(fig) as Part[]).reduce((t, p) => t + fig[p].errors, 0), unit: 'requests', target: { op: '<=', limit: 0 } },
+      {
+        section,
+        name: 'errors (API requests and floor calls)',
+        value: (Object.keys(fig) as Part[]).reduce((t, p) => t + fig[p].errors, 0),
+        unit: 'requests',
+        target: { op: '<=', limit: 0 },
+      },
     ];
     const profileSection = `Where the service process's CPU goes on GET /videos/{id} (sampled profile, 32 clients, ${profile.samples} samples; DynamoDB Local's JVM not included)`;
     for (const l of profile.layers) figures.push({ section: profileSection, name: l.layer, value: l.percent, unit: '%' });

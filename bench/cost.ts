@@ -30,7 +30,12 @@ const isStep = (name: string) => STEP_MODULES.has(name);
 export async function benchCost(): Promise<{ lines: CostLine[]; total: number; renderMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cost-'));
   const hooks: string[] = [];
-  const receiver = createServer((req, res) => req.resume().on('end', () => (hooks.push(req.url ?? ''), res.writeHead(204).end())));
+  const receiver = createServer((req, res) =>
+    req.resume().on('end', () => {
+      hooks.push(req.url ?? '');
+      res.writeHead(204).end();
+    }),
+  );
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
   const stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' } });
   try {
@@ -38,7 +43,11 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
     const { aws, allClients } = await import('../functions/adapters/aws.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-    const hook = await fetch(`${stack.baseUrl}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` }) });
+    const hook = await fetch(`${stack.baseUrl}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook` }),
+    });
     if (hook.status !== 201) throw new Error(`webhook registration: ${hook.status}`);
 
     // From here on every call belongs to the order.
@@ -58,7 +67,9 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
     const invocations: { name: string; ms: number }[] = [];
     const stop = onInvocation((name, ms) => counting && invocations.push({ name, ms }));
 
-    const created = (await (await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 15 second video about green tea' }) })).json()) as { id: string };
+    const created = (await (
+      await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 15 second video about green tea' }) })
+    ).json()) as { id: string };
     for (const end = Date.now() + 120_000; hooks.length === 0; ) {
       if (Date.now() > end) throw new Error('no video.done delivery within 120 s');
       await new Promise((r) => setTimeout(r, 100));
@@ -87,8 +98,10 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
       else if (c.command === 'UpdateItem' || c.command === 'DeleteItem') writes.push({ key: c.input.Key, factor: 1 });
       else if (c.command === 'GetItem') readUnits += Math.max(1, Math.ceil(sizeOf(c.output.Item) / (4 * KB)));
       else if (c.command === 'BatchGetItem') {
-        for (const items of Object.values(c.output.Responses ?? {}) as unknown[][]) for (const i of items) readUnits += Math.max(1, Math.ceil(sizeOf(i) / (4 * KB)));
-      } else if (c.command === 'Query') readUnits += Math.max(1, Math.ceil((c.output.Items ?? []).reduce((s: number, i: unknown) => s + sizeOf(i), 0) / (4 * KB)));
+        for (const items of Object.values(c.output.Responses ?? {}) as unknown[][])
+          for (const i of items) readUnits += Math.max(1, Math.ceil(sizeOf(i) / (4 * KB)));
+      } else if (c.command === 'Query')
+        readUnits += Math.max(1, Math.ceil((c.output.Items ?? []).reduce((s: number, i: unknown) => s + sizeOf(i), 0) / (4 * KB)));
     }
     const table = stack.env.TABLE_NAME!;
     let writeUnits = 0;

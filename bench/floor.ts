@@ -53,7 +53,16 @@ export function creationFloor(ctx: FloorContext) {
     const ts = now.toISOString();
     const shard = shardTurn++ % QUEUE_SHARDS;
     const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
-    const order = { ...ctx.orderItem, ...keys.order(id), ...keys.orderByUser(u.userId, id), id, userId: u.userId, queueShard: shard, createdAt: ts, updatedAt: ts };
+    const order = {
+      ...ctx.orderItem,
+      ...keys.order(id),
+      ...keys.orderByUser(u.userId, id),
+      id,
+      userId: u.userId,
+      queueShard: shard,
+      createdAt: ts,
+      updatedAt: ts,
+    };
     const response = { id, status: 'queued', cost, eta_seconds: ctx.orderItem.etaSeconds };
     return [
       { Put: { TableName: T, Item: order, ConditionExpression: ITEM.isNew } },

@@ -42,7 +42,9 @@ export function benchLambdas(): BundleFigures[] {
   const synth = spawnSync('npx', ['cdk', 'synth', '-q'], { cwd: ROOT, encoding: 'utf8' });
   if (synth.status !== 0) throw new Error(`cdk synth failed: ${synth.stderr.slice(-2000)}`);
   const out = join(ROOT, 'cdk.out');
-  const template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Metadata?: Record<string, string> }> };
+  const template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Metadata?: Record<string, string> }>;
+  };
   const figures: BundleFigures[] = [];
   for (const r of Object.values(template.Resources)) {
     if (r.Type !== 'AWS::Lambda::Function') continue;

@@ -55,7 +55,10 @@ export async function profileLayers(load: () => Promise<unknown>): Promise<{ sam
       if (name === '(idle)') layer = '(idle)';
       else if (name === '(garbage collector)') layer = 'garbage collection';
       else if (name === '(program)') layer = 'V8 and native code outside JavaScript';
-      else layer = layerOf(n.callFrame.url) ?? (parent.has(id) ? resolve(parent.get(id)!) : "Node itself, with no package frame above (event loop, HTTP parsing in and out, timers)");
+      else
+        layer =
+          layerOf(n.callFrame.url) ??
+          (parent.has(id) ? resolve(parent.get(id)!) : 'Node itself, with no package frame above (event loop, HTTP parsing in and out, timers)');
       layerOfNode.set(id, layer);
       return layer;
     };

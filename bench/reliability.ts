@@ -28,6 +28,12 @@ export function reliabilityFigures(): Figure[] {
     { section, name: 'service kills survived', value: r.faults.serviceKills, unit: 'kills' },
     { section, name: 'DynamoDB Local restarts survived', value: r.faults.dynamoRestarts, unit: 'restarts' },
     { section, name: 'webhook events delivered / dropped', value: r.webhooks.delivered, unit: `delivered / ${r.webhooks.dropped} dropped` },
-    { section, name: 'invariant violations (ledger, double charge or refund, lost order, undelivered event)', value: r.violations.length, unit: 'violations', target: zero },
+    {
+      section,
+      name: 'invariant violations (ledger, double charge or refund, lost order, undelivered event)',
+      value: r.violations.length,
+      unit: 'violations',
+      target: zero,
+    },
   ];
 }

@@ -48,8 +48,40 @@ function treeRssMb(root: number): number {
  */
 function encodeFloorSeconds(seconds: number, dir: string): number {
   const started = performance.now();
-  const args = ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `color=c=0x336699:s=1080x1920:r=30:d=${seconds}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`];
-  args.push('-c:v', 'libx264', '-preset', 'superfast', '-tune', 'stillimage', '-crf', '21', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-shortest', '-y', join(dir, 'floor.mp4'));
+  const args = [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    `color=c=0x336699:s=1080x1920:r=30:d=${seconds}`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+  ];
+  args.push(
+    '-c:v',
+    'libx264',
+    '-preset',
+    'superfast',
+    '-tune',
+    'stillimage',
+    '-crf',
+    '21',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-ar',
+    '44100',
+    '-shortest',
+    '-y',
+    join(dir, 'floor.mp4'),
+  );
   const res = spawnSync(FFMPEG, args, { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`the floor encode failed: ${res.stderr}`);
   return (performance.now() - started) / 1000;
@@ -71,10 +103,21 @@ export async function benchRender(): Promise<RenderFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-render-'));
   try {
     const spawned = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/render.ts', 'Energetic 30 seconds video about morning coffee with a song, call to action: Follow us', '--out', join(dir, 'bench.mp4')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bin/render.ts',
+        'Energetic 30 seconds video about morning coffee with a song, call to action: Follow us',
+        '--out',
+        join(dir, 'bench.mp4'),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -22,7 +22,13 @@ export interface Figure {
 }
 
 export const met = (f: Figure): boolean | undefined =>
-  f.target === undefined ? undefined : f.target.op === '<=' ? f.value <= f.target.limit : f.target.op === '<' ? f.value < f.target.limit : f.value >= f.target.limit;
+  f.target === undefined
+    ? undefined
+    : f.target.op === '<='
+      ? f.value <= f.target.limit
+      : f.target.op === '<'
+        ? f.value < f.target.limit
+        : f.value >= f.target.limit;
 
 /** In a part's process: adds its figures to the run's file (BENCH_FIGURES), when the run asked for one. */
 export function emit(figures: Figure[]): void {
@@ -58,7 +64,9 @@ function markdown(figures: Figure[], meta: Record<string, string>): string {
       const ok = met(f);
       const floor = f.floor ? `${fmt(f.floor.value)} ${f.unit} (${f.floor.what})` : '';
       const target = f.target ? `${f.target.op} ${fmt(f.target.limit)} ${f.unit}` : '';
-      lines.push(`| ${f.name}${f.note ? ` (${f.note})` : ''} | ${fmt(f.value)} ${f.unit} | ${floor} | ${target} | ${ok === undefined ? '' : ok ? 'OK' : 'MISSED'} |`);
+      lines.push(
+        `| ${f.name}${f.note ? ` (${f.note})` : ''} | ${fmt(f.value)} ${f.unit} | ${floor} | ${target} | ${ok === undefined ? '' : ok ? 'OK' : 'MISSED'} |`,
+      );
     }
     lines.push('');
   }

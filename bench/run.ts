@@ -22,7 +22,10 @@ if (!only) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'figures.jsonl');
   for (const part of ['api', 'render', 'workflow', 'webhooks', 'lambdas', 'cost', 'reliability']) {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], { stdio: 'inherit', env: { ...process.env, BENCH_FIGURES: file } });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_FIGURES: file },
+    });
     if (res.status !== 0) process.exit(res.status ?? 1);
   }
   const md = writeReport(readFigures(file));
@@ -34,7 +37,8 @@ if (only === 'api') await benchApi();
 if (only === 'render') {
   const r = await benchRender();
   const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
-  const floorWhat = 'ffmpeg alone encoding a plain video of the same length with the same encoder settings; a smaller work: no plan, script, voice, music, scenes or captions';
+  const floorWhat =
+    'ffmpeg alone encoding a plain video of the same length with the same encoder settings; a smaller work: no plan, script, voice, music, scenes or captions';
   console.log('\n| render (embedded generator, 1080x1920 30 fps) | measured | target |');
   console.log('|---|---|---|');
   console.log(`| video length | ${r.videoSeconds.toFixed(1)} s | 30 s |`);
@@ -50,7 +54,14 @@ if (only === 'render') {
     { section, name: 'video length', value: r.videoSeconds, unit: 's' },
     { section, name: 'job time, prompt to mp4 (plan, script, voice, music, ffmpeg)', value: r.jobSeconds, unit: 's', floor },
     { section, name: 'of the job: plan and script', value: r.planSeconds * 1000, unit: 'ms' },
-    { section, name: 'speed (video seconds per second of the job)', value: r.speed, unit: 'x', target: { op: '>=', limit: 3 }, floor: { value: r.videoSeconds / r.floorSeconds, what: 'ffmpeg alone on a plain video, as above: a smaller work' } },
+    {
+      section,
+      name: 'speed (video seconds per second of the job)',
+      value: r.speed,
+      unit: 'x',
+      target: { op: '>=', limit: 3 },
+      floor: { value: r.videoSeconds / r.floorSeconds, what: 'ffmpeg alone on a plain video, as above: a smaller work' },
+    },
     { section, name: '`npm run render`, spawn to exit (the job + Node, tsx and imports)', value: r.commandSeconds, unit: 's' },
     { section, name: 'peak memory (render process + ffmpeg)', value: r.peakMb, unit: 'MB', target: { op: '<', limit: 600 } },
   ]);
@@ -104,7 +115,14 @@ if (only === 'lambdas') {
   const section = 'Lambda bundles (cdk synth)';
   const out: Figure[] = [
     { section, name: `largest API bundle (${largest.name})`, value: largest.bytes / 1024, unit: 'KB', target: { op: '<', limit: 300 } },
-    { section, name: `slowest API import, fresh process (${slowest.name})`, value: slowest.importMs, unit: 'ms', target: { op: '<', limit: 150 }, floor: { value: floorMs, what: 'importing the AWS SDK alone (DynamoDB client + document client): a part of the work, no code of the function' } },
+    {
+      section,
+      name: `slowest API import, fresh process (${slowest.name})`,
+      value: slowest.importMs,
+      unit: 'ms',
+      target: { op: '<', limit: 150 },
+      floor: { value: floorMs, what: 'importing the AWS SDK alone (DynamoDB client + document client): a part of the work, no code of the function' },
+    },
   ];
   for (const f of figures.filter((x) => x.kind === 'step')) out.push({ section, name: `step ${f.name} bundle`, value: f.bytes / 1024, unit: 'KB' });
   emit(out);

@@ -36,7 +36,15 @@ const keyFile = join(dataDir, 'link-signing-key');
 if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
 const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
 const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
-const stack = await startLocalStack({ port, dataDir, s3Dir: join(dataDir, 's3'), env, publicHost: 'localhost', linkSigningKey, ...(dynamoPort ? { dynamoPort } : {}) });
+const stack = await startLocalStack({
+  port,
+  dataDir,
+  s3Dir: join(dataDir, 's3'),
+  env,
+  publicHost: 'localhost',
+  linkSigningKey,
+  ...(dynamoPort ? { dynamoPort } : {}),
+});
 const publicUrl = stack.baseUrl;
 writeRuntime(dataDir, { pid: process.pid, baseUrl: publicUrl, env: stack.env });
 

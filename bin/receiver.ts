@@ -13,7 +13,10 @@ if (!secret) {
 const port = Number(process.env.RECEIVER_PORT ?? 4000);
 const server = createReceiver({
   secret: () => secret,
-  onEvent: (e) => console.log(`${new Date().toISOString()} ${e.headers['x-service-event'] ?? ''} ${e.id} ${e.status}${e.body.result_url ? ` ${String(e.body.result_url)}` : ''}`),
+  onEvent: (e) =>
+    console.log(
+      `${new Date().toISOString()} ${e.headers['x-service-event'] ?? ''} ${e.id} ${e.status}${e.body.result_url ? ` ${String(e.body.result_url)}` : ''}`,
+    ),
 });
 server.listen(port, '127.0.0.1', () => console.log(`receiver listening on http://127.0.0.1:${port}/`));
 process.on('SIGINT', () => server.close(() => process.exit(0)));

@@ -44,13 +44,15 @@ try {
   });
   mkdirSync(dirname(out), { recursive: true });
   copyFileSync(result.video, out);
-  const cover = out.replace(/\.mp4$/i, '') + '.cover.jpg';
-  const pack = out.replace(/\.mp4$/i, '') + '.pack.json';
+  const cover = `${out.replace(/\.mp4$/i, '')}.cover.jpg`;
+  const pack = `${out.replace(/\.mp4$/i, '')}.pack.json`;
   copyFileSync(result.cover, cover);
   writeFileSync(pack, JSON.stringify(script.pack, null, 2));
   const s = (ms: number) => (ms / 1000).toFixed(3);
   const ended = performance.now();
-  console.log(`\nvideo: ${out} (${result.seconds.toFixed(1)} s, made in ${s(ended - started)} s: plan and script ${s(planned - started)} s, render ${s(ended - planned)} s)\ncover: ${cover}\npack:  ${pack}`);
+  console.log(
+    `\nvideo: ${out} (${result.seconds.toFixed(1)} s, made in ${s(ended - started)} s: plan and script ${s(planned - started)} s, render ${s(ended - planned)} s)\ncover: ${cover}\npack:  ${pack}`,
+  );
 } catch (err) {
   console.error(`\nrender failed: ${(err as Error).message}`);
   process.exit(1);

@@ -52,10 +52,7 @@ export class Data extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'files/',
-      lifecycleRules: [
-        { prefix: 'orders/', expiration: Duration.days(RETENTION_DAYS) },
-        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
+      lifecycleRules: [{ prefix: 'orders/', expiration: Duration.days(RETENTION_DAYS) }, { abortIncompleteMultipartUploadAfter: Duration.days(1) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
     // The HMAC key of the 7-day download links: generated here, never in code or configuration.

@@ -16,7 +16,7 @@ const acknowledge = (construct: IConstruct, rule: string, reason: string) => Val
 export const REASONS = {
   routes:
     'API keys are checked by every function behind an authenticated route (functions/http/middleware.ts): an HTTP API ' +
-    'authorizer would answer refusals without the contract\'s 401 error envelope. The download route is open by design ' +
+    "authorizer would answer refusals without the contract's 401 error envelope. The download route is open by design " +
     '(7-day HMAC-signed links need no key) and $default only answers 404.',
   xray: 'X-Ray PutTraceSegments and PutTelemetryRecords accept no resource narrower than *.',
   machineLogs: 'Step Functions log delivery (logs:CreateLogDelivery and the rest) and X-Ray accept no resource narrower than *.',

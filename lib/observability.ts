@@ -92,7 +92,10 @@ export class Observability extends Construct {
     dashboard.addWidgets(
       graph('API requests and errors', [requests, props.api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum' }), errors]),
       graph('API latency (p50, p99)', [props.api.metricLatency({ statistic: 'p50' }), props.api.metricLatency({ statistic: 'p99' })]),
-      graph('Orders', (['OrdersCreated', 'OrdersDone', 'OrdersFailed', 'OrdersRefunded'] as const).map((m) => business(m))),
+      graph(
+        'Orders',
+        (['OrdersCreated', 'OrdersDone', 'OrdersFailed', 'OrdersRefunded'] as const).map((m) => business(m)),
+      ),
     );
     dashboard.addWidgets(
       graph('Order executions', [props.machines.order.metricStarted(), props.machines.order.metricSucceeded(), props.machines.order.metricFailed()]),

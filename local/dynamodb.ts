@@ -56,9 +56,13 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
     // however this process ends, even when it is killed outright. When Java ends on its own, the shell ends too, and
     // ends its watcher first, so no one is left to kill a reused pid later. (fd 3: a background list's stdin is
     // /dev/null in sh, so the watcher reads the pipe through a copy.)
-    child = spawn('sh', ['-c', 'exec 3<&0; java "$@" & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & w=$!; wait $pid; s=$?; kill $w 2>/dev/null; exit $s', 'sh', ...javaArgs], {
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    child = spawn(
+      'sh',
+      ['-c', 'exec 3<&0; java "$@" & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & w=$!; wait $pid; s=$?; kill $w 2>/dev/null; exit $s', 'sh', ...javaArgs],
+      {
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
     child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     void exited.then(() => {

@@ -101,7 +101,9 @@ export class LocalGateway {
       if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
       const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are larger than 16 KB' : 'The request is not well-formed HTTP';
       const answer = errorResponse(badRequest(reason), randomUUID());
-      const head = Object.entries({ ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}\r\n`);
+      const head = Object.entries({ ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' }).map(
+        ([k, v]) => `${k}: ${v}\r\n`,
+      );
       socket.end(`HTTP/1.1 ${answer.statusCode} Bad Request\r\n${head.join('')}\r\n${answer.body}`);
     });
   }
@@ -155,7 +157,13 @@ export class LocalGateway {
           apiId: 'local',
           domainName: headers.host ?? 'localhost',
           domainPrefix: 'local',
-          http: { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: req.socket.remoteAddress ?? '', userAgent: headers['user-agent'] ?? '' },
+          http: {
+            method,
+            path: url.pathname,
+            protocol: `HTTP/${req.httpVersion}`,
+            sourceIp: req.socket.remoteAddress ?? '',
+            userAgent: headers['user-agent'] ?? '',
+          },
           requestId,
           routeKey: route ? `${route.method} ${API_PREFIX}${route.path}` : '$default',
           stage: '$default',
@@ -178,4 +186,3 @@ export class LocalGateway {
     }
   }
 }
-

@@ -71,7 +71,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    const dynamo = await startDynamoDbLocal({ ...(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {}), ...(opts.dynamoPort ? { port: opts.dynamoPort } : {}) });
+    const dynamo = await startDynamoDbLocal({
+      ...(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {}),
+      ...(opts.dynamoPort ? { port: opts.dynamoPort } : {}),
+    });
     stops.push(dynamo.stop);
     const bucket = 'video-service-files';
     const s3 = await startS3({ directory: opts.s3Dir, bucket });

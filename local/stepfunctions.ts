@@ -73,7 +73,10 @@ export class LocalStepFunctions {
    * With `hold`, executions are accepted and stay RUNNING without running a state: benchmarks and tests of the API
    * alone use it so that no video renders in the background.
    */
-  constructor(machines: LocalMachine[], private readonly hold = false) {
+  constructor(
+    machines: LocalMachine[],
+    private readonly hold = false,
+  ) {
     for (const m of machines) {
       const definition = alignTimeoutPaths(structuredClone(m.definition));
       this.machines.set(m.arn, { machine: m, engine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }) });
@@ -212,7 +215,16 @@ export class LocalStepFunctions {
     }
     const startDate = Date.now() / 1000;
     if (this.hold) {
-      this.executions.set(executionArn, { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: () => undefined, transitions: 0 });
+      this.executions.set(executionArn, {
+        executionArn,
+        stateMachineArn: arn,
+        name,
+        input: rawInput,
+        status: 'RUNNING',
+        startDate,
+        abort: () => undefined,
+        transitions: 0,
+      });
       return { executionArn, startDate };
     }
     const { machine } = entry;
@@ -223,7 +235,10 @@ export class LocalStepFunctions {
       overrides: { taskResourceLocalHandlers: tasks as never },
       noThrowOnAbort: true,
       // $$.Task.Token is minted per wait by waitingTask; the library only needs the path to exist.
-      context: { Execution: { Id: executionArn, Name: name, Input: JSON.parse(rawInput), StartTime: new Date().toISOString() }, Task: { Token: 'local' } } as never,
+      context: {
+        Execution: { Id: executionArn, Name: name, Input: JSON.parse(rawInput), StartTime: new Date().toISOString() },
+        Task: { Token: 'local' },
+      } as never,
     });
     const execution: Execution = { executionArn, stateMachineArn: arn, name, input: rawInput, status: 'RUNNING', startDate, abort: run.abort, transitions: 0 };
     this.executions.set(executionArn, execution);

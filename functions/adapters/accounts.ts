@@ -89,9 +89,7 @@ export class Accounts {
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: this.tableName, Item: { ...keys.user(userId), ...item }, ConditionExpression: ITEM.isNew } },
-          ...(opts.balance > 0
-            ? [ledgerPut(this.tableName, userId, { amount: opts.balance, kind: 'top_up', createdAt: item.createdAt })]
-            : []),
+          ...(opts.balance > 0 ? [ledgerPut(this.tableName, userId, { amount: opts.balance, kind: 'top_up', createdAt: item.createdAt })] : []),
         ],
       }),
     );
@@ -116,7 +114,18 @@ export class Accounts {
 
   async topUp(userId: string, amount: number, now: Date): Promise<number> {
     const cancelled = await transact(this.ddb, [
-      ['user', { Update: { TableName: this.tableName, Key: keys.user(userId), UpdateExpression: 'ADD balance :a', ConditionExpression: ITEM.exists, ExpressionAttributeValues: { ':a': amount } } }],
+      [
+        'user',
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'ADD balance :a',
+            ConditionExpression: ITEM.exists,
+            ExpressionAttributeValues: { ':a': amount },
+          },
+        },
+      ],
       ['ledger', ledgerPut(this.tableName, userId, { amount, kind: 'top_up', createdAt: now.toISOString() })],
     ]);
     if (cancelled?.failed('user')) throw notFound('user');

@@ -40,7 +40,11 @@ export class DeliveryEvents {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.deliveryAttempt(userId, attempt.at, event.id, attempt.attempt), ...attempt, ...expiresAt(new Date(Date.parse(attempt.at) + ATTEMPT_TTL_DAYS * 86_400_000)) },
+            Item: {
+              ...keys.deliveryAttempt(userId, attempt.at, event.id, attempt.attempt),
+              ...attempt,
+              ...expiresAt(new Date(Date.parse(attempt.at) + ATTEMPT_TTL_DAYS * 86_400_000)),
+            },
           },
         },
       ],

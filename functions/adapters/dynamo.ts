@@ -4,7 +4,14 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, paginateQuery, TransactWriteCommand, type DynamoDBDocumentClient, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  paginateQuery,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
@@ -63,7 +70,10 @@ export class Cancelled<N extends string> {
  * Commits items given by name in one TransactWriteItems. Undefined when committed; when cancelled, the reasons by
  * name, so no caller reads a failure by its position. Any other error is thrown.
  */
-export async function transact<N extends string>(client: DynamoDBDocumentClient, items: readonly (readonly [N, TransactItem])[]): Promise<Cancelled<N> | undefined> {
+export async function transact<N extends string>(
+  client: DynamoDBDocumentClient,
+  items: readonly (readonly [N, TransactItem])[],
+): Promise<Cancelled<N> | undefined> {
   try {
     await client.send(new TransactWriteCommand({ TransactItems: items.map(([, item]) => item) }));
     return undefined;
@@ -96,5 +106,6 @@ export async function deletePartition(client: DynamoDBDocumentClient, tableName:
     ExpressionAttributeValues: { ':pk': pk },
     ProjectionExpression: `${TABLE_KEYS.pk}, ${TABLE_KEYS.sk}`,
   });
-  for (const item of items) await client.send(new DeleteCommand({ TableName: tableName, Key: { [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] } }));
+  for (const item of items)
+    await client.send(new DeleteCommand({ TableName: tableName, Key: { [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] } }));
 }

@@ -113,7 +113,16 @@ export class Orders implements OrderStore {
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       ['debit', debit(T, account, charge, limits)],
       ['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }],
-      ['ledger', ledgerPut(T, account.userId, { amount: -charge.cost, kind: 'charge', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: order.createdAt })],
+      [
+        'ledger',
+        ledgerPut(T, account.userId, {
+          amount: -charge.cost,
+          kind: 'charge',
+          orderId: order.id,
+          ...(charge.trial ? { trial: true } : {}),
+          createdAt: order.createdAt,
+        }),
+      ],
       ['queue', queueMove(T, order.queueShard, 1)],
     ];
     if (c.idempotency) {
@@ -153,7 +162,19 @@ export class Orders implements OrderStore {
     const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
     const update = fieldUpdate(names, values, ['#s = :to'], t.set, t.remove);
     const items: [TransitionItem, TransactItem][] = [
-      ['order', { Update: { TableName: T, Key: keys.order(order.id), UpdateExpression: update, ConditionExpression: '#s = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values } }],
+      [
+        'order',
+        {
+          Update: {
+            TableName: T,
+            Key: keys.order(order.id),
+            UpdateExpression: update,
+            ConditionExpression: '#s = :from',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ],
     ];
     // The active-task slot and the global queue place follow the status: queued and running hold one.
     const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
@@ -165,10 +186,30 @@ export class Orders implements OrderStore {
     }
     if (t.refund) {
       const { charge } = order;
-      items.push(['ledger', ledgerPut(T, order.userId, { amount: charge.cost, kind: 'refund', orderId: order.id, ...(charge.trial ? { trial: true } : {}), createdAt: t.now.toISOString() })]);
+      items.push([
+        'ledger',
+        ledgerPut(T, order.userId, {
+          amount: charge.cost,
+          kind: 'refund',
+          orderId: order.id,
+          ...(charge.trial ? { trial: true } : {}),
+          createdAt: t.now.toISOString(),
+        }),
+      ]);
     }
     if (user.add.length) {
-      items.push(['user', { Update: { TableName: T, Key: keys.user(order.userId), UpdateExpression: `ADD ${user.add.join(', ')}`, ConditionExpression: ITEM.exists, ExpressionAttributeValues: user.values } }]);
+      items.push([
+        'user',
+        {
+          Update: {
+            TableName: T,
+            Key: keys.user(order.userId),
+            UpdateExpression: `ADD ${user.add.join(', ')}`,
+            ConditionExpression: ITEM.exists,
+            ExpressionAttributeValues: user.values,
+          },
+        },
+      ]);
     }
     if (t.event) {
       items.push(['event', { Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: ITEM.isNew } }]);
@@ -279,4 +320,3 @@ export class Orders implements OrderStore {
     return { ...keys.order(order.id), ...keys.orderByUser(order.userId, order.id), ...order };
   }
 }
-

@@ -24,7 +24,8 @@ function build(): OrderSteps {
     scratch: { make: () => mkdtempSync(join(tmpdir(), 'order-')), remove: (dir) => rm(dir, { recursive: true, force: true }) },
     // An event whose delivery fails to start stays pending: on one machine the next start delivers it; on AWS nothing
     // retries it yet (no sweep runs there).
-    announce: (event) => deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
+    announce: (event) =>
+      deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
     now: () => new Date(),
   });
 }

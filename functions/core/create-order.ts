@@ -95,7 +95,10 @@ export class OrderCreation {
       } catch (err) {
         // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
         // priced against: it is the original order's replay, not a 402 or a 429.
-        const record = err instanceof AppError && input.idempotencyKey !== undefined ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now) : undefined;
+        const record =
+          err instanceof AppError && input.idempotencyKey !== undefined
+            ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now)
+            : undefined;
         if (!record) throw err;
         return this.replayOf(record, route, requestHash);
       }
@@ -161,6 +164,10 @@ export class OrderCreation {
     const order = await this.deps.orders.get(orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise.
     if (order?.status === 'queued') await this.deps.workflow.start(order);
-    return { response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds }, replayed: true, counted: false };
+    return {
+      response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
+      replayed: true,
+      counted: false,
+    };
   }
 }

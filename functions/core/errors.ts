@@ -57,7 +57,5 @@ export const rateLimited = (retryAfterSeconds: number, limit: number) =>
   new AppError('rate_limited', `More than ${limit} POST requests per minute on this key`, retryAfterSeconds);
 export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
-export const notAwaitingReview = (status: string) =>
-  new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
-export const serviceUnavailable = (message: string, retryAfterSeconds?: number) =>
-  new AppError('service_unavailable', message, retryAfterSeconds);
+export const notAwaitingReview = (status: string) => new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);

@@ -17,9 +17,7 @@ const MIN_SCENE_SECONDS = 1.5;
 
 export function formatScript(script: Pick<Script, 'scenes'>): string {
   return script.scenes
-    .map((s, i) =>
-      [`Scene ${i + 1} (${Math.round(s.seconds * 10) / 10}s)`, `Caption: ${s.caption}`, `Voice: ${s.voiceover}`, `Visual: ${s.visual}`].join('\n'),
-    )
+    .map((s, i) => [`Scene ${i + 1} (${Math.round(s.seconds * 10) / 10}s)`, `Caption: ${s.caption}`, `Voice: ${s.voiceover}`, `Visual: ${s.visual}`].join('\n'))
     .join('\n\n');
 }
 
@@ -82,7 +80,8 @@ export function parseScript(text: string, totalSeconds: number): Scene[] {
     const voiceover = voice.join(' ').replace(/\s+/g, ' ').trim();
     caption ||= shorten(voiceover, 60);
     if (!caption) throw new InvalidParams('text', `scene ${i + 1} has neither a caption nor a voice`);
-    if (caption.length > SCRIPT_LIMITS.caption) throw new InvalidParams('text', `the caption of scene ${i + 1} is longer than ${SCRIPT_LIMITS.caption} characters`);
+    if (caption.length > SCRIPT_LIMITS.caption)
+      throw new InvalidParams('text', `the caption of scene ${i + 1} is longer than ${SCRIPT_LIMITS.caption} characters`);
     if (voiceover.length > SCRIPT_LIMITS.voice) throw new InvalidParams('text', `the voice of scene ${i + 1} is longer than ${SCRIPT_LIMITS.voice} characters`);
     return { caption, voiceover, visual: visual || caption };
   });

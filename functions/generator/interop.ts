@@ -5,8 +5,7 @@
 import * as opentypeModule from 'opentype.js';
 import * as wavefileModule from 'wavefile';
 
-const pick = <T>(ns: object, name: string): T =>
-  ((ns as Record<string, unknown>)[name] ?? (ns as { default?: Record<string, unknown> }).default?.[name]) as T;
+const pick = <T>(ns: object, name: string): T => ((ns as Record<string, unknown>)[name] ?? (ns as { default?: Record<string, unknown> }).default?.[name]) as T;
 
 export const WaveFile = pick<typeof import('wavefile').WaveFile>(wavefileModule, 'WaveFile');
 export const parseFont = pick<typeof import('opentype.js').parse>(opentypeModule, 'parse');

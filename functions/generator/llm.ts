@@ -46,7 +46,9 @@ export class ChatCompletions {
       });
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
-      throw new GeneratorBusy(timedOut ? `The language model did not answer within ${this.config.timeoutMs} ms` : `The language model is unreachable: ${(err as Error).message}`);
+      throw new GeneratorBusy(
+        timedOut ? `The language model did not answer within ${this.config.timeoutMs} ms` : `The language model is unreachable: ${(err as Error).message}`,
+      );
     }
     const text = await res.text().catch(() => '');
     if (res.status === 429 || res.status >= 500) throw new GeneratorBusy(`The language model is busy (${res.status})`);
@@ -59,13 +61,18 @@ export class ChatCompletions {
       throw new GeneratorBusy('The language model gave a malformed answer');
     }
     const parsed = schema.safeParse(content);
-    if (!parsed.success) throw new GeneratorBusy(`The language model's answer does not fit: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new GeneratorBusy(`The language model's answer does not fit: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
     return parsed.data;
   }
 }
 
 /** Some models wrap JSON in a Markdown code fence even when asked not to. */
-const stripFences = (s: string) => s.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+const stripFences = (s: string) =>
+  s
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
 
 // Not strict: a model may add keys of its own; only these are read.
 const planned = z.object(z.pick(createVideoBody, { topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);

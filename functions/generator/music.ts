@@ -8,8 +8,18 @@ export const MUSIC_RATE = 44100;
 
 const TEMPO: Record<OrderParams['tone'], number> = { neutral: 96, energetic: 124, calm: 78, funny: 112, serious: 84 };
 // Semitones from the key's root: I-V-vi-IV in major, i-VI-III-VII in minor.
-const MAJOR = [[0, 4, 7], [7, 11, 14], [9, 12, 16], [5, 9, 12]];
-const MINOR = [[0, 3, 7], [8, 12, 15], [3, 7, 10], [10, 14, 17]];
+const MAJOR = [
+  [0, 4, 7],
+  [7, 11, 14],
+  [9, 12, 16],
+  [5, 9, 12],
+];
+const MINOR = [
+  [0, 3, 7],
+  [8, 12, 15],
+  [3, 7, 10],
+  [10, 14, 17],
+];
 const MELODY = [0, 2, 1, 2, 0, 1, 2, 1];
 
 const freq = (semitone: number, root = 220) => root * 2 ** (semitone / 12);

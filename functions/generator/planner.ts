@@ -21,7 +21,8 @@ const NO_VOICE = /\bno voice-?over\b|\bwithout voice-?over\b|без озвучк
 const AI_VISUAL = /\bai[- ]?(visuals?|images?|generated)\b|\bgenerated visuals?\b|ии[- ]?(визуал\S*|картинк\S*)|нейросет\S*/i;
 const NO_CAPTIONS = /\bno captions\b|\bwithout captions\b|без субтитров|без подписей/i;
 const DURATION = /(\d{1,3})\s*(s\b|sec\S*|seconds?|с(?=[\s,.;!?]|$)|сек\S*)|(\d{1,2})\s*(min\S*|мин\S*)/i;
-const PLACEMENT = /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара)?)\s*[:-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
+const PLACEMENT =
+  /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара)?)\s*[:-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
 const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:-]\s*["«]?([^.;!?"»\n]{2,80})["»]?/i;
 
 /** Words that ask for a video rather than say what it is about; cut from the topic. */
@@ -64,7 +65,11 @@ export function planFromPrompt(prompt: string): OrderParams {
 
   let topic = rest;
   for (const re of FILLERS) topic = topic.replace(re, ' ');
-  topic = topic.replace(/\s+/g, ' ').replace(/\s+([,.;:!?])/g, '$1').replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '').trim();
+  topic = topic
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;:!?])/g, '$1')
+    .replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '')
+    .trim();
   if (!topic) topic = prompt.trim();
   topic = topic.charAt(0).toUpperCase() + topic.slice(1);
   return createVideoBody.parse({

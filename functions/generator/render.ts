@@ -76,7 +76,7 @@ async function sceneVoice(scene: Scene, index: number, language: 'ru' | 'en'): P
   const slot = scene.seconds - VOICE_LEAD_IN - 0.25;
   let speech = await speak(scene.voiceover, language);
   if (speech.seconds > slot) {
-    const wpm = Math.min(MAX_WPM, (DEFAULT_WPM * speech.seconds) / Math.max(0.1, slot) * 1.03);
+    const wpm = Math.min(MAX_WPM, ((DEFAULT_WPM * speech.seconds) / Math.max(0.1, slot)) * 1.03);
     speech = await speak(scene.voiceover, language, wpm);
     if (speech.seconds > scene.seconds - VOICE_LEAD_IN) {
       throw new GeneratorFailed(`The voice of scene ${index + 1} needs ${speech.seconds.toFixed(1)} s but the scene lasts ${scene.seconds} s`);
@@ -157,9 +157,7 @@ export class EmbeddedRenderer implements Renderer {
       });
       const audioIndex = script.scenes.length;
       videoArgs.push('-i', soundtrack);
-      const overlays = [
-        `drawbox=x=0:y=${REGIONS.progress.y}:w='iw*t/${total.toFixed(3)}':h=${REGIONS.progress.height}:color=white@0.85:t=fill`,
-      ];
+      const overlays = [`drawbox=x=0:y=${REGIONS.progress.y}:w='iw*t/${total.toFixed(3)}':h=${REGIONS.progress.height}:color=white@0.85:t=fill`];
       if (req.watermark) {
         const file = join(dir, 'watermark.txt');
         writeFileSync(file, drawable(FONTS.label, req.watermark));
@@ -176,12 +174,34 @@ export class EmbeddedRenderer implements Renderer {
         [
           '-y',
           ...videoArgs,
-          '-filter_complex_script', join(dir, 'video.graph'),
-          '-map', '[video]', '-map', `${audioIndex}:a`,
-          '-c:v', 'libx264', '-preset', 'superfast', '-tune', 'stillimage', '-crf', '21', '-pix_fmt', 'yuv420p', '-r', String(FPS),
-          '-c:a', 'aac', '-b:a', '128k', '-ar', '44100',
-          '-t', total.toFixed(3),
-          '-movflags', '+faststart',
+          '-filter_complex_script',
+          join(dir, 'video.graph'),
+          '-map',
+          '[video]',
+          '-map',
+          `${audioIndex}:a`,
+          '-c:v',
+          'libx264',
+          '-preset',
+          'superfast',
+          '-tune',
+          'stillimage',
+          '-crf',
+          '21',
+          '-pix_fmt',
+          'yuv420p',
+          '-r',
+          String(FPS),
+          '-c:a',
+          'aac',
+          '-b:a',
+          '128k',
+          '-ar',
+          '44100',
+          '-t',
+          total.toFixed(3),
+          '-movflags',
+          '+faststart',
           video,
         ],
         (seconds) => progress(0.2 + 0.8 * Math.min(1, seconds / total), 'video'),

@@ -11,7 +11,9 @@ const VOICES = { ru: 'ru', en: 'en-us' } as const;
 let compiled: Promise<WebAssembly.Module> | undefined;
 /** The 18 MB module is compiled once per process; each synthesis gets a fresh, cheap instance. */
 function module(): Promise<WebAssembly.Module> {
-  const path = createRequire(import.meta.url).resolve('espeak-ng').replace(/espeak-ng\.js$/, 'espeak-ng.wasm');
+  const path = createRequire(import.meta.url)
+    .resolve('espeak-ng')
+    .replace(/espeak-ng\.js$/, 'espeak-ng.wasm');
   compiled ??= WebAssembly.compile(readFileSync(path));
   return compiled;
 }

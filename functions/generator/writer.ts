@@ -45,7 +45,16 @@ const BANKS: Record<Lang, Bank> = {
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} makes it easier.`],
     cta: (c) => [c ?? 'Follow for more', c ? `${c}.` : 'Follow for more ideas like this.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
-    visuals: ['close-up, warm light', 'wide shot, morning', 'hands at work', 'bright flat lay', 'city at dusk', 'soft studio light', 'nature, green tones', 'bold colours'],
+    visuals: [
+      'close-up, warm light',
+      'wide shot, morning',
+      'hands at work',
+      'bright flat lay',
+      'city at dusk',
+      'soft studio light',
+      'nature, green tones',
+      'bold colours',
+    ],
     title: (t, n) => `${t}: ${n} things to know`,
     description: (t, c) => `Everything about ${t} in one short video. ${c}.`,
     tags: ['#shorts', '#reels', '#tips'],
@@ -71,7 +80,16 @@ const BANKS: Record<Lang, Bank> = {
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} поможет в этом.`],
     cta: (c) => [c ?? 'Подписывайтесь', c ? `${c}.` : 'Подписывайтесь, будет ещё.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
-    visuals: ['крупный план, тёплый свет', 'общий план, утро', 'руки в работе', 'яркая раскладка', 'город вечером', 'мягкий студийный свет', 'природа, зелёные тона', 'смелые цвета'],
+    visuals: [
+      'крупный план, тёплый свет',
+      'общий план, утро',
+      'руки в работе',
+      'яркая раскладка',
+      'город вечером',
+      'мягкий студийный свет',
+      'природа, зелёные тона',
+      'смелые цвета',
+    ],
     title: (t, n) => `${t}: ${n} главных мысли`,
     description: (t, c) => `Всё про «${t}» в одном коротком видео. ${c}.`,
     tags: ['#shorts', '#reels', '#советы'],
@@ -84,7 +102,28 @@ export function languageOf(params: OrderParams): Lang {
   return params.language === 'auto' ? detectLanguage(params.topic) : params.language;
 }
 
-const STOPWORDS = new Set(['about', 'with', 'this', 'that', 'your', 'from', 'what', 'when', 'how', 'why', 'video', 'для', 'про', 'это', 'как', 'что', 'или', 'видео', 'чтобы', 'если']);
+const STOPWORDS = new Set([
+  'about',
+  'with',
+  'this',
+  'that',
+  'your',
+  'from',
+  'what',
+  'when',
+  'how',
+  'why',
+  'video',
+  'для',
+  'про',
+  'это',
+  'как',
+  'что',
+  'или',
+  'видео',
+  'чтобы',
+  'если',
+]);
 
 function hashtags(topic: string, lang: Lang, product?: string): string[] {
   const words = topic

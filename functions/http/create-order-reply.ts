@@ -24,7 +24,5 @@ export async function createOrderReply(req: AuthedRequest, request: OrderRequest
     now: req.now,
   });
   req.counted = result.counted;
-  return result.replayed
-    ? { status: 200, body: result.response, headers: { 'idempotent-replayed': 'true' } }
-    : { status: 201, body: result.response };
+  return result.replayed ? { status: 200, body: result.response, headers: { 'idempotent-replayed': 'true' } } : { status: 201, body: result.response };
 }

@@ -33,7 +33,8 @@ export const handler = httpRoute({ auth: false }, async (req) => {
   // The base path as the client reached it (/v1, or a custom domain's mapping).
   const base = req.event.rawPath.replace(/\/docs(\/[^/]*)?$/, '');
   const asset = req.pathParameters.asset;
-  if (asset === undefined) return { status: 200, body: page(base), raw: true, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=300' } };
+  if (asset === undefined)
+    return { status: 200, body: page(base), raw: true, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=300' } };
   const type = ASSETS[asset];
   if (!type) throw notFound('docs asset');
   if (!cache.has(asset)) cache.set(asset, read(asset));

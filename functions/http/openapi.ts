@@ -42,7 +42,10 @@ const example = (curl: string, js: string, python: string) => ({ curl, js, pytho
 
 /** What both creation routes answer: 201, or 200 for a repeated Idempotency-Key, and the pricing refusals. */
 const CREATION: Pick<Operation, 'ok' | 'errors' | 'idempotent'> = {
-  ok: { 201: { description: 'Order accepted', schema: creationResponse }, 200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] } },
+  ok: {
+    201: { description: 'Order accepted', schema: creationResponse },
+    200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] },
+  },
   // generator_unavailable: reserved by the contract for a planner that cannot be reached.
   errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
   idempotent: true,
@@ -53,7 +56,8 @@ const OPERATIONS: Record<string, Operation> = {
   'create-quick': {
     id: 'createQuickVideo',
     summary: 'Order a video from a one-line prompt',
-    description: 'The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats.',
+    description:
+      'The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats.',
     tag: 'Orders',
     body: quickVideoBody,
     ...CREATION,
@@ -83,7 +87,11 @@ const OPERATIONS: Record<string, Operation> = {
     tag: 'Orders',
     ok: { 200: { description: 'The order', schema: orderRecord } },
     errors: ['forbidden', 'not_found'],
-    examples: example(`curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`, `const order = await client.getVideo('vid_...');`, `order = client.get_video("vid_...")`),
+    examples: example(
+      `curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`,
+      `const order = await client.getVideo('vid_...');`,
+      `order = client.get_video("vid_...")`,
+    ),
   },
   'review-video': {
     id: 'reviewVideo',
@@ -118,7 +126,11 @@ const OPERATIONS: Record<string, Operation> = {
     description: 'A list of at most one webhook, without its secret.',
     tag: 'Webhooks',
     ok: { 200: { description: 'The webhooks', schema: webhookList } },
-    examples: example(`curl -s "$BASE/webhooks" -H "X-API-Key: $KEY"`, `const { data } = await client.listWebhooks();`, `webhooks = client.list_webhooks()["data"]`),
+    examples: example(
+      `curl -s "$BASE/webhooks" -H "X-API-Key: $KEY"`,
+      `const { data } = await client.listWebhooks();`,
+      `webhooks = client.list_webhooks()["data"]`,
+    ),
   },
   'delete-webhook': {
     id: 'deleteWebhook',
@@ -127,7 +139,11 @@ const OPERATIONS: Record<string, Operation> = {
     tag: 'Webhooks',
     ok: { 204: { description: 'Deleted' } },
     errors: ['forbidden', 'not_found'],
-    examples: example(`curl -s -X DELETE "$BASE/webhooks/wh_..." -H "X-API-Key: $KEY"`, `await client.deleteWebhook('wh_...');`, `client.delete_webhook("wh_...")`),
+    examples: example(
+      `curl -s -X DELETE "$BASE/webhooks/wh_..." -H "X-API-Key: $KEY"`,
+      `await client.deleteWebhook('wh_...');`,
+      `client.delete_webhook("wh_...")`,
+    ),
   },
   'list-deliveries': {
     id: 'listDeliveries',
@@ -136,7 +152,11 @@ const OPERATIONS: Record<string, Operation> = {
     tag: 'Webhooks',
     ok: { 200: { description: 'Delivery attempts', schema: deliveryList } },
     errors: ['forbidden', 'not_found'],
-    examples: example(`curl -s "$BASE/webhooks/wh_.../deliveries" -H "X-API-Key: $KEY"`, `const { data } = await client.listDeliveries('wh_...');`, `attempts = client.list_deliveries("wh_...")["data"]`),
+    examples: example(
+      `curl -s "$BASE/webhooks/wh_.../deliveries" -H "X-API-Key: $KEY"`,
+      `const { data } = await client.listDeliveries('wh_...');`,
+      `attempts = client.list_deliveries("wh_...")["data"]`,
+    ),
   },
   'get-balance': {
     id: 'getBalance',
@@ -149,7 +169,8 @@ const OPERATIONS: Record<string, Operation> = {
   'download-file': {
     id: 'downloadFile',
     summary: 'Download an order file through its signed link',
-    description: 'The target of `result_url` and `cover_url`: no key. A valid link redirects to the file; a tampered or expired one is 403, a file past its 30 days 404.',
+    description:
+      'The target of `result_url` and `cover_url`: no key. A valid link redirects to the file; a tampered or expired one is 403, a file past its 30 days 404.',
     tag: 'Files',
     ok: { 302: { description: 'Redirect to the file', headers: ['Location'] } },
     errors: ['forbidden', 'not_found'],
@@ -243,7 +264,9 @@ const codeSamples = (op: Operation) =>
     : {};
 
 const samplesMarkdown = (op: Operation) =>
-  op.examples ? `\n\n**curl**\n\n\`\`\`sh\n${op.examples.curl}\n\`\`\`\n\n**JavaScript**\n\n\`\`\`js\n${op.examples.js}\n\`\`\`\n\n**Python**\n\n\`\`\`python\n${op.examples.python}\n\`\`\`` : '';
+  op.examples
+    ? `\n\n**curl**\n\n\`\`\`sh\n${op.examples.curl}\n\`\`\`\n\n**JavaScript**\n\n\`\`\`js\n${op.examples.js}\n\`\`\`\n\n**Python**\n\n\`\`\`python\n${op.examples.python}\n\`\`\``
+    : '';
 
 function operation(route: Route): Json {
   const op = OPERATIONS[route.handler];
@@ -308,7 +331,13 @@ function webhook(event: keyof typeof EVENTS): Json {
       security: [],
       description: `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.`,
       parameters: [
-        { name: 'X-Service-Signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+        {
+          name: 'X-Service-Signature',
+          in: 'header',
+          required: true,
+          description: 'Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key',
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        },
         { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string', enum: [event] } },
         { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'Stable across the attempts of one event', schema: { type: 'string' } },
         { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time of this attempt', schema: { type: 'string' } },

@@ -32,7 +32,6 @@ export const STEPS: readonly Step[] = [
   { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event' },
 ];
 
-
 /** The definition with each placeholder replaced by `arnOf(step)`. */
 export function substitute(definition: string, arnOf: (step: Step) => string): string {
   return STEPS.reduce((text, step) => text.replaceAll(`\${${step.placeholder}}`, arnOf(step)), definition);

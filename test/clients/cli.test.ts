@@ -109,7 +109,15 @@ describe('the video-client command line', () => {
     assert.equal(await balanceOf(apiKey), 1000);
 
     const before = checking.checked;
-    for (const args of [[], ['create'], ['create', 'a', 'b'], ['review', 'vid_x', 'edit'], ['frobnicate'], ['balance', '--bogus'], ['create', 'x', '--timeout', 'soon']]) {
+    for (const args of [
+      [],
+      ['create'],
+      ['create', 'a', 'b'],
+      ['review', 'vid_x', 'edit'],
+      ['frobnicate'],
+      ['balance', '--bogus'],
+      ['create', 'x', '--timeout', 'soon'],
+    ]) {
       const r = await cli(apiKey, ...args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.ok(r.stderr.length > 0);

@@ -90,19 +90,24 @@ describe('the JavaScript client', () => {
     // A proxy that forwards every request but drops the connection instead of the first creation's answer.
     const proxy = createServer((req, res) => {
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        if (req.method === 'POST') keys.push(String(req.headers['idempotency-key']));
-        const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
-          if (req.method === 'POST' && dropped === 0) {
-            dropped++;
-            answer.resume().on('end', () => res.socket?.destroy());
-            return;
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+      req
+        .on('data', (c: Buffer) => chunks.push(c))
+        .on('end', () => {
+          if (req.method === 'POST') keys.push(String(req.headers['idempotency-key']));
+          const upstream = request(
+            { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+            (answer: IncomingMessage) => {
+              if (req.method === 'POST' && dropped === 0) {
+                dropped++;
+                answer.resume().on('end', () => res.socket?.destroy());
+                return;
+              }
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+            },
+          );
+          upstream.end(Buffer.concat(chunks));
         });
-        upstream.end(Buffer.concat(chunks));
-      });
     });
     const base = `${await listen(proxy)}/v1`;
     const client = new VideoClient({ baseUrl: base, apiKey, baseDelayMs: 50 });
@@ -133,10 +138,12 @@ describe('the JavaScript client', () => {
     const url = `${await listen(
       createServer((req, res) => {
         const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-          received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-signature']) });
-          res.writeHead(204).end();
-        });
+        req
+          .on('data', (c: Buffer) => chunks.push(c))
+          .on('end', () => {
+            received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-signature']) });
+            res.writeHead(204).end();
+          });
       }),
     )}/hook`;
     const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });

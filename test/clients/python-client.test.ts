@@ -28,7 +28,13 @@ describe('the Python client', () => {
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    console.log(output.trim().split('\n').map((l) => `# ${l}`).join('\n'));
+    console.log(
+      output
+        .trim()
+        .split('\n')
+        .map((l) => `# ${l}`)
+        .join('\n'),
+    );
     assert.equal(code, 0, output.slice(-3000));
     assert.match(output, /Ran 5 tests/);
     assert.deepEqual(checking.violations, [], 'every answer the Python client received is in the OpenAPI document');

@@ -22,7 +22,10 @@ beforeEach(() => {
   creation = memoryCreation(table, workflow, metrics, (m) => errors.push(m));
 });
 
-const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'] => ({ route: 'POST /videos', params: createVideoBody.parse({ topic, ...extra }) });
+const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'] => ({
+  route: 'POST /videos',
+  params: createVideoBody.parse({ topic, ...extra }),
+});
 const input = (userId: string, request: CreateOrderInput['request'], more: Partial<CreateOrderInput> = {}): CreateOrderInput => ({
   account: table.account(userId),
   queueAhead: 0,
@@ -30,7 +33,11 @@ const input = (userId: string, request: CreateOrderInput['request'], more: Parti
   now,
   ...more,
 });
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'no error', (e: AppError) => e.code);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'no error',
+    (e: AppError) => e.code,
+  );
 
 describe('order creation', () => {
   it('charges the price once, takes a slot, records the charge and starts the workflow', async () => {
@@ -67,8 +74,14 @@ describe('order creation', () => {
   it('refuses the same key with another body or on the other route with 422 naming Idempotency-Key', async () => {
     table.addAccount({ userId: 'U', balance: 1000 });
     await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
-    await assert.rejects(creation.create(input('U', explicit('Coffee'), { idempotencyKey: 'k1' })), (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('Idempotency-Key'));
-    await assert.rejects(creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea' }, { idempotencyKey: 'k1' })), (e: AppError) => e.code === 'invalid_params');
+    await assert.rejects(
+      creation.create(input('U', explicit('Coffee'), { idempotencyKey: 'k1' })),
+      (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('Idempotency-Key'),
+    );
+    await assert.rejects(
+      creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea' }, { idempotencyKey: 'k1' })),
+      (e: AppError) => e.code === 'invalid_params',
+    );
     assert.equal(table.account('U').balance, 900);
   });
 

@@ -57,19 +57,28 @@ describe('webhook delivery', () => {
       clock = Date.parse(step.retryAt!);
       step = await deliver(p, event.orderId, event.id);
     }
-    assert.deepEqual(gaps, [1, 2, 4, 8].map((k) => k * BASE_MS));
+    assert.deepEqual(
+      gaps,
+      [1, 2, 4, 8].map((k) => k * BASE_MS),
+    );
     assert.deepEqual([step.outcome, step.attempt, receiver.received.length], ['dropped', MAX_ATTEMPTS, 5]);
-    assert.deepEqual(table.attempts.map((a) => [a.attempt, a.status, a.outcome]), [
-      [1, 500, 'pending'],
-      [2, 500, 'pending'],
-      [3, 503, 'pending'],
-      [4, 404, 'pending'],
-      [5, 500, 'dropped'],
-    ]);
+    assert.deepEqual(
+      table.attempts.map((a) => [a.attempt, a.status, a.outcome]),
+      [
+        [1, 500, 'pending'],
+        [2, 500, 'pending'],
+        [3, 503, 'pending'],
+        [4, 404, 'pending'],
+        [5, 500, 'dropped'],
+      ],
+    );
     assert.equal(metrics.of('WebhookDeliveriesDropped'), 1);
     const first = receiver.received[0]!;
     assert.equal(verifyWebhook(first.body, first.headers['x-service-signature'], hook.secret), true);
-    assert.deepEqual(receiver.received.map((r) => r.headers['x-service-delivery-attempt']), ['1', '2', '3', '4', '5']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.headers['x-service-delivery-attempt']),
+      ['1', '2', '3', '4', '5'],
+    );
     assert.ok(receiver.received.every((r) => r.headers['x-service-event-id'] === event.id));
     assert.equal((await deliver(p, event.orderId, event.id)).outcome, 'gone', 'a dropped event is not sent again');
   });
@@ -95,7 +104,10 @@ describe('webhook delivery', () => {
     assert.equal(second.id, first.id, 'a repeat keeps the id and replaces url and secret');
     assert.notEqual(second.secret, first.secret);
     await deliver(p, event.orderId, event.id);
-    assert.deepEqual(receiver.received.map((r) => r.url), ['https://old.example/hook', 'https://new.example/hook']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.url),
+      ['https://old.example/hook', 'https://new.example/hook'],
+    );
 
     const other = doneEvent('vid_01jz0000000000000000000001');
     await deleteWebhook(webhooks, 'U', second.id);
@@ -107,7 +119,11 @@ describe('webhook delivery', () => {
 describe('webhook ownership and account deletion', () => {
   it("tells another user's webhook (403) from none (404) and refuses a private address", async () => {
     const hook = await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
-    const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: AppError) => e.code);
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: AppError) => e.code,
+      );
     assert.equal(await ownWebhookId(webhooks, 'U', hook.id), hook.id);
     assert.equal(await codeOf(ownWebhookId(webhooks, 'V', hook.id)), 'forbidden');
     assert.equal(await codeOf(ownWebhookId(webhooks, 'U', 'wh_01jz0000000000000000000000')), 'not_found');
@@ -120,7 +136,11 @@ describe('webhook ownership and account deletion', () => {
     table.addAccount({ userId: 'U', balance: 300, trialVideosLeft: 2, plan: { name: 'creator', heavyPerMonth: 20 }, heavyMonth: '2026-11', heavyUsed: 3 });
     const orders = new MemoryOrders(table);
     table.orders.set('vid_01jz0000000000000000000000', { id: 'vid_01jz0000000000000000000000', userId: 'U' } as never);
-    const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: AppError) => e.code);
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: AppError) => e.code,
+      );
     assert.equal(await codeOf(readOwnOrder(orders, 'U', 'vid_01jz0000000000000000000000')), 'ok');
     assert.equal(await codeOf(readOwnOrder(orders, 'V', 'vid_01jz0000000000000000000000')), 'forbidden');
     assert.equal(await codeOf(readOwnOrder(orders, 'U', 'vid_01jz0000000000000000000009')), 'not_found');

@@ -63,10 +63,26 @@ async function order(userId: string, request: { prompt: string } | { topic: stri
 /** Runs a step twice, as Step Functions may after a lost answer; the second run must change nothing. */
 async function twice<R>(step: () => Promise<R>): Promise<R> {
   const first = await step();
-  const before = JSON.stringify([[...table.orders], [...table.accounts], table.ledger, [...table.events.keys()], files.puts, generator.renders.length, generator.writes]);
+  const before = JSON.stringify([
+    [...table.orders],
+    [...table.accounts],
+    table.ledger,
+    [...table.events.keys()],
+    files.puts,
+    generator.renders.length,
+    generator.writes,
+  ]);
   clock += 1000;
   const second = await step();
-  const afterward = JSON.stringify([[...table.orders], [...table.accounts], table.ledger, [...table.events.keys()], files.puts, generator.renders.length, generator.writes]);
+  const afterward = JSON.stringify([
+    [...table.orders],
+    [...table.accounts],
+    table.ledger,
+    [...table.events.keys()],
+    files.puts,
+    generator.renders.length,
+    generator.writes,
+  ]);
   // updatedAt may not move either: a repeat writes nothing.
   assert.equal(afterward, before, 'the second run changed nothing');
   assert.deepEqual(second, first);
@@ -89,7 +105,10 @@ describe('order steps', () => {
     const done = table.orders.get(id)!;
     assert.equal(done.status, 'done');
     assert.deepEqual([...files.stored.keys()].sort(), [`${id}/cover`, `${id}/pack`, `${id}/video`]);
-    assert.deepEqual(announced.map((e) => e.type), ['video.done']);
+    assert.deepEqual(
+      announced.map((e) => e.type),
+      ['video.done'],
+    );
     assert.match(announced[0]!.record.result_url!, new RegExp(`/files/${id}/video.mp4\\?expires=`));
     assert.deepEqual([table.account('U').activeTasks, table.queue, metrics.of('OrdersDone')], [0, 0, 1]);
   });
@@ -102,20 +121,33 @@ describe('order steps', () => {
       await steps.write(id);
       await steps.render(id);
     }
-    assert.deepEqual(generator.renders.map((r) => r.watermark), ['video.example (AI)', undefined]);
+    assert.deepEqual(
+      generator.renders.map((r) => r.watermark),
+      ['video.example (AI)', undefined],
+    );
   });
 
   it('refund exactly what a failed order took, once, however often the failure is handled', async () => {
     table.addAccount({ userId: 'U', balance: 1000, trialVideosLeft: 1, plan: { name: 'creator', heavyPerMonth: 5 } });
     const id = await order('U', { topic: 'Tea', ai_visual: true } as never);
     const charged = table.account('U');
-    assert.deepEqual([charged.balance, charged.trialVideosLeft, charged.heavyUsed, charged.activeTasks], [1000, 0, 1, 1], 'the trial and the allowance paid for it');
+    assert.deepEqual(
+      [charged.balance, charged.trialVideosLeft, charged.heavyUsed, charged.activeTasks],
+      [1000, 0, 1, 1],
+      'the trial and the allowance paid for it',
+    );
     await steps.start(id);
     await steps.fail(id, { Error: 'GeneratorFailed' });
     await steps.fail(id, { Error: 'GeneratorFailed' });
     const refunded = table.account('U');
     assert.deepEqual([refunded.balance, refunded.trialVideosLeft, refunded.heavyUsed, refunded.activeTasks], [1000, 1, 0, 0]);
-    assert.deepEqual(table.ledger.map((l) => [l.kind, l.amount]), [['charge', -0], ['refund', 0]]);
+    assert.deepEqual(
+      table.ledger.map((l) => [l.kind, l.amount]),
+      [
+        ['charge', -0],
+        ['refund', 0],
+      ],
+    );
     assert.deepEqual(table.orders.get(id)!.error, { code: 'generation_failed', message: 'The video could not be generated from this order' });
     assert.deepEqual([announced.length, metrics.of('OrdersRefunded')], [1, 1]);
     await assert.rejects(steps.render(id), OrderClosed, 'no step runs on a closed order');
@@ -148,7 +180,10 @@ describe('order steps', () => {
     await twice(() => steps.regen(id));
     assert.notDeepEqual(table.orders.get(id)!.script, before);
     await steps.awaitReview(id, 'token-2');
-    assert.deepEqual(announced.map((e) => e.id), [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`]);
+    assert.deepEqual(
+      announced.map((e) => e.id),
+      [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`],
+    );
   });
 
   it('refuse an edit that is no script with 422 naming text, leaving the order waiting', async () => {
@@ -156,7 +191,10 @@ describe('order steps', () => {
     await steps.start(id);
     await steps.write(id);
     await steps.awaitReview(id, 'token-1');
-    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'edit', text: '\n\n' }, now()), (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text'));
+    await assert.rejects(
+      reviewOrder({ orders, workflow }, 'U', id, { action: 'edit', text: '\n\n' }, now()),
+      (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text'),
+    );
     assert.equal(table.orders.get(id)!.status, 'awaiting_review');
   });
 });

@@ -22,7 +22,15 @@ describe('the docs page', () => {
   it('renders every route of the contract in headless Chromium', { skip: missing }, async () => {
     const browser = await chromium.launch({
       executablePath: BROWSER,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -55,7 +55,9 @@ function alive(pid: number): boolean {
 
 /** The ffmpeg children of `pid` encoding an order's video.mp4 (the renderer's second run, the long one). */
 const encoders = (pid: number) => {
-  const out = spawnSync('pgrep', ['-P', String(pid), '-f', 'ffmpeg .*/video\\.mp4$']).stdout.toString().trim();
+  const out = spawnSync('pgrep', ['-P', String(pid), '-f', 'ffmpeg .*/video\\.mp4$'])
+    .stdout.toString()
+    .trim();
   return out ? out.split('\n').map(Number) : [];
 };
 
@@ -67,16 +69,30 @@ describe('a restart mid-render', () => {
     let service = await start(port);
     const user = admin(dataDir, 'create-user', '--balance', '500', '--trial-videos', '0');
     const headers = { 'x-api-key': user.api_key, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })).json()) as { id: string };
-    const read = async () => (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
+    const created = (await (
+      await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })
+    ).json()) as { id: string };
+    const read = async () =>
+      (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
     // Under way: the order is running and the service's ffmpeg is encoding the video (not yet stored).
     const pid = service.pid!;
-    const encoder = await waitFor('the order running with its video being encoded', async () => ((await read()).status === 'running' ? encoders(pid)[0] : undefined), 60_000);
+    const encoder = await waitFor(
+      'the order running with its video being encoded',
+      async () => ((await read()).status === 'running' ? encoders(pid)[0] : undefined),
+      60_000,
+    );
 
     service.kill('SIGKILL');
     await new Promise((r) => service.once('exit', r));
     // The store's files on disk: no video was stored before the kill, so it did come mid-render.
-    const stored = join(dataDir, 's3', JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env.BUCKET_NAME, 'orders', created.id, 'video.mp4._S3rver_object');
+    const stored = join(
+      dataDir,
+      's3',
+      JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')).env.BUCKET_NAME,
+      'orders',
+      created.id,
+      'video.mp4._S3rver_object',
+    );
     assert.ok(!existsSync(stored), 'killed before the video was stored');
     await waitFor('Java of the killed service gone', () => (javaOfDataDir() === '' ? true : undefined), 10_000);
     // The orphaned ffmpeg finishes its encode on its own (the closed progress pipe does not stop it); it must not
@@ -86,16 +102,25 @@ describe('a restart mid-render', () => {
 
     service = await start(port);
     try {
-      const order = await waitFor('the order done or failed after the restart', async () => {
-        const o = await read();
-        return o.status === 'done' || o.status === 'error' ? o : undefined;
-      }, 90_000);
+      const order = await waitFor(
+        'the order done or failed after the restart',
+        async () => {
+          const o = await read();
+          return o.status === 'done' || o.status === 'error' ? o : undefined;
+        },
+        90_000,
+      );
       assert.equal(order.status, 'done', JSON.stringify(order));
       const balance = (await (await fetch(`${base}/balance`, { headers })).json()) as { balance: number };
       assert.equal(balance.balance, 400, 'charged once');
 
       const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
-      const s3 = new S3Client({ region: 'us-east-1', endpoint: runtime.env.S3_ENDPOINT, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+      const s3 = new S3Client({
+        region: 'us-east-1',
+        endpoint: runtime.env.S3_ENDPOINT,
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      });
       const listed = await s3.send(new ListObjectsV2Command({ Bucket: runtime.env.BUCKET_NAME, Prefix: `orders/${created.id}/` }));
       assert.deepEqual((listed.Contents ?? []).map((o) => o.Key!.split('/').at(-1)).sort(), ['cover.jpg', 'pack.json', 'video.mp4'], 'one video');
       assert.ok(existsSync(stored), 'the store keeps objects where the check before the restart looked');

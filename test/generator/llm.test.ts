@@ -26,7 +26,9 @@ before(async () => {
     if (r.delayMs) await new Promise((ok) => setTimeout(ok, r.delayMs));
     if (res.destroyed) return;
     res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
-    res.end(r.raw ?? JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? '' } }] }));
+    res.end(
+      r.raw ?? JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: r.content ?? '' } }] }),
+    );
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
@@ -51,7 +53,10 @@ describe('OpenAI-compatible writer', () => {
     const sent = requests.at(-1)!;
     assert.equal(sent.headers.authorization, 'Bearer sk-test');
     assert.equal(sent.body.model, 'test-model');
-    assert.deepEqual(sent.body.messages.map((m: { role: string }) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      sent.body.messages.map((m: { role: string }) => m.role),
+      ['system', 'user'],
+    );
     assert.equal(JSON.parse(sent.body.messages[1].content).topic, 'Green tea');
   });
 
@@ -95,7 +100,9 @@ describe('OpenAI-compatible writer', () => {
 describe('OpenAI-compatible planner', () => {
   it('takes topic, tone and duration from the model but keeps the paid extras of the embedded plan', async () => {
     const prompt = 'cats with a song';
-    replies.push({ content: JSON.stringify({ topic: 'Cats being cats', duration_seconds: 25, language: 'en', tone: 'funny', music: 'none', ai_visual: true }) });
+    replies.push({
+      content: JSON.stringify({ topic: 'Cats being cats', duration_seconds: 25, language: 'en', tone: 'funny', music: 'none', ai_visual: true }),
+    });
     const p = await new LlmPlanner(llm(), planFromPrompt).plan(prompt);
     assert.equal(p.topic, 'Cats being cats');
     assert.equal(p.duration_seconds, 25);

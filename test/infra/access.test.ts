@@ -146,11 +146,18 @@ describe('least privilege', () => {
     assert.deepEqual(unused, [], `granted but never performed (remove it, or list it in UNSEEN with why):\n${unused.join('\n')}`);
     // And UNSEEN holds no stale excuse: each entry is granted and indeed not seen.
     const stale = Object.entries(UNSEEN).flatMap(([fn, actions]) =>
-      Object.keys(actions).filter((action) => !granted(ACCESS[fn] ?? {}).has(action) || observed.get(fn)?.has(action)).map((action) => `${fn}: ${action}`),
+      Object.keys(actions)
+        .filter((action) => !granted(ACCESS[fn] ?? {}).has(action) || observed.get(fn)?.has(action))
+        .map((action) => `${fn}: ${action}`),
     );
     assert.deepEqual(stale, [], `listed in UNSEEN but not granted, or performed after all:\n${stale.join('\n')}`);
     // Every function with grants ran, so the check above covered them all (the others make no AWS call).
     const ran = [...observed.keys()].sort();
-    assert.deepEqual(ran, Object.keys(ACCESS).filter((f) => granted(ACCESS[f]!).size > 0).sort());
+    assert.deepEqual(
+      ran,
+      Object.keys(ACCESS)
+        .filter((f) => granted(ACCESS[f]!).size > 0)
+        .sort(),
+    );
   });
 });

@@ -31,7 +31,9 @@ function metrics(): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const line of lines) {
     if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
-    const emf = JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string; Unit: string }[] }[] } };
+    const emf = JSON.parse(line) as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string; Unit: string }[] }[] };
+    };
     for (const group of emf._aws.CloudWatchMetrics) {
       assert.equal(group.Namespace, 'VideoService');
       for (const m of group.Metrics) {

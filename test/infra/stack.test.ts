@@ -21,7 +21,16 @@ import { checkFetchesTo } from '../support/contract.ts';
 import { probe } from '../support/media.ts';
 
 /** The endpoints of spec/public-api-v1.md. */
-const SPEC_ROUTES = ['POST /videos:quick', 'POST /videos', 'GET /videos/{id}', 'POST /videos/{id}/review', 'POST /webhooks', 'GET /webhooks', 'DELETE /webhooks/{id}', 'GET /balance'];
+const SPEC_ROUTES = [
+  'POST /videos:quick',
+  'POST /videos',
+  'GET /videos/{id}',
+  'POST /videos/{id}/review',
+  'POST /webhooks',
+  'GET /webhooks',
+  'DELETE /webhooks/{id}',
+  'GET /balance',
+];
 /** The routes that need no key: the signed download links, the OpenAPI document and the docs page. */
 const OPEN_ROUTES = ['GET /files/{id}/{file}', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}'];
 
@@ -77,8 +86,15 @@ describe('the CDK stack', () => {
 
   it('routes every spec route to the function of its handler, and $default to the 404', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    for (const spec of SPEC_ROUTES) assert.ok(ROUTES.some((r) => `${r.method} ${r.path}` === spec), `${spec} is in the route table`);
-    for (const r of [...ROUTES.map((x) => ({ key: `${x.method} ${API_PREFIX}${x.path}`, handler: x.handler })), { key: '$default', handler: DEFAULT_ROUTE.handler }]) {
+    for (const spec of SPEC_ROUTES)
+      assert.ok(
+        ROUTES.some((r) => `${r.method} ${r.path}` === spec),
+        `${spec} is in the route table`,
+      );
+    for (const r of [
+      ...ROUTES.map((x) => ({ key: `${x.method} ${API_PREFIX}${x.path}`, handler: x.handler })),
+      { key: '$default', handler: DEFAULT_ROUTE.handler },
+    ]) {
       const route = routes.find((p) => p.RouteKey === r.key);
       assert.ok(route, `route ${r.key}`);
       const integration = template.Resources[(route.Target['Fn::Join'][1][1] as { Ref: string }).Ref] as Resource;
@@ -89,10 +105,18 @@ describe('the CDK stack', () => {
   });
 
   it('answers 401 in the error envelope from every bundled function behind a keyed route, and not from the open ones', async () => {
-    Object.assign(process.env, { TABLE_NAME: 'none', BUCKET_NAME: 'none', PUBLIC_BASE_URL: 'https://api.example.com/v1', LINK_SIGNING_KEY: 'k', POWERTOOLS_LOG_LEVEL: 'CRITICAL' });
+    Object.assign(process.env, {
+      TABLE_NAME: 'none',
+      BUCKET_NAME: 'none',
+      PUBLIC_BASE_URL: 'https://api.example.com/v1',
+      LINK_SIGNING_KEY: 'k',
+      POWERTOOLS_LOG_LEVEL: 'CRITICAL',
+    });
     for (const r of ROUTES) {
       // A module instance of its own (the query), apart from the one the local stack below imports.
-      const { handler } = (await import(`${pathToFileURL(bundleOf('http', r.handler)).href}?keyless`)) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }> };
+      const { handler } = (await import(`${pathToFileURL(bundleOf('http', r.handler)).href}?keyless`)) as {
+        handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>;
+      };
       const event = {
         version: '2.0',
         routeKey: `${r.method} ${API_PREFIX}${r.path}`,
@@ -113,7 +137,10 @@ describe('the CDK stack', () => {
         assert.equal(JSON.parse(res.body).error.code, 'unauthorized', key);
       }
     }
-    assert.deepEqual(ROUTES.filter((r) => !r.auth).map((r) => `${r.method} ${r.path}`), OPEN_ROUTES);
+    assert.deepEqual(
+      ROUTES.filter((r) => !r.auth).map((r) => `${r.method} ${r.path}`),
+      OPEN_ROUTES,
+    );
   });
 
   it('fills each state machine from its ASL file, every placeholder with the function of its step', () => {
@@ -132,7 +159,11 @@ describe('the CDK stack', () => {
   });
 
   it('grants each function exactly the data actions lib/access.ts names, with no wildcard action or resource on data', () => {
-    const functions = [...ROUTES.map((r) => ['http', r.handler] as const), ['http', DEFAULT_ROUTE.handler] as const, ...STEPS.map((s) => ['step', s.module] as const)];
+    const functions = [
+      ...ROUTES.map((r) => ['http', r.handler] as const),
+      ['http', DEFAULT_ROUTE.handler] as const,
+      ...STEPS.map((s) => ['step', s.module] as const),
+    ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
       const access = ACCESS[name]!;
@@ -192,7 +223,11 @@ describe('the CDK stack', () => {
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
     assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
-    assert.equal(count(/"Throttles"/), new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)]).size, 'throttles of every function');
+    assert.equal(
+      count(/"Throttles"/),
+      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)]).size,
+      'throttles of every function',
+    );
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');
     for (const a of ofType('AWS::CloudWatch::Alarm')) assert.equal(a[1].Properties.AlarmActions.length, 1, 'each alarm notifies the topic');
     assert.equal(ofType('AWS::CloudWatch::Dashboard').length, 1);
@@ -216,7 +251,11 @@ describe('the Lambda bundles on the local stack', () => {
     const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
-    const created = await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 10 second video about green tea' }) });
+    const created = await fetch(`${stack.baseUrl}/videos:quick`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'A 10 second video about green tea' }),
+    });
     assert.equal(created.status, 201);
     const { id } = (await created.json()) as { id: string };
     let order: { status: string; result_url?: string; error?: unknown } = { status: 'queued' };

@@ -163,7 +163,10 @@ describe('Idempotency-Key', () => {
     const again = await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.id, first.body.id);
-    assert.equal(errorCode(await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers: { 'Idempotency-Key': 'another' } })), 'insufficient_funds');
+    assert.equal(
+      errorCode(await t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers: { 'Idempotency-Key': 'another' } })),
+      'insufficient_funds',
+    );
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 0);
   });
 
@@ -374,7 +377,11 @@ describe('a burst with the default limits', () => {
     const limited = results.filter((r) => r.status === 429 && errorCode(r) === 'rate_limited');
     assert.equal(limited.length, 20, 'exactly 30 POSTs pass the minute');
     const [lo, hi] = retryAfterBounds(windowStart, result.sent, result.answered);
-    for (const r of limited) assert.ok(Number(r.headers.get('retry-after')) >= lo && Number(r.headers.get('retry-after')) <= hi, `Retry-After ${r.headers.get('retry-after')}, expected ${lo}..${hi}`);
+    for (const r of limited)
+      assert.ok(
+        Number(r.headers.get('retry-after')) >= lo && Number(r.headers.get('retry-after')) <= hi,
+        `Retry-After ${r.headers.get('retry-after')}, expected ${lo}..${hi}`,
+      );
     const { services } = await import('../../functions/app/services.ts');
     const ledger = (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
     const balance = (await t.api('GET', '/balance', { key: apiKey })).body.balance;

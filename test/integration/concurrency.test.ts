@@ -16,9 +16,7 @@ async function ledgerSum(userId: string): Promise<number> {
 describe('concurrent creation', () => {
   it('charges exactly 20 of 50 concurrent orders when the balance covers 20, and the ledger agrees', async () => {
     const { userId, apiKey } = await t.user({ balance: 2000 });
-    const results = await Promise.all(
-      Array.from({ length: 50 }, () => t.api('POST', '/videos:quick', { key: apiKey, body: quick })),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, () => t.api('POST', '/videos:quick', { key: apiKey, body: quick })));
     const statuses = results.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 201).length, 20, `statuses: ${statuses.join(',')}`);
     assert.equal(statuses.filter((s) => s === 402).length, 30);
@@ -31,14 +29,8 @@ describe('concurrent creation', () => {
   it('charges once for the same Idempotency-Key sent 20 times at once, and every answer names one order', async () => {
     const { userId, apiKey } = await t.user({ balance: 1000 });
     const headers = { 'Idempotency-Key': 'same-everywhere' };
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers })),
-    );
-    assert.deepEqual(
-      results.map((r) => r.status).sort(),
-      [...Array(19).fill(200), 201],
-      results.map((r) => `${r.status} ${r.text}`).join('\n'),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => t.api('POST', '/videos:quick', { key: apiKey, body: quick, headers })));
+    assert.deepEqual(results.map((r) => r.status).sort(), [...Array(19).fill(200), 201], results.map((r) => `${r.status} ${r.text}`).join('\n'));
     assert.equal(new Set(results.map((r) => r.body.id)).size, 1);
     const balance = (await t.api('GET', '/balance', { key: apiKey })).body.balance;
     assert.equal(balance, 900);

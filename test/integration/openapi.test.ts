@@ -35,7 +35,12 @@ describe('the OpenAPI document', () => {
       assert.deepEqual(op.security, r.auth ? undefined : [], `${r.method} ${r.path} needs a key: ${r.auth}`);
       if (r.auth) assert.ok(op.responses['401'], `${r.method} ${r.path} documents 401`);
     }
-    assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: doc.components.securitySchemes.ApiKey.description });
+    assert.deepEqual(doc.components.securitySchemes.ApiKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description: doc.components.securitySchemes.ApiKey.description,
+    });
     const text = JSON.stringify(doc);
     for (const header of ['Idempotency-Key', 'Retry-After', 'X-Service-Signature', 'Idempotent-Replayed']) assert.ok(text.includes(`"${header}"`), header);
     assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum.sort(), Object.keys(STATUS_OF).sort());
@@ -47,7 +52,10 @@ describe('the OpenAPI document', () => {
     const quick = doc.paths['/videos:quick'].post;
     assert.ok(quick.responses['429'].headers['Retry-After']);
     assert.ok(quick.parameters.some((p: { name: string }) => p.name === 'Idempotency-Key'));
-    assert.deepEqual(quick['x-codeSamples'].map((s: { lang: string }) => s.lang), ['Shell', 'JavaScript', 'Python']);
+    assert.deepEqual(
+      quick['x-codeSamples'].map((s: { lang: string }) => s.lang),
+      ['Shell', 'JavaScript', 'Python'],
+    );
   });
 
   it('serves the reference page and its assets without a key, nothing from elsewhere', async () => {
@@ -57,7 +65,10 @@ describe('the OpenAPI document', () => {
     const html = await page.text();
     const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     assert.deepEqual(sources.sort(), ['/v1/docs/swagger-ui-bundle.js', '/v1/docs/swagger-ui.css']);
-    for (const [asset, type] of [['swagger-ui-bundle.js', /javascript/], ['swagger-ui.css', /css/]] as const) {
+    for (const [asset, type] of [
+      ['swagger-ui-bundle.js', /javascript/],
+      ['swagger-ui.css', /css/],
+    ] as const) {
       const res = await fetch(`${t.baseUrl}/docs/${asset}`);
       assert.equal(res.status, 200, asset);
       assert.match(res.headers.get('content-type')!, type);

@@ -83,7 +83,11 @@ describe('Idempotency-Key memory of 24 hours', () => {
     assert.equal(again.body.id, later.body.id);
     const { services } = await import('../../functions/app/services.ts');
     const charges = (await services().accounts.ledger(userId)).filter((e) => e.amount < 0);
-    assert.deepEqual(charges.map((e) => e.amount), [-100, -100], 'two charges: one per order');
+    assert.deepEqual(
+      charges.map((e) => e.amount),
+      [-100, -100],
+      'two charges: one per order',
+    );
   });
 
   it('does not answer an expired key with the old order even when a new one cannot be paid', async () => {
@@ -132,7 +136,10 @@ describe('30 POSTs a minute, on every POST route', () => {
     assertRateLimited(result.last.res, windowStart, result.last.sent, result.last.answered, 'the 31st POST /webhooks');
     const listed = await t.api('GET', '/webhooks', { key: result.apiKey });
     assert.equal(listed.status, 200, 'GET is not limited');
-    assert.deepEqual(listed.body.data.map((w: { url: string }) => w.url), ['https://93.184.215.14/hook-30']);
+    assert.deepEqual(
+      listed.body.data.map((w: { url: string }) => w.url),
+      ['https://93.184.215.14/hook-30'],
+    );
   });
 
   it('answers the 31st POST /videos/{id}/review with 429 rate_limited, counting the other POST routes in the same minute', async () => {
@@ -142,7 +149,8 @@ describe('30 POSTs a minute, on every POST route', () => {
       const webhook = await t.api('POST', '/webhooks', { key: apiKey, body: { url: 'https://93.184.215.14/hook' } });
       const reviews: number[] = [];
       // The order is queued, not awaiting review: each review is refused with 409, and still counted.
-      for (let i = 0; i < 28; i++) reviews.push((await t.api('POST', `/videos/${created.body.id}/review`, { key: apiKey, body: { action: 'approve' } })).status);
+      for (let i = 0; i < 28; i++)
+        reviews.push((await t.api('POST', `/videos/${created.body.id}/review`, { key: apiKey, body: { action: 'approve' } })).status);
       const review = await timed(() => t.api('POST', `/videos/${created.body.id}/review`, { key: apiKey, body: { action: 'approve' } }));
       const hook = await timed(() => t.api('POST', '/webhooks', { key: apiKey, body: { url: 'https://93.184.215.14/other' } }));
       const order = await timed(() => t.api('POST', '/videos:quick', { key: apiKey, body: quick }));

@@ -26,7 +26,12 @@ async function send(r: HostileRequest): Promise<Outcome> {
   const what = `${r.method} ${r.path.slice(0, 80)} (${r.kind})`;
   try {
     // The contract check wraps fetch for the stack's address: a body that breaks the document rejects here.
-    const res = await fetch(t.baseUrl.replace('/v1', '') + r.path, { method: r.method, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(t.baseUrl.replace('/v1', '') + r.path, {
+      method: r.method,
+      headers: r.headers,
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
     const text = await res.text();
     const ok = res.status >= 400 && res.status < 500 && /"error":\{"code":"/.test(text);
     return { kind: r.kind, what, status: res.status, ...(ok ? {} : { problem: text.slice(0, 200) }) };
@@ -87,12 +92,14 @@ function dechunk(body: string, chunked: boolean): string {
 async function pool<T, R>(items: T[], width: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await run(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await run(items[i]!);
+      }
+    }),
+  );
   return results;
 }
 
@@ -114,13 +121,22 @@ describe('hostile input', () => {
 
     const byStatus = new Map<string, number>();
     for (const o of all) byStatus.set(String(o.status), (byStatus.get(String(o.status)) ?? 0) + 1);
-    console.log(`# ${all.length} hostile requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}): ${[...byStatus].map(([s, n]) => `${s} x${n}`).join(', ')}`);
+    console.log(
+      `# ${all.length} hostile requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}): ${[...byStatus].map(([s, n]) => `${s} x${n}`).join(', ')}`,
+    );
     const failures = all.filter((o) => o.problem !== undefined);
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} answers were not a 4xx in the envelope`);
 
     const { services } = await import('../../functions/app/services.ts');
     const ledger = await services().accounts.ledger(userId);
-    assert.deepEqual(ledger.map((e) => [e.kind, e.amount, e.orderId]).sort(), [['charge', -order.body.cost, order.body.id], ['top_up', 1000, undefined]], 'only the order made on purpose was charged');
+    assert.deepEqual(
+      ledger.map((e) => [e.kind, e.amount, e.orderId]).sort(),
+      [
+        ['charge', -order.body.cost, order.body.id],
+        ['top_up', 1000, undefined],
+      ],
+      'only the order made on purpose was charged',
+    );
     const balance = await t.api('GET', '/balance', { key: apiKey });
     assert.equal(balance.status, 200);
     assert.equal(balance.body.balance, 1000 - order.body.cost);

@@ -30,7 +30,28 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const WRONG_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1e308, '', ' ', 'x'.repeat(5000), [], [1, 2], {}, { a: 1 }, '\u0000', 'a\u0007b', '\ud800', '💥'.repeat(10), '<script>', "' OR 1=1 --"];
+const WRONG_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  '',
+  ' ',
+  'x'.repeat(5000),
+  [],
+  [1, 2],
+  {},
+  { a: 1 },
+  '\u0000',
+  'a\u0007b',
+  '\ud800',
+  '💥'.repeat(10),
+  '<script>',
+  "' OR 1=1 --",
+];
 
 /** Each body route with its valid body; every field gets every wrong value, and each is also dropped or joined. */
 const BODIES: { method: string; path: (id: string) => string; valid: Record<string, unknown> }[] = [
@@ -38,7 +59,20 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
   {
     method: 'POST',
     path: () => '/videos',
-    valid: { topic: 'Tea', director_mode: false, duration_seconds: 10, language: 'en', tone: 'calm', placement: { product: 'Cup' }, cta: 'Buy', captions: true, music: 'stock', voice: 'standard', ai_visual: false, billing: 'auto' },
+    valid: {
+      topic: 'Tea',
+      director_mode: false,
+      duration_seconds: 10,
+      language: 'en',
+      tone: 'calm',
+      placement: { product: 'Cup' },
+      cta: 'Buy',
+      captions: true,
+      music: 'stock',
+      voice: 'standard',
+      ai_visual: false,
+      billing: 'auto',
+    },
   },
   { method: 'POST', path: (id) => `/videos/${id}/review`, valid: { action: 'edit', text: 'New text' } },
   { method: 'POST', path: () => '/webhooks', valid: { url: 'https://example.com/hook' } },
@@ -105,7 +139,17 @@ const PATH_TRICKS = [
   `GET /v1/${'x/'.repeat(800)}`,
 ];
 
-const CONTENT_TYPES = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/json; charset=latin1', 'image/png', 'application/json, text/plain', 'json'];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  'application/octet-stream',
+  'application/json; charset=latin1',
+  'image/png',
+  'application/json, text/plain',
+  'json',
+];
 
 /** At least `count` requests (the systematic ones first, then random mixes), all with the given key unless a test of keys. */
 export function hostileRequests(opts: { key: string; orderId: string; webhookId: string; seed: number; count: number }): HostileRequest[] {
@@ -120,7 +164,8 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     const path = b.path(opts.orderId);
     for (const [field, value] of Object.entries(b.valid)) {
       for (const w of wrongFor(value)) add('wrong type', b.method, path, JSON.stringify({ ...b.valid, [field]: w }));
-      if (typeof value === 'object' && value) for (const w of WRONG_VALUES.slice(0, 8)) add('wrong nested type', b.method, path, JSON.stringify({ ...b.valid, [field]: { ...value, product: w } }));
+      if (typeof value === 'object' && value)
+        for (const w of WRONG_VALUES.slice(0, 8)) add('wrong nested type', b.method, path, JSON.stringify({ ...b.valid, [field]: { ...value, product: w } }));
     }
     const required = Object.keys(b.valid)[0]!;
     const { [required]: _dropped, ...missing } = b.valid;
@@ -128,14 +173,24 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     add('unknown field', b.method, path, JSON.stringify({ ...b.valid, __proto__x: 1, extra: true }));
     add('prototype pollution', b.method, path, `{"__proto__": {"admin": true}, ${JSON.stringify(b.valid).slice(1, -1)}}`);
     add('constructor field', b.method, path, JSON.stringify({ ...b.valid, constructor: { prototype: { x: 1 } } }));
-    for (const top of ['null', '[]', '1', '"x"', 'true', '', '{', '{"a":', '{}}', '\u0000', '{"topic": "a", "topic": 1}']) add('malformed JSON', b.method, path, top);
+    for (const top of ['null', '[]', '1', '"x"', 'true', '', '{', '{"a":', '{}}', '\u0000', '{"topic": "a", "topic": 1}'])
+      add('malformed JSON', b.method, path, top);
     add('huge body', b.method, path, JSON.stringify({ ...b.valid, pad: 'x'.repeat(70 * 1024) }));
-    add('huge string', b.method, path, JSON.stringify(Object.fromEntries(Object.entries(b.valid).map(([k, v]) => [k, typeof v === 'string' ? 'y'.repeat(60_000) : v]))));
+    add(
+      'huge string',
+      b.method,
+      path,
+      JSON.stringify(Object.fromEntries(Object.entries(b.valid).map(([k, v]) => [k, typeof v === 'string' ? 'y'.repeat(60_000) : v]))),
+    );
     for (const depth of [100, 1000, 30_000]) add('deep nesting', b.method, path, `{"topic": ${nested(depth)}, "prompt": ${nested(depth)}}`);
     add('invalid UTF-8', b.method, path, Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('", "topic": "x"}')]));
     add('overlong UTF-8', b.method, path, Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]));
     add('UTF-16 body', b.method, path, Buffer.from(`\ufeff${JSON.stringify(b.valid)}`, 'utf16le'));
-    for (const type of CONTENT_TYPES) add('wrong content type', b.method, path, type.startsWith('application/json') ? 'not json' : JSON.stringify({ ...b.valid, extra: 1 }), { 'content-type': type, 'x-api-key': opts.key });
+    for (const type of CONTENT_TYPES)
+      add('wrong content type', b.method, path, type.startsWith('application/json') ? 'not json' : JSON.stringify({ ...b.valid, extra: 1 }), {
+        'content-type': type,
+        'x-api-key': opts.key,
+      });
   }
 
   for (const id of BAD_IDS) {
@@ -154,7 +209,18 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
   add('review on a webhook id', 'POST', `/videos/${opts.webhookId}/review`, JSON.stringify({ action: 'approve' }));
   add('deliveries of an order id', 'GET', `/webhooks/${opts.orderId}/deliveries`);
 
-  const keys = ['', ' ', 'vgk_', `${opts.key}x`, opts.key.slice(0, -1), opts.key.toUpperCase(), `${opts.key} ${opts.key}`, `vgk_${'a'.repeat(4000)}`, `Bearer ${opts.key}`, opts.key.replace('vgk_', 'vgk-')];
+  const keys = [
+    '',
+    ' ',
+    'vgk_',
+    `${opts.key}x`,
+    opts.key.slice(0, -1),
+    opts.key.toUpperCase(),
+    `${opts.key} ${opts.key}`,
+    `vgk_${'a'.repeat(4000)}`,
+    `Bearer ${opts.key}`,
+    opts.key.replace('vgk_', 'vgk-'),
+  ];
   for (const key of keys) {
     add('bad key', 'GET', '/balance', undefined, { 'x-api-key': key });
     add('bad key', 'POST', '/videos:quick', JSON.stringify({ prompt: 'A video about tea' }), { 'content-type': 'application/json', 'x-api-key': key });
@@ -201,7 +267,10 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
  */
 export function rawRequests(key: string): RawRequest[] {
   // Connection: close, so that the answer ends with the connection whatever its framing.
-  const req = (kind: string, head: string, body = '') => ({ kind, bytes: Buffer.from(`${head.replace('\r\nHost: x', '\r\nHost: x\r\nConnection: close')}\r\n\r\n${body}`, 'latin1') });
+  const req = (kind: string, head: string, body = '') => ({
+    kind,
+    bytes: Buffer.from(`${head.replace('\r\nHost: x', '\r\nHost: x\r\nConnection: close')}\r\n\r\n${body}`, 'latin1'),
+  });
   return [
     req('header injection', `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nX-Injected: a\rb`),
     req('header injection', `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\nX-Other: 1`),
@@ -209,11 +278,30 @@ export function rawRequests(key: string): RawRequest[] {
     req('null byte in path', `GET /v1/bal\u0000ance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}`),
     req('space in path', `GET /v1/bal ance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}`),
     req('oversized key', `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: vgk_${'a'.repeat(20_000)}`),
-    req('oversized headers', `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n${Array.from({ length: 300 }, (_, i) => `X-H${i}: ${'v'.repeat(100)}`).join('\r\n')}`),
-    req('oversized Idempotency-Key', `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nIdempotency-Key: ${'i'.repeat(20_000)}`, '{}'),
-    req('two content lengths', `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 40`, '{}'),
-    req('chunked and content length', `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked`, '2\r\n{}\r\n0\r\n\r\n'),
-    req('bad chunk', `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked`, 'zz\r\n{}\r\n0\r\n\r\n'),
+    req(
+      'oversized headers',
+      `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n${Array.from({ length: 300 }, (_, i) => `X-H${i}: ${'v'.repeat(100)}`).join('\r\n')}`,
+    ),
+    req(
+      'oversized Idempotency-Key',
+      `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nIdempotency-Key: ${'i'.repeat(20_000)}`,
+      '{}',
+    ),
+    req(
+      'two content lengths',
+      `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 40`,
+      '{}',
+    ),
+    req(
+      'chunked and content length',
+      `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked`,
+      '2\r\n{}\r\n0\r\n\r\n',
+    ),
+    req(
+      'bad chunk',
+      `POST /v1/videos:quick HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked`,
+      'zz\r\n{}\r\n0\r\n\r\n',
+    ),
     req('bad method', `G@T /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}`),
     req('bad version', `GET /v1/balance HTTP/9.9\r\nHost: x\r\nX-API-Key: ${key}`),
     req('latin-1 key', `GET /v1/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: vgk_\u00e9\u00ff`),

@@ -32,7 +32,10 @@ describe('isolation between users', () => {
     const owner = await t.user({ balance: 1000 });
     const other = await t.user({ balance: 1000 });
     const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
-    const order = await t.api('POST', '/videos', { key: owner.apiKey, body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true } });
+    const order = await t.api('POST', '/videos', {
+      key: owner.apiKey,
+      body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true },
+    });
     const waiting = await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
     const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40)];
 
@@ -54,7 +57,10 @@ describe('isolation between users', () => {
     assert.equal(after.body.status, 'awaiting_review');
     assert.equal(after.body.script, waiting.script);
     const ownerHooks = await t.api('GET', '/webhooks', { key: owner.apiKey });
-    assert.deepEqual(ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]), [[hook.body.id, 'http://127.0.0.1:9/owner-hook']]);
+    assert.deepEqual(
+      ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]),
+      [[hook.body.id, 'http://127.0.0.1:9/owner-hook']],
+    );
     assert.equal((await t.api('GET', '/balance', { key: owner.apiKey })).body.balance, 1000 - order.body.cost);
   });
 
@@ -90,7 +96,11 @@ describe('isolation between users', () => {
     }
     assert.equal(count, keys.length * ROUTES.filter((r) => r.auth).length);
     const ledger = await accounts.ledger(owner.userId);
-    assert.deepEqual(ledger.filter((e) => e.kind === 'charge').map((e) => e.orderId), [order.body.id], 'only the first order was charged');
+    assert.deepEqual(
+      ledger.filter((e) => e.kind === 'charge').map((e) => e.orderId),
+      [order.body.id],
+      'only the first order was charged',
+    );
     const now = await t.api('GET', `/videos/${order.body.id}`, { key: current });
     assert.equal(now.body.status, 'awaiting_review', 'the review sent with old keys did nothing');
     assert.equal((await t.api('GET', '/webhooks', { key: current })).body.data.length, 1);

@@ -39,9 +39,17 @@ export interface LoadReport {
   scale: string;
   seed: number;
   seconds: { load: number; settle: number; total: number };
-  creations: { attempted: number; created: number; replayed: number; refused: Record<string, number>; repeatedOnPurpose: number; clientRetries: number; unansweredRetried: number };
+  creations: {
+    attempted: number;
+    created: number;
+    replayed: number;
+    refused: Record<string, number>;
+    repeatedOnPurpose: number;
+    clientRetries: number;
+    unansweredRetried: number;
+  };
   orders: { total: number; done: number; error: number; refunded: number; reviews: Record<string, number> };
-  faults: { serviceKills: number; restartSeconds: number[]; dynamoRestarts: number; receiverDownSeconds: number; };
+  faults: { serviceKills: number; restartSeconds: number[]; dynamoRestarts: number; receiverDownSeconds: number };
   webhooks: { events: number; delivered: number; dropped: number; received: number; badSignatures: number };
   money: { users: number; toppedUp: number; charged: number; refunded: number; balances: number };
   violations: string[];
@@ -102,17 +110,19 @@ class Receiver {
   async up() {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        const user = req.url!.split('/').at(-1)!;
-        const secret = this.secrets.get(user);
-        if (!secret || !verifyWebhook(Buffer.concat(chunks), req.headers['x-service-signature'] as string | undefined, secret)) {
-          this.badSignatures++;
-          return void res.writeHead(401).end();
-        }
-        const id = String(req.headers['x-service-event-id']);
-        this.received.set(id, (this.received.get(id) ?? 0) + 1);
-        res.writeHead(204).end();
-      });
+      req
+        .on('data', (c: Buffer) => chunks.push(c))
+        .on('end', () => {
+          const user = req.url!.split('/').at(-1)!;
+          const secret = this.secrets.get(user);
+          if (!secret || !verifyWebhook(Buffer.concat(chunks), req.headers['x-service-signature'] as string | undefined, secret)) {
+            this.badSignatures++;
+            return void res.writeHead(401).end();
+          }
+          const id = String(req.headers['x-service-event-id']);
+          this.received.set(id, (this.received.get(id) ?? 0) + 1);
+          res.writeHead(204).end();
+        });
     });
     await new Promise<void>((ok) => this.server!.listen(this.port, '127.0.0.1', ok));
   }
@@ -348,7 +358,8 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         if (refunds.length > 1) violation(`order ${id} refunded ${refunds.length} times`);
         if (order?.status === 'error' && refunds.length !== 1) violation(`order ${id} ended in error without its refund`);
         if (order?.status === 'done' && refunds.length !== 0) violation(`order ${id} is done and was refunded`);
-        if (refunds[0] && charges[0] && refunds[0].amount !== -charges[0].amount) violation(`order ${id} refunded ${refunds[0].amount} of ${charges[0].amount}`);
+        if (refunds[0] && charges[0] && refunds[0].amount !== -charges[0].amount)
+          violation(`order ${id} refunded ${refunds[0].amount} of ${charges[0].amount}`);
         report.money.charged += charges.reduce((s, e) => s - e.amount, 0);
         report.money.refunded += refunds.reduce((s, e) => s + e.amount, 0);
         report.orders.refunded += refunds.length;
@@ -366,7 +377,8 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         }
       }
     }
-    if (report.money.balances !== report.money.toppedUp - report.money.charged + report.money.refunded) violation('the balances do not add up to top-ups - charges + refunds');
+    if (report.money.balances !== report.money.toppedUp - report.money.charged + report.money.refunded)
+      violation('the balances do not add up to top-ups - charges + refunds');
     report.webhooks.received = [...receiver.received.values()].reduce((a, b) => a + b, 0);
     report.webhooks.badSignatures = receiver.badSignatures;
     if (receiver.badSignatures > 0) violation(`${receiver.badSignatures} deliveries had a bad signature`);

@@ -28,7 +28,10 @@ const validatorOf = (schema: Json) => {
 
 function operationOf(method: string, path: string): Json | undefined {
   const relative = path.split('?')[0]!.replace(API_PREFIX, '');
-  const route = ROUTES.find((r) => r.method === method.toUpperCase() && new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\w+\\\}/g, '[^/]+')}$`).test(relative));
+  const route = ROUTES.find(
+    (r) =>
+      r.method === method.toUpperCase() && new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\w+\\\}/g, '[^/]+')}$`).test(relative),
+  );
   return route ? doc.paths[route.path][route.method.toLowerCase()] : undefined;
 }
 
@@ -106,17 +109,25 @@ export async function contractProxy(baseUrl: string): Promise<ContractProxy> {
   const server = createServer((req, res) => {
     const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
       const chunks: Buffer[] = [];
-      answer.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        const body = Buffer.concat(chunks);
-        const type = answer.headers['content-type'] ?? null;
-        try {
-          proxy.checked++;
-          checkAgainstContract(req.method!, req.url!, answer.statusCode!, type, type?.startsWith('application/json') && body.length ? JSON.parse(body.toString()) : undefined);
-        } catch (err) {
-          proxy.violations.push((err as Error).message);
-        }
-        res.writeHead(answer.statusCode!, answer.headers).end(body);
-      });
+      answer
+        .on('data', (c: Buffer) => chunks.push(c))
+        .on('end', () => {
+          const body = Buffer.concat(chunks);
+          const type = answer.headers['content-type'] ?? null;
+          try {
+            proxy.checked++;
+            checkAgainstContract(
+              req.method!,
+              req.url!,
+              answer.statusCode!,
+              type,
+              type?.startsWith('application/json') && body.length ? JSON.parse(body.toString()) : undefined,
+            );
+          } catch (err) {
+            proxy.violations.push((err as Error).message);
+          }
+          res.writeHead(answer.statusCode!, answer.headers).end(body);
+        });
     });
     upstream.on('error', () => res.socket?.destroy());
     req.pipe(upstream);

@@ -14,7 +14,19 @@ export interface Probe {
 
 export function probe(file: string): Probe {
   const out = JSON.parse(
-    execFileSync(FFPROBE, ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,codec_name,width,height,r_frame_rate,pix_fmt,sample_rate,channels', '-of', 'json', file], { encoding: 'utf8' }),
+    execFileSync(
+      FFPROBE,
+      [
+        '-v',
+        'error',
+        '-show_entries',
+        'format=duration:stream=codec_type,codec_name,width,height,r_frame_rate,pix_fmt,sample_rate,channels',
+        '-of',
+        'json',
+        file,
+      ],
+      { encoding: 'utf8' },
+    ),
   );
   const streams = out.streams as Record<string, any>[];
   // +faststart puts the moov atom before mdat.
@@ -45,7 +57,21 @@ function spawnStderr(args: string[]): string {
 export function region(file: string, seconds: number, r: { x: number; y: number; width: number; height: number }): Buffer {
   return execFileSync(
     FFMPEG,
-    ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`, '-f', 'rawvideo', '-'],
+    [
+      '-v',
+      'error',
+      '-ss',
+      String(seconds),
+      '-i',
+      file,
+      '-frames:v',
+      '1',
+      '-vf',
+      `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`,
+      '-f',
+      'rawvideo',
+      '-',
+    ],
     { maxBuffer: 64 * 1024 * 1024 },
   );
 }

@@ -37,7 +37,9 @@ export function stopService(child: ChildProcess, signal: NodeJS.Signals = 'SIGIN
 
 /** The pids of the DynamoDB Local Java processes (not their shells) serving `dataDir`. */
 export function javaPidsOf(dataDir: string): number[] {
-  const out = spawnSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${dataDir}`]).stdout.toString().trim();
+  const out = spawnSync('pgrep', ['-f', `^java .*DynamoDBLocal.jar.*${dataDir}`])
+    .stdout.toString()
+    .trim();
   return out ? out.split('\n').map(Number) : [];
 }
 

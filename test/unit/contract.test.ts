@@ -18,20 +18,53 @@ const messageOf = (fn: () => unknown) => {
 
 describe('validation messages name the field and the reason', () => {
   it('missing, empty, unknown, wrong type, out of range', () => {
-    assert.equal(messageOf(() => validate(createVideoBody, {})), 'topic: is required');
-    assert.equal(messageOf(() => validate(quickVideoBody, { prompt: '   ' })), 'prompt: must not be empty');
-    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'x', colour: 'red' })), 'colour: unknown field');
-    assert.match(messageOf(() => validate(createVideoBody, { topic: 'x', director_mode: 'yes' })), /^director_mode: /);
-    assert.match(messageOf(() => validate(createVideoBody, { topic: 'x', duration_seconds: 600 })), /^duration_seconds: /);
-    assert.match(messageOf(() => validate(createVideoBody, { topic: 'x', placement: { product: 'a', x: 1 } })), /^placement\.x: unknown field/);
-    assert.match(messageOf(() => validate(createVideoBody, [1, 2])), /^body: /);
+    assert.equal(
+      messageOf(() => validate(createVideoBody, {})),
+      'topic: is required',
+    );
+    assert.equal(
+      messageOf(() => validate(quickVideoBody, { prompt: '   ' })),
+      'prompt: must not be empty',
+    );
+    assert.equal(
+      messageOf(() => validate(createVideoBody, { topic: 'x', colour: 'red' })),
+      'colour: unknown field',
+    );
+    assert.match(
+      messageOf(() => validate(createVideoBody, { topic: 'x', director_mode: 'yes' })),
+      /^director_mode: /,
+    );
+    assert.match(
+      messageOf(() => validate(createVideoBody, { topic: 'x', duration_seconds: 600 })),
+      /^duration_seconds: /,
+    );
+    assert.match(
+      messageOf(() => validate(createVideoBody, { topic: 'x', placement: { product: 'a', x: 1 } })),
+      /^placement\.x: unknown field/,
+    );
+    assert.match(
+      messageOf(() => validate(createVideoBody, [1, 2])),
+      /^body: /,
+    );
   });
 
   it('refuses control characters and unpaired surrogates in text, keeps line breaks and tabs (found by the hostile-input suite)', () => {
-    assert.equal(messageOf(() => validate(quickVideoBody, { prompt: '\u0000' })), 'prompt: must not contain control characters or unpaired surrogates');
-    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'tea\u0007' })), 'topic: must not contain control characters or unpaired surrogates');
-    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'a\ud800b' })), 'topic: must not contain control characters or unpaired surrogates');
-    assert.equal(messageOf(() => validate(createVideoBody, { topic: 'tea', cta: 'buy\u007f' })), 'cta: must not contain control characters or unpaired surrogates');
+    assert.equal(
+      messageOf(() => validate(quickVideoBody, { prompt: '\u0000' })),
+      'prompt: must not contain control characters or unpaired surrogates',
+    );
+    assert.equal(
+      messageOf(() => validate(createVideoBody, { topic: 'tea\u0007' })),
+      'topic: must not contain control characters or unpaired surrogates',
+    );
+    assert.equal(
+      messageOf(() => validate(createVideoBody, { topic: 'a\ud800b' })),
+      'topic: must not contain control characters or unpaired surrogates',
+    );
+    assert.equal(
+      messageOf(() => validate(createVideoBody, { topic: 'tea', cta: 'buy\u007f' })),
+      'cta: must not contain control characters or unpaired surrogates',
+    );
     assert.equal(validate(quickVideoBody, { prompt: 'Line one\nline two\ttabbed 🍵 чай' }).prompt, 'Line one\nline two\ttabbed 🍵 чай');
   });
 });
@@ -54,6 +87,9 @@ describe('limits arithmetic', () => {
   });
   it('grows the estimate with the queue ahead', () => {
     const t = { orderSeconds: 60, workers: 2 };
-    assert.deepEqual([0, 1, 2, 5].map((n) => etaSeconds(n, t)), [60, 60, 120, 180]);
+    assert.deepEqual(
+      [0, 1, 2, 5].map((n) => etaSeconds(n, t)),
+      [60, 60, 120, 180],
+    );
   });
 });

@@ -7,7 +7,10 @@ import { failsAt } from '../../functions/app/faults.ts';
 describe('generator faults', () => {
   it('a fixed stage fails every order at that stage only', () => {
     const id = newOrderId();
-    assert.deepEqual((['plan', 'script', 'render'] as const).map((s) => failsAt('render', id, s)), [false, false, true]);
+    assert.deepEqual(
+      (['plan', 'script', 'render'] as const).map((s) => failsAt('render', id, s)),
+      [false, false, true],
+    );
     assert.equal(failsAt(undefined, id, 'render'), false);
   });
 
@@ -18,7 +21,10 @@ describe('generator faults', () => {
     assert.ok(failed.length > 850 && failed.length < 1150, `${failed.length} of 4000`);
     assert.ok(failed.every((s) => s.length === 1 && s[0] !== 'plan'));
     assert.ok(failed.some((s) => s[0] === 'script') && failed.some((s) => s[0] === 'render'));
-    assert.deepEqual(ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')), ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')));
+    assert.deepEqual(
+      ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')),
+      ids.map((id) => failsAt({ rate: 0.25 }, id, 'render')),
+    );
     assert.equal(ids.filter((id) => failsAt({ rate: 0 }, id, 'render') || failsAt({ rate: 0 }, id, 'script')).length, 0);
     assert.equal(ids.filter((id) => failsAt({ rate: 1 }, id, 'render') || failsAt({ rate: 1 }, id, 'script')).length, 4000);
   });

@@ -70,15 +70,25 @@ describe('script text', () => {
   it('round-trips the written script and parses free text', () => {
     const s = writeScript({ params: createVideoBody.parse({ topic: 'Green tea', duration_seconds: 20 }) });
     const parsed = parseScript(formatScript(s), 20);
-    assert.deepEqual(parsed.map((p) => [p.caption, p.voiceover]), s.scenes.map((p) => [p.caption, p.voiceover]));
+    assert.deepEqual(
+      parsed.map((p) => [p.caption, p.voiceover]),
+      s.scenes.map((p) => [p.caption, p.voiceover]),
+    );
     const free = parseScript('First we boil water.\n\nThen we wait three minutes.\n\nScene 3\nCaption: Enjoy', 15);
-    assert.deepEqual(free.map((p) => p.caption), ['First we boil water.', 'Then we wait three minutes.', 'Enjoy']);
+    assert.deepEqual(
+      free.map((p) => p.caption),
+      ['First we boil water.', 'Then we wait three minutes.', 'Enjoy'],
+    );
     assert.ok(Math.abs(free.reduce((a, b) => a + b.seconds, 0) - 15) < 0.05);
   });
 
   it('refuses text that cannot be a script, naming text', () => {
     for (const bad of ['', '   \n\n ', Array.from({ length: 13 }, (_, i) => `part ${i}`).join('\n\n'), `Caption: ${'x'.repeat(200)}`]) {
-      assert.throws(() => parseScript(bad, 30), (e: unknown) => e instanceof InvalidParams && e.field === 'text', JSON.stringify(bad).slice(0, 40));
+      assert.throws(
+        () => parseScript(bad, 30),
+        (e: unknown) => e instanceof InvalidParams && e.field === 'text',
+        JSON.stringify(bad).slice(0, 40),
+      );
     }
   });
 });
@@ -86,7 +96,10 @@ describe('script text', () => {
 describe('prompts', () => {
   it('gives a clear validation error for an empty or whitespace-only prompt', () => {
     for (const prompt of ['', '   ', '\n\t']) {
-      assert.throws(() => validate(quickVideoBody, { prompt }), (e: unknown) => e instanceof InvalidParams && e.message === 'prompt: must not be empty');
+      assert.throws(
+        () => validate(quickVideoBody, { prompt }),
+        (e: unknown) => e instanceof InvalidParams && e.message === 'prompt: must not be empty',
+      );
     }
   });
 });

@@ -67,7 +67,10 @@ export function inverted(files: string[], read: (file: string) => string): strin
 test('imports run one way through the layers', () => {
   const files = LAYERS.flatMap((l) => sources(l.folder));
   assert.ok(files.length > 50, 'the sources were found');
-  assert.deepEqual(inverted(files, (f) => readFileSync(join(ROOT, f), 'utf8')), []);
+  assert.deepEqual(
+    inverted(files, (f) => readFileSync(join(ROOT, f), 'utf8')),
+    [],
+  );
 });
 
 test('the check sees an inverted edge, a peer edge and a dynamic import', () => {
@@ -75,12 +78,16 @@ test('the check sees an inverted edge, a peer edge and a dynamic import', () => 
   const text: Record<string, string> = {
     'functions/core/a.ts': "import type { X } from '../generator/port.ts';\nimport { ok } from '../contract/orders.ts';",
     'functions/adapters/b.ts': "export { g } from '../generator/index.ts';",
-    'functions/http/c.ts': "const m = await import('../steps/table.ts');\nimport { s } from '../app/services.ts';\nimport { p } from '../generator/planner.ts';",
+    'functions/http/c.ts':
+      "const m = await import('../steps/table.ts');\nimport { s } from '../app/services.ts';\nimport { p } from '../generator/planner.ts';",
   };
-  assert.deepEqual(inverted(files, (f) => text[f]!), [
-    'functions/core/a.ts -> functions/generator/port.ts',
-    'functions/adapters/b.ts -> functions/generator/index.ts',
-    'functions/http/c.ts -> functions/steps/table.ts',
-    `functions/http/c.ts -> functions/generator/planner.ts (${FORBIDDEN[0]!.why})`,
-  ]);
+  assert.deepEqual(
+    inverted(files, (f) => text[f]!),
+    [
+      'functions/core/a.ts -> functions/generator/port.ts',
+      'functions/adapters/b.ts -> functions/generator/index.ts',
+      'functions/http/c.ts -> functions/steps/table.ts',
+      `functions/http/c.ts -> functions/generator/planner.ts (${FORBIDDEN[0]!.why})`,
+    ],
+  );
 });

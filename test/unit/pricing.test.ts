@@ -36,7 +36,10 @@ describe('pricing', () => {
     const within = quote(heavy, account({ plan, heavyMonth: '2026-11', heavyUsed: 1 }), DEFAULT_LIMITS, now, 60);
     assert.deepEqual([within.cost, within.heavyAllowanceMonth], [150, '2026-11']);
     const used = account({ plan, heavyMonth: '2026-11', heavyUsed: 2 });
-    assert.equal(codeOf(() => quote(heavy, used, DEFAULT_LIMITS, now, 60)), 'fair_use_exceeded');
+    assert.equal(
+      codeOf(() => quote(heavy, used, DEFAULT_LIMITS, now, 60)),
+      'fair_use_exceeded',
+    );
     const paid = quote(params({ ai_visual: true, placement: { product: 'Tea' }, billing: 'doubloons' }), used, DEFAULT_LIMITS, now, 60);
     assert.deepEqual([paid.cost, paid.heavyAllowanceMonth], [250, undefined]);
     // A new month starts a new allowance.
@@ -49,9 +52,18 @@ describe('pricing', () => {
   });
 
   it('refuses a short balance with 402 and an eleventh active task with 429', () => {
-    assert.equal(codeOf(() => quote(params(), account({ balance: 99 }), DEFAULT_LIMITS, now, 60)), 'insufficient_funds');
-    assert.equal(codeOf(() => quote(params(), account({ activeTasks: 10 }), DEFAULT_LIMITS, now, 60)), 'active_tasks_exceeded');
-    assert.equal(codeOf(() => quote(params(), account({ balance: 0, trialVideosLeft: 1 }), DEFAULT_LIMITS, now, 60)), 'no error');
+    assert.equal(
+      codeOf(() => quote(params(), account({ balance: 99 }), DEFAULT_LIMITS, now, 60)),
+      'insufficient_funds',
+    );
+    assert.equal(
+      codeOf(() => quote(params(), account({ activeTasks: 10 }), DEFAULT_LIMITS, now, 60)),
+      'active_tasks_exceeded',
+    );
+    assert.equal(
+      codeOf(() => quote(params(), account({ balance: 0, trialVideosLeft: 1 }), DEFAULT_LIMITS, now, 60)),
+      'no error',
+    );
   });
 
   it('charges the prices a deployment sets, and refuses unknown or negative ones', () => {

@@ -76,7 +76,9 @@ async function deliveryEnded(eventId: string): Promise<boolean> {
 
 async function deliveryOf(orderId: string, status: string) {
   const { orders } = await services();
-  return (await orders.events(orderId)).find((e) => e.record.status === status) as (Awaited<ReturnType<typeof orders.events>>[number] & { delivery?: string; attempts?: number }) | undefined;
+  return (await orders.events(orderId)).find((e) => e.record.status === status) as
+    | (Awaited<ReturnType<typeof orders.events>>[number] & { delivery?: string; attempts?: number })
+    | undefined;
 }
 
 describe('webhook delivery', () => {
@@ -98,8 +100,14 @@ describe('webhook delivery', () => {
     assert.equal(r.hits.length, 3, 'nothing delivered twice');
 
     const bodies = r.hits.map((h) => JSON.parse(h.raw.toString('utf8')));
-    assert.deepEqual(bodies.map((b) => b.status), ['awaiting_review', 'done', 'error']);
-    assert.deepEqual(r.hits.map((h) => h.headers['x-service-event']), ['video.awaiting_review', 'video.done', 'video.error']);
+    assert.deepEqual(
+      bodies.map((b) => b.status),
+      ['awaiting_review', 'done', 'error'],
+    );
+    assert.deepEqual(
+      r.hits.map((h) => h.headers['x-service-event']),
+      ['video.awaiting_review', 'video.done', 'video.error'],
+    );
     for (const h of r.hits) {
       assert.equal(h.headers['x-service-signature'], hmac(secret, h.raw), 'an independent HMAC of the received bytes');
       assert.equal(h.headers['content-type'], 'application/json');
@@ -121,12 +129,20 @@ describe('webhook delivery', () => {
     await until(async () => (await deliveryOf(id, 'error'))?.delivery === 'dropped');
     await until(async () => deliveryEnded((await deliveryOf(id, 'error'))!.id));
     assert.equal(r.hits.length, 5);
-    assert.deepEqual(r.hits.map((h) => h.headers['x-service-delivery-attempt']), ['1', '2', '3', '4', '5']);
+    assert.deepEqual(
+      r.hits.map((h) => h.headers['x-service-delivery-attempt']),
+      ['1', '2', '3', '4', '5'],
+    );
     assert.equal((await t.api('GET', `/videos/${id}`, { key: apiKey })).body.status, 'error', 'the order stays readable');
     const listed = await t.api('GET', `/webhooks/${webhook.id}/deliveries`, { key: apiKey });
     assert.equal(listed.status, 200);
-    const mine = listed.body.data.filter((a: { order_id: string }) => a.order_id === id).sort((a: { attempt: number }, b: { attempt: number }) => a.attempt - b.attempt);
-    assert.deepEqual(mine.map((a: { attempt: number }) => a.attempt), [1, 2, 3, 4, 5]);
+    const mine = listed.body.data
+      .filter((a: { order_id: string }) => a.order_id === id)
+      .sort((a: { attempt: number }, b: { attempt: number }) => a.attempt - b.attempt);
+    assert.deepEqual(
+      mine.map((a: { attempt: number }) => a.attempt),
+      [1, 2, 3, 4, 5],
+    );
     // The gap after attempt n is scheduled as base * 2^(n-1) from the recorded times: never shorter (5 ms for timer
     // rounding), and at most 1000 ms longer (the Wait's wake-up and the step's reads before it stamps the attempt).
     const at = mine.map((a: { at: string }) => Date.parse(a.at));
@@ -136,7 +152,8 @@ describe('webhook delivery', () => {
       assert.ok(gap >= scheduled - 5 && gap <= scheduled + 1000, `gap ${i + 1}: ${gap} ms, scheduled ${scheduled} ms (gaps ${gaps.join(', ')})`);
     });
     // The recorded times are the real sends: each request reached the receiver after its attempt's time, within its latency.
-    for (const [i, h] of r.hits.entries()) assert.ok(h.at >= at[i]! && h.at <= at[i]! + mine[i].latency_ms + 100, `attempt ${i + 1} received at +${h.at - at[i]!} ms`);
+    for (const [i, h] of r.hits.entries())
+      assert.ok(h.at >= at[i]! && h.at <= at[i]! + mine[i].latency_ms + 100, `attempt ${i + 1} received at +${h.at - at[i]!} ms`);
     assert.ok(mine.every((a: { http_status: number; latency_ms: number }) => a.http_status === 500 && a.latency_ms >= 0));
     assert.equal(mine.find((a: { attempt: number }) => a.attempt === 5).outcome, 'dropped');
     const other = await t.user();
@@ -156,7 +173,9 @@ describe('webhook delivery', () => {
     await until(async () => (await deliveryOf(id, 'error'))?.delivery === 'delivered', 30_000);
     assert.equal(r.hits.length, 3);
     assert.equal(elsewhere.hits.length, 0, 'the redirect was not followed');
-    const attempts = (await t.api('GET', `/webhooks/${webhook.id}/deliveries`, { key: apiKey })).body.data.sort((a: { attempt: number }, b: { attempt: number }) => a.attempt - b.attempt);
+    const attempts = (await t.api('GET', `/webhooks/${webhook.id}/deliveries`, { key: apiKey })).body.data.sort(
+      (a: { attempt: number }, b: { attempt: number }) => a.attempt - b.attempt,
+    );
     assert.match(attempts[0].error, /no answer within 5 s/);
     assert.ok(attempts[0].latency_ms >= 4900 && attempts[0].latency_ms < 7000, `${attempts[0].latency_ms} ms`);
     assert.equal(attempts[1].http_status, 302);
@@ -185,7 +204,25 @@ describe('webhook delivery', () => {
   it('fails an attempt against a self-signed certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+        ],
+        { stdio: 'ignore' },
+      );
       let hits = 0;
       const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
         hits++;

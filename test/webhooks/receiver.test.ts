@@ -14,7 +14,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const post = (raw: string, signature: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body: raw });
+const post = (raw: string, signature: string) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body: raw });
 const sign = (raw: string) => createHmac('sha256', secret).update(raw).digest('hex');
 
 describe('the reference receiver', () => {

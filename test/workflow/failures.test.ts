@@ -25,8 +25,15 @@ describe('a failed generation', () => {
     const { accounts, orders } = await services();
     assert.equal((await accounts.get(userId))!.activeTasks, 0);
     const ledger = await accounts.ledger(userId);
-    assert.deepEqual(ledger.map((e) => [e.kind, e.amount]).sort(), [['charge', -50], ['refund', 50], ['top_up', 120]]);
-    assert.deepEqual((await orders.events(created.body.id)).map((e) => e.type), ['video.error']);
+    assert.deepEqual(ledger.map((e) => [e.kind, e.amount]).sort(), [
+      ['charge', -50],
+      ['refund', 50],
+      ['top_up', 120],
+    ]);
+    assert.deepEqual(
+      (await orders.events(created.body.id)).map((e) => e.type),
+      ['video.error'],
+    );
   });
 
   it('gives a plan’s heavy video back', async () => {
@@ -48,7 +55,10 @@ describe('the review deadline', () => {
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 300);
     const { accounts, orders } = await services();
     assert.equal((await accounts.get(userId))!.activeTasks, 0, 'the slot was already free while waiting; no second release');
-    assert.deepEqual((await orders.events(created.body.id)).map((e) => e.type), ['video.awaiting_review', 'video.error']);
+    assert.deepEqual(
+      (await orders.events(created.body.id)).map((e) => e.type),
+      ['video.awaiting_review', 'video.error'],
+    );
     const late = await t.api('POST', `/videos/${created.body.id}/review`, { key: apiKey, body: { action: 'approve' } });
     assert.equal(late.status, 409);
   });

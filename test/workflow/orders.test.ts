@@ -75,7 +75,10 @@ describe('a quick order', () => {
     assert.equal((await accounts.get(userId))!.balance, 400);
     assert.equal(await ledgerSum(userId), 400);
     const events = await orders.events(created.body.id);
-    assert.deepEqual(events.map((e) => e.type), ['video.done']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['video.done'],
+    );
     assert.equal(events[0]!.record.status, 'done');
     assert.ok(events[0]!.record.result_url);
   });
@@ -142,7 +145,10 @@ describe('director mode', () => {
     const again = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
     assert.equal(again.status, 409);
     assert.equal(errorCode(again), 'not_awaiting_review');
-    assert.deepEqual((await orders.events(id)).map((e) => e.type), ['video.awaiting_review', 'video.done']);
+    assert.deepEqual(
+      (await orders.events(id)).map((e) => e.type),
+      ['video.awaiting_review', 'video.done'],
+    );
     assert.equal((await accounts.get(userId))!.activeTasks, 0);
     assert.equal(await ledgerSum(userId), 400);
   });
@@ -160,7 +166,15 @@ describe('director mode', () => {
     const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
     assert.equal(done.status, 'done');
     assert.match(done.script, /Caption: Edited by the client/);
-    assert.doesNotMatch(done.script, new RegExp(waiting.script.split('\n')[1].replace('Caption: ', '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    assert.doesNotMatch(
+      done.script,
+      new RegExp(
+        waiting.script
+          .split('\n')[1]
+          .replace('Caption: ', '')
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      ),
+    );
 
     // The rendered first scene matches a render of the edited text and differs from one of the original script.
     const video = join(dir, 'edited.mp4');
@@ -170,7 +184,11 @@ describe('director mode', () => {
     const scenes = parseScript(text, 10);
     const pack = done.metadata;
     const reference = await renderer.render({ script: { language: 'en', scenes, pack }, params, outDir: join(dir, 'ref-edited') });
-    const original = await renderer.render({ script: { language: 'en', scenes: parseScript(waiting.script, 10), pack }, params, outDir: join(dir, 'ref-original') });
+    const original = await renderer.render({
+      script: { language: 'en', scenes: parseScript(waiting.script, 10), pack },
+      params,
+      outDir: join(dir, 'ref-original'),
+    });
     const at = scenes[0]!.seconds / 2;
     const ours = region(video, at, REGIONS.caption);
     assert.ok(meanAbsDiff(ours, region(reference.video, at, REGIONS.caption)) < 3, 'captions of the edited text');
@@ -194,7 +212,10 @@ describe('director mode', () => {
     assert.notEqual(second.script, first.script);
     assert.match(second.script, /oat milk latte/);
     const { orders } = await services();
-    assert.deepEqual((await orders.events(id)).map((e) => e.id), [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`]);
+    assert.deepEqual(
+      (await orders.events(id)).map((e) => e.id),
+      [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`],
+    );
     assert.equal((await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
   });

@@ -55,7 +55,9 @@ type Region = { x: number; y: number; width: number; height: number };
 /** The grey pixels (0..255) of `r` in the frame at `seconds`, with `filter` applied to the whole frame first. */
 function pixels(file: string, seconds: number, r: Region, filter?: string): Buffer {
   const vf = [...(filter ? [filter] : []), `crop=${r.width}:${r.height}:${r.x}:${r.y}`, 'format=gray'].join(',');
-  return execFileSync(FFMPEG, ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', vf, '-f', 'rawvideo', '-'], { maxBuffer: 16 * 1024 * 1024 });
+  return execFileSync(FFMPEG, ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', vf, '-f', 'rawvideo', '-'], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 let texts = 0;
@@ -112,7 +114,10 @@ describe('orders rendered through the API', () => {
       const right = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(expected)));
       const wrong = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(`${host.replace(/\d/g, '8')} (AI)`)));
       const noAi = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(host)));
-      assert.ok(right < 6 && right * 3 < wrong && right * 3 < noAi, `${right.toFixed(2)} from "${expected}", ${wrong.toFixed(2)} from another address, ${noAi.toFixed(2)} without (AI)`);
+      assert.ok(
+        right < 6 && right * 3 < wrong && right * 3 < noAi,
+        `${right.toFixed(2)} from "${expected}", ${wrong.toFixed(2)} from another address, ${noAi.toFixed(2)} without (AI)`,
+      );
     });
   });
 

@@ -128,7 +128,8 @@ function describe(order: Order): string {
     lines.push('Script for review:', order.script, `Approve: video-client review ${order.id} approve`);
   }
   if (order.result_url) lines.push(`Video: ${order.result_url}`);
-  if (order.metadata) lines.push(`Title: ${order.metadata.title}`, `Description: ${order.metadata.description}`, `Hashtags: ${order.metadata.hashtags.join(' ')}`);
+  if (order.metadata)
+    lines.push(`Title: ${order.metadata.title}`, `Description: ${order.metadata.description}`, `Hashtags: ${order.metadata.hashtags.join(' ')}`);
   if (order.error) lines.push(`Error: ${order.error.code}: ${order.error.message}`);
   return lines.join('\n');
 }
@@ -207,7 +208,8 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
       io.stderr.write(`${err.message}\n(video-client --help shows the commands)\n`);
       return 2;
     }
-    const message = err instanceof ApiError ? `${err.message} (HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})` : (err as Error).message;
+    const message =
+      err instanceof ApiError ? `${err.message} (HTTP ${err.status}${err.requestId ? `, request ${err.requestId}` : ''})` : (err as Error).message;
     io.stderr.write(`error: ${message}\n`);
     return 1;
   }

@@ -148,7 +148,13 @@ export class VideoClient {
       if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
       const retryAfter = res.headers.has('retry-after') ? Number(res.headers.get('retry-after')) : undefined;
       const envelope = safeJson(text) as { error?: { code?: ErrorCode; message?: string; request_id?: string } } | undefined;
-      const error = new ApiError(res.status, envelope?.error?.code ?? 'internal_error', envelope?.error?.message ?? `HTTP ${res.status}`, envelope?.error?.request_id, retryAfter);
+      const error = new ApiError(
+        res.status,
+        envelope?.error?.code ?? 'internal_error',
+        envelope?.error?.message ?? `HTTP ${res.status}`,
+        envelope?.error?.request_id,
+        retryAfter,
+      );
       // 429 and 503: the server did nothing, so any route may try again; other 5xx only where repeating is safe.
       const retry = res.status === 429 || res.status === 503 || (res.status >= 500 && repeatable);
       if (!retry || attempt >= this.maxRetries) throw error;
@@ -158,9 +164,7 @@ export class VideoClient {
 
   private async wait(attempt: number, retryAfterSeconds: number | undefined, reason: string): Promise<void> {
     const delayMs =
-      retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds)
-        ? retryAfterSeconds * 1000
-        : Math.random() * this.baseDelayMs * 2 ** attempt;
+      retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1000 : Math.random() * this.baseDelayMs * 2 ** attempt;
     this.onRetry?.({ attempt: attempt + 1, delayMs, reason });
     await sleep(delayMs);
   }
