@@ -59,12 +59,13 @@ export class VideoServiceStack extends Stack {
       if (access.bucket?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.bucket.map((a) => `s3:${a}`), resources: [data.bucket.arnForObjects('orders/*')] }));
       }
-      for (const action of access.orderMachine ?? []) {
-        if (action === 'StartExecution') machines.order!.grantStartExecution(fn);
-        else machines.order!.grantTaskResponse(fn);
+      // Explicit statements rather than CDK's grantTaskResponse and grantRead, which add actions no code performs
+      // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret).
+      if (access.orderMachine?.length) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [machines.order!.stateMachineArn] }));
       }
       if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
-      if (access.linkKey) data.linkSigningKey.grantRead(fn);
+      if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
       this.functions.set(name, fn);
       return fn;
     };

@@ -35,10 +35,7 @@ function actionsOf(commandName: string, input: Record<string, any>): string[] {
   return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
 }
 
-/**
- * The same actions, as lib/access.ts grants them. CDK's grant helpers add a few this table does not name
- * (grantTaskResponse: SendTaskFailure and SendTaskHeartbeat; a secret's grantRead: DescribeSecret): not checked here.
- */
+/** The same actions, as lib/access.ts grants them (test/infra/stack.test.ts checks the policies CDK builds are exactly these). */
 function granted(a: Access): Set<string> {
   return new Set([
     ...(a.table ?? []).map((x) => `dynamodb:${x}`),
