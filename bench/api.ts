@@ -254,47 +254,34 @@ export async function benchApi(): Promise<void> {
       const rounds = roundRatios(api, floor);
       return `target: 2x floor; ratio ${f(fig[api].p50 / fig[floor].p50, 2)}x, single rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x`;
     };
-    const getFloorOf = (x: number) => ({ value: x, what: GET_FLOOR });
-    const createFloorOf = (x: number) => ({ value: x, what: CREATE_FLOOR });
+    /** p50 (with its target), p99, throughput and CPU of one API figure beside its floor. */
+    const apiFigures = (name: string, api: Part, floor: Part, floorWhat: string): Figure[] => {
+      const floorOf = (x: number) => ({ value: x, what: floorWhat });
+      return [
+        {
+          section,
+          name: `${name} p50`,
+          value: fig[api].p50,
+          unit: 'ms',
+          target: { op: '<=', limit: 2 * fig[floor].p50 },
+          floor: floorOf(fig[floor].p50),
+          note: ratioNote(api, floor),
+        },
+        { section, name: `${name} p99`, value: fig[api].p99, unit: 'ms', floor: floorOf(fig[floor].p99) },
+        { section, name: `${name} throughput`, value: fig[api].rps, unit: 'req/s', floor: floorOf(fig[floor].rps) },
+        {
+          section,
+          name: `${name} CPU per request`,
+          value: fig[api].cpuPerRequestMs,
+          unit: 'ms',
+          floor: floorOf(fig[floor].cpuPerRequestMs),
+          note: 'the service, DynamoDB Local and the load generator',
+        },
+      ];
+    };
     const figures: Figure[] = [
-      {
-        section,
-        name: 'GET /videos/{id} p50',
-        value: fig.get.p50,
-        unit: 'ms',
-        target: { op: '<=', limit: 2 * fig.getFloor.p50 },
-        floor: getFloorOf(fig.getFloor.p50),
-        note: ratioNote('get', 'getFloor'),
-      },
-      { section, name: 'GET /videos/{id} p99', value: fig.get.p99, unit: 'ms', floor: getFloorOf(fig.getFloor.p99) },
-      { section, name: 'GET /videos/{id} throughput', value: fig.get.rps, unit: 'req/s', floor: getFloorOf(fig.getFloor.rps) },
-      {
-        section,
-        name: 'GET /videos/{id} CPU per request',
-        value: fig.get.cpuPerRequestMs,
-        unit: 'ms',
-        floor: getFloorOf(fig.getFloor.cpuPerRequestMs),
-        note: 'the service, DynamoDB Local and the load generator',
-      },
-      {
-        section,
-        name: 'POST /videos:quick (Idempotency-Key) p50',
-        value: fig.create.p50,
-        unit: 'ms',
-        target: { op: '<=', limit: 2 * fig.createFloor.p50 },
-        floor: createFloorOf(fig.createFloor.p50),
-        note: ratioNote('create', 'createFloor'),
-      },
-      { section, name: 'POST /videos:quick (Idempotency-Key) p99', value: fig.create.p99, unit: 'ms', floor: createFloorOf(fig.createFloor.p99) },
-      { section, name: 'POST /videos:quick (Idempotency-Key) throughput', value: fig.create.rps, unit: 'req/s', floor: createFloorOf(fig.createFloor.rps) },
-      {
-        section,
-        name: 'POST /videos:quick (Idempotency-Key) CPU per request',
-        value: fig.create.cpuPerRequestMs,
-        unit: 'ms',
-        floor: createFloorOf(fig.createFloor.cpuPerRequestMs),
-        note: 'the service, DynamoDB Local and the load generator',
-      },
+      ...apiFigures('GET /videos/{id}', 'get', 'getFloor', GET_FLOOR),
+      ...apiFigures('POST /videos:quick (Idempotency-Key)', 'create', 'createFloor', CREATE_FLOOR),
       { section, name: 'the six-item creation TransactWriteItems alone, throughput', value: fig.transaction.rps, unit: 'tx/s' },
       { section, name: 'the six-item creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
       { section, name: 'bare DynamoDB GetItem loop, throughput', value: fig.bare.rps, unit: 'req/s' },

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FFMPEG } from '../functions/generator/ffmpeg.ts';
+import { ENCODER_ARGS, FFMPEG } from '../functions/generator/ffmpeg.ts';
 import { ROOT } from '../local/stack.ts';
 
 function rssKb(pid: number): number {
@@ -61,27 +61,7 @@ function encodeFloorSeconds(seconds: number, dir: string): number {
     '-i',
     `sine=frequency=440:duration=${seconds}`,
   ];
-  args.push(
-    '-c:v',
-    'libx264',
-    '-preset',
-    'superfast',
-    '-tune',
-    'stillimage',
-    '-crf',
-    '21',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '128k',
-    '-ar',
-    '44100',
-    '-shortest',
-    '-y',
-    join(dir, 'floor.mp4'),
-  );
+  args.push(...ENCODER_ARGS, '-shortest', '-y', join(dir, 'floor.mp4'));
   const res = spawnSync(FFMPEG, args, { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`the floor encode failed: ${res.stderr}`);
   return (performance.now() - started) / 1000;

@@ -39,3 +39,6 @@ export function quote(value: string): string {
   if (value.includes("'")) throw new GeneratorFailed(`Unsupported character in path ${value}`);
   return `'${value}'`;
 }
+
+/** The encoder settings of every video: H.264 for still scenes and AAC audio (the bench's floor encodes with them too). */
+export const ENCODER_ARGS = '-c:v libx264 -preset superfast -tune stillimage -crf 21 -pix_fmt yuv420p -c:a aac -b:a 128k -ar 44100'.split(' ');

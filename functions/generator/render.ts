@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mixSoundtrack, type PlacedVoice } from './audio.ts';
 import { background, BG_SCALE, HEIGHT, WIDTH } from './backgrounds.ts';
-import { quote, runFfmpeg } from './ffmpeg.ts';
+import { ENCODER_ARGS, quote, runFfmpeg } from './ffmpeg.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
@@ -180,24 +180,9 @@ export class EmbeddedRenderer implements Renderer {
           '[video]',
           '-map',
           `${audioIndex}:a`,
-          '-c:v',
-          'libx264',
-          '-preset',
-          'superfast',
-          '-tune',
-          'stillimage',
-          '-crf',
-          '21',
-          '-pix_fmt',
-          'yuv420p',
+          ...ENCODER_ARGS,
           '-r',
           String(FPS),
-          '-c:a',
-          'aac',
-          '-b:a',
-          '128k',
-          '-ar',
-          '44100',
           '-t',
           total.toFixed(3),
           '-movflags',

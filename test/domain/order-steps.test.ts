@@ -62,27 +62,13 @@ async function order(userId: string, request: { prompt: string } | { topic: stri
 
 /** Runs a step twice, as Step Functions may after a lost answer; the second run must change nothing. */
 async function twice<R>(step: () => Promise<R>): Promise<R> {
+  const snapshot = () =>
+    JSON.stringify([[...table.orders], [...table.accounts], table.ledger, [...table.events.keys()], files.puts, generator.renders.length, generator.writes]);
   const first = await step();
-  const before = JSON.stringify([
-    [...table.orders],
-    [...table.accounts],
-    table.ledger,
-    [...table.events.keys()],
-    files.puts,
-    generator.renders.length,
-    generator.writes,
-  ]);
+  const before = snapshot();
   clock += 1000;
   const second = await step();
-  const afterward = JSON.stringify([
-    [...table.orders],
-    [...table.accounts],
-    table.ledger,
-    [...table.events.keys()],
-    files.puts,
-    generator.renders.length,
-    generator.writes,
-  ]);
+  const afterward = snapshot();
   // updatedAt may not move either: a repeat writes nothing.
   assert.equal(afterward, before, 'the second run changed nothing');
   assert.deepEqual(second, first);
