@@ -60,9 +60,14 @@ export class Cancelled<N extends string> {
     return this.reasons.get(name)?.item;
   }
 
+  /** Whether any item was cancelled for one of these reasons. */
+  any(...codes: string[]): boolean {
+    return [...this.reasons.values()].some((r) => codes.includes(r.code));
+  }
+
   /** Another transaction held one of the items: trying again may succeed. */
   get conflict(): boolean {
-    return [...this.reasons.values()].some((r) => r.code === 'TransactionConflict');
+    return this.any('TransactionConflict');
   }
 }
 

@@ -151,8 +151,9 @@ export class Orders implements OrderStore {
       const item = cancelled.itemOf('debit');
       return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
     }
-    // What is left (another transaction on one of the items, a throttled item) may pass: try again.
-    return { kind: 'conflict' };
+    // What is left is a conflict with another transaction (the other items report None): try again.
+    if (cancelled.any('TransactionConflict', 'None', 'ConditionalCheckFailed')) return { kind: 'conflict' };
+    throw cancelled.error;
   }
 
   async transition(t: Transition): Promise<boolean> {
