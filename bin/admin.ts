@@ -1,5 +1,5 @@
 /**
- * The operator CLI: the chat bot's operations (keys, top-ups, plans, account deletion). Prints one JSON object.
+ * The operator CLI: the chat bot's operations (keys, top-ups, plans, orders, account deletion). Prints one JSON object.
  * With TABLE_NAME set (and BUCKET_NAME, ORDER_STATE_MACHINE_ARN) it works on those stores: the deployed AWS stack.
  * Otherwise it uses the stores of the `npm start` running on DATA_DIR, or starts its own on that folder when none runs.
  */
@@ -14,7 +14,8 @@ const USAGE = `usage: npm run -s admin -- <command> [options]
   top-up      --user ID --amount N
   set-plan    --user ID [--plan NAME]     (no --plan removes the plan)
   balance     --user ID
-  delete-user --user ID`;
+  delete-user --user ID
+  create-order --user ID (--prompt TEXT | --topic TEXT [--params JSON]) [--director] [--idempotency-key KEY]`;
 
 function fail(code: string, message: string): never {
   console.log(JSON.stringify({ error: { code, message } }));
@@ -31,6 +32,11 @@ const parse = () =>
       'trial-videos': { type: 'string' },
       plan: { type: 'string' },
       amount: { type: 'string' },
+      prompt: { type: 'string' },
+      topic: { type: 'string' },
+      params: { type: 'string' },
+      director: { type: 'boolean' },
+      'idempotency-key': { type: 'string' },
     },
   });
 try {
@@ -97,6 +103,30 @@ async function run(command: string | undefined): Promise<object> {
     }
     case 'delete-user':
       return { deleted: true, ...(await deleteUser(s, user())) };
+    case 'create-order': {
+      // The bot's channel: the same entry the bot's role invokes on AWS, run here in this process.
+      let params: unknown;
+      try {
+        params = values.params === undefined ? undefined : JSON.parse(values.params);
+      } catch {
+        throw new AppError('invalid_params', '--params must be a JSON object');
+      }
+      const { handler } = await import('../functions/bot/place-order.ts');
+      const { invoke } = await import('../local/invocations.ts');
+      const { lambdaContext } = await import('../local/gateway.ts');
+      const event = {
+        user_id: user(),
+        ...(values.prompt !== undefined ? { prompt: values.prompt } : {}),
+        ...(values.topic !== undefined ? { topic: values.topic } : {}),
+        ...(params !== undefined ? { params } : {}),
+        ...(values.director ? { director: true } : {}),
+        ...(values['idempotency-key'] !== undefined ? { idempotency_key: values['idempotency-key'] } : {}),
+      };
+      const answer = await invoke('place-order', () => handler(event, lambdaContext('place-order')));
+      if ('error' in answer) throw new AppError(answer.error.code as never, answer.error.message);
+      const { replayed, ...created } = answer;
+      return replayed ? { ...created, replayed } : created;
+    }
     default:
       throw new AppError('bad_request', USAGE);
   }

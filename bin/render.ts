@@ -5,7 +5,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { validate } from '../functions/http/validate.ts';
+import { validate } from '../functions/app/validate.ts';
 import { quickVideoBody } from '../functions/contract/orders.ts';
 import { planFromPrompt } from '../functions/generator/planner.ts';
 import { EmbeddedRenderer } from '../functions/generator/render.ts';

@@ -53,4 +53,6 @@ export const ACCESS: Record<string, Access> = {
   'publish-order': { table: CHANGE_WITH_EVENT, bucket: ['PutObject'], startDelivery: true, linkKey: true },
   'mark-failed': { table: CHANGE_WITH_EVENT, startDelivery: true },
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  // The bot's order: the account read, the queue shards, the creation transaction, a replay's read; the start.
+  'place-order': { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
 };

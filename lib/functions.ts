@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROOT } from './paths.ts';
 
-export type FunctionKind = 'http' | 'step';
+export type FunctionKind = 'http' | 'step' | 'bot';
 
 /** Files of node packages a function reads from disk at run time, copied beside its bundle. */
 const PACKAGE_FILES: Record<string, readonly string[]> = {
@@ -32,6 +32,7 @@ const PACKAGE_FILES: Record<string, readonly string[]> = {
 /** Sizes: the API answers in milliseconds; the render step encodes video on every vCPU it gets. */
 export const SIZES = {
   http: { memorySize: 512, timeout: Duration.seconds(10) },
+  bot: { memorySize: 512, timeout: Duration.seconds(10) },
   step: { memorySize: 512, timeout: Duration.seconds(120) },
   render: { memorySize: 3008, timeout: Duration.seconds(900) },
 } as const;
@@ -47,7 +48,8 @@ export const BUNDLING = {
   externalModules: ['@aws-sdk/*'],
 };
 
-const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
+const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot' };
+const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
 
 export function serviceFunction(scope: Construct, kind: FunctionKind, name: string, environment: Record<string, string>): NodejsFunction {
   const render = name === 'render-video';

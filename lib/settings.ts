@@ -25,6 +25,8 @@ export interface Settings {
   webhookRetryBaseMs: number;
   /** Where alarms are mailed (an SNS e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** The IAM principal (the chat bot's role) allowed to invoke the bot's order function; none when unset. */
+  botPrincipalArn?: string;
 }
 
 function int(node: Node, key: string, fallback: number, min = 0): number {
@@ -57,6 +59,9 @@ export function settingsOf(node: Node): Settings {
   if (publicBaseUrl && !/^https:\/\/[^/]+\/v1$/.test(publicBaseUrl)) throw new Error('Context publicBaseUrl must look like https://host/v1');
   const serviceAddress = text(node, 'serviceAddress');
   const alarmEmail = text(node, 'alarmEmail');
+  const botPrincipalArn = text(node, 'botPrincipalArn');
+  if (botPrincipalArn && !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/.+$/.test(botPrincipalArn))
+    throw new Error('Context botPrincipalArn must be an IAM role or user ARN');
   return {
     stage,
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
@@ -68,5 +73,6 @@ export function settingsOf(node: Node): Settings {
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', 7 * 24 * 3600, 60),
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', 30_000, 1000),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...(botPrincipalArn ? { botPrincipalArn } : {}),
   };
 }

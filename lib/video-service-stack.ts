@@ -3,12 +3,13 @@
  * and what operators watch. Each function gets the settings and the IAM grants its entry in lib/access.ts names.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
+import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
 import { ACCESS } from './access.ts';
 import { Api } from './api.ts';
 import { Data } from './data.ts';
@@ -74,7 +75,15 @@ export class VideoServiceStack extends Stack {
     machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module));
     machines.order = stateMachine(this, 'order', (module) => make('step', module));
     api.route((handler) => make('http', handler));
-    const missing = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)].filter((n) => !this.functions.has(n));
+    // The bot's entries: no route; the bot's role (context botPrincipalArn) may invoke them.
+    for (const name of BOT_FUNCTIONS) {
+      const fn = make('bot', name);
+      if (settings.botPrincipalArn) fn.grantInvoke(new ArnPrincipal(settings.botPrincipalArn));
+      new CfnOutput(this, `Bot${name.replace(/(^|-)(\w)/g, (_, _d, c: string) => c.toUpperCase())}FunctionName`, { value: fn.functionName });
+    }
+    const missing = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS].filter(
+      (n) => !this.functions.has(n),
+    );
     if (missing.length) throw new Error(`No function was built for ${missing.join(', ')}`);
 
     new Observability(this, 'Observability', {

@@ -73,6 +73,16 @@ export class Accounts {
     return { account: toAccount(user), queueAhead };
   }
 
+  /** Active orders of everyone, from the queue counter shards (for eta_seconds of an order placed without a key). */
+  async queueAhead(): Promise<number> {
+    const out = await this.ddb.send(
+      new BatchGetCommand({
+        RequestItems: { [this.tableName]: { Keys: Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n)), ConsistentRead: true } },
+      }),
+    );
+    return (out.Responses?.[this.tableName] ?? []).reduce((sum, i) => sum + Number(i.active ?? 0), 0);
+  }
+
   async createUser(opts: { balance: number; trialVideos: number; plan?: { name: string; heavyPerMonth: number }; now: Date }) {
     const userId = newUserId();
     const { apiKey, hash } = newApiKey(userId);

@@ -1,7 +1,6 @@
 /** Orders and their creation transaction. */
 import { GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { holdsSlot } from '../core/orders.ts';
-import type { Order } from '../core/orders.ts';
+import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
@@ -28,11 +27,13 @@ function fieldUpdate(names: Record<string, string>, values: Record<string, unkno
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
  */
-function debit(tableName: string, account: Account, charge: Charge, limits: Limits): TransactItem {
-  const add = ['activeTasks :one'];
+function debit(tableName: string, account: Account, charge: Charge, limits: Limits, keyed: boolean): TransactItem {
+  // The active slot of the key's limit is taken by API orders only; the bot's are counted apart (so the update always
+  // writes something, whatever the charge).
+  const add = keyed ? ['activeTasks :one'] : ['botOrders :one'];
   const set: string[] = [];
-  const cond = [ITEM.exists, 'activeTasks < :maxActive'];
-  const values: Record<string, unknown> = { ':one': 1, ':maxActive': limits.activeTasks, ':zero': 0 };
+  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive'] : [ITEM.exists];
+  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
   if (charge.cost > 0) {
     add.push('balance :debit');
     cond.push('balance >= :cost');
@@ -111,8 +112,7 @@ export class Orders implements OrderStore {
     const T = this.tableName;
     const items: [CreationItem, TransactItem][] = [
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
-      ['debit', debit(T, account, charge, limits)],
-      ['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }],
+      ['debit', debit(T, account, charge, limits, countsAgainstKey(order))],
       [
         'ledger',
         ledgerPut(T, account.userId, {
@@ -125,6 +125,7 @@ export class Orders implements OrderStore {
       ],
       ['queue', queueMove(T, order.queueShard, 1)],
     ];
+    if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
       items.push([
         'idempotency',
@@ -180,11 +181,11 @@ export class Orders implements OrderStore {
     // The active-task slot and the global queue place follow the status: queued and running hold one.
     const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
     const user = t.refund ? refund(order.charge, t.refund.heavyMonth) : { add: [], values: {} };
-    if (slot) {
+    if (slot && countsAgainstKey(order)) {
       user.add.push('activeTasks :slot');
       user.values[':slot'] = slot;
-      items.push(['queue', queueMove(T, order.queueShard, slot)]);
     }
+    if (slot) items.push(['queue', queueMove(T, order.queueShard, slot)]);
     if (t.refund) {
       const { charge } = order;
       items.push([

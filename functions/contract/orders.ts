@@ -53,6 +53,8 @@ export const orderRecord = z.object({
   director_mode: z.boolean(),
   /** True when the order used a trial video: the video carries the forced watermark. */
   trial: z.boolean(),
+  /** Where the order came from: `api` (an API key) or `bot` (the chat bot); bot orders are rendered first. */
+  channel: z.enum(['api', 'bot']),
   /** The parameters the order runs with (for quick orders: what the planner chose). */
   params: z.omit(createVideoBody, { billing: true }),
   eta_seconds: z.optional(z.int()),

@@ -9,7 +9,7 @@ import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized 
 import { newOrderId } from './ids.ts';
 import { resolveLanguage } from './language.ts';
 import { etaSeconds, postWindow, type Throughput } from './limits.ts';
-import type { Order } from './orders.ts';
+import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
 
@@ -18,10 +18,12 @@ export const QUEUE_SHARDS = 10;
 const MAX_ATTEMPTS = 12;
 
 /** What a client asked for, on one of the two creation routes. */
-export type OrderRequest = { route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string };
+export type OrderRequest = { route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean };
 
 export interface CreateOrderInput {
   account: Account;
+  /** `api` unless the operators' bot places the order. */
+  channel?: Channel;
   /** Active orders of all users ahead of this one. */
   queueAhead: number;
   request: OrderRequest;
@@ -60,7 +62,7 @@ export class OrderCreation {
   constructor(private readonly deps: OrderCreationDeps) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
-    const outcome = await this.commit(input, this.orderOf(input.request), postWindow(input.now).start);
+    const outcome = await this.commit(input, this.orderOf(input.request));
     if (outcome.kind === 'created') {
       this.deps.metrics.count('OrdersCreated');
       await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
@@ -75,15 +77,23 @@ export class OrderCreation {
 
   /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
   private orderOf(request: OrderRequest): Pick<Order, 'kind' | 'prompt' | 'params'> {
-    if (request.route === 'POST /videos:quick') return { kind: 'quick', prompt: request.prompt, params: this.deps.planPrompt(request.prompt) };
+    if (request.route === 'POST /videos:quick') {
+      const params = this.deps.planPrompt(request.prompt);
+      return { kind: 'quick', prompt: request.prompt, params: request.director_mode ? { ...params, director_mode: true } : params };
+    }
     return { kind: 'explicit', params: resolveLanguage(request.params) };
   }
 
-  private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>, windowStart: number) {
-    const { limits, throughput } = this.deps;
+  private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>) {
+    const { throughput } = this.deps;
+    const channel = input.channel ?? 'api';
+    const keyed = countsAgainstKey({ channel });
+    // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
+    const limits = keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY };
     const { route } = input.request;
     const id = newOrderId();
-    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params]));
+    // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
+    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot'])]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
     const eta = etaSeconds(input.queueAhead, throughput);
     let account: Account | undefined = input.account;
@@ -108,6 +118,7 @@ export class OrderCreation {
         userId: account.userId,
         status: 'queued',
         kind: asked.kind,
+        channel,
         ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
         params: asked.params,
         charge,
@@ -120,8 +131,8 @@ export class OrderCreation {
       const outcome = await this.deps.orders.create({
         order,
         account,
-        postWindowStart: windowStart,
-        limits,
+        ...(keyed ? { postWindowStart: postWindow(input.now).start } : {}),
+        limits: this.deps.limits,
         now: input.now,
         ...(input.idempotencyKey !== undefined
           ? {

@@ -7,6 +7,15 @@ import type { Charge } from './pricing.ts';
 export type { OrderStatus };
 /** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
 const PARAM_KEYS = Object.keys(createVideoBody.shape).filter((k) => k !== 'billing') as (keyof OrderParams)[];
+/** Where an order came from: the public API (a key) or the operators' chat bot (no key). */
+export type Channel = 'api' | 'bot';
+
+/**
+ * The per-key limits (active tasks, POSTs a minute) apply to API orders only: the bot's orders are the operators', made
+ * for the same accounts without a key, and count against neither. Orders from before channels existed are API orders.
+ */
+export const countsAgainstKey = (order: Pick<Order, 'channel'>) => order.channel !== 'bot';
+
 const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
 /** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
 export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
@@ -15,8 +24,10 @@ export interface Order {
   id: string;
   userId: string;
   status: OrderStatus;
-  /** quick: made from a master prompt by the planner; explicit: POST /videos. */
+  /** quick: made from a master prompt by the planner; explicit: POST /videos (or the bot's topic). */
   kind: 'quick' | 'explicit';
+  /** Absent on orders made before channels existed: those came from the API. */
+  channel?: Channel;
   prompt?: string;
   params: OrderParams;
   charge: Charge;
@@ -69,6 +80,7 @@ export function toRecord(order: Order, links?: OrderLinks): OrderRecord {
     updated_at: order.updatedAt,
     director_mode: order.params.director_mode,
     trial: order.charge.trial,
+    channel: order.channel ?? 'api',
     params,
     ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: order.etaSeconds } : {}),
     ...(order.script ? { script: formatScript(order.script) } : {}),

@@ -17,7 +17,8 @@ export interface OrderCommit {
   /** The account snapshot the charge was priced on; the commit's conditions guard the same facts. */
   account: Account;
   idempotency?: { keyHash: string; record: IdempotencyRecord; expiresAt: Date };
-  postWindowStart: number;
+  /** The minute window this POST is counted in; absent for the bot's orders, which no key's POST limit counts. */
+  postWindowStart?: number;
   limits: Limits;
   now: Date;
 }

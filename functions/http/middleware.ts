@@ -14,7 +14,7 @@ import { publishMetrics } from '../adapters/metrics.ts';
 import { logger, services } from '../app/services.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
-import { validate } from './validate.ts';
+import { validate } from '../app/validate.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

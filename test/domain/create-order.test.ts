@@ -133,4 +133,19 @@ describe('order creation', () => {
     assert.deepEqual([again.replayed, workflow.started], [true, [r.response.id]]);
     assert.equal(table.account('U').balance, 900);
   });
+
+  it("places the bot's orders for the same account and price, outside the key's limits", async () => {
+    table.addAccount({ userId: 'U', balance: 1000, activeTasks: DEFAULT_LIMITS.activeTasks });
+    table.posts.set(`U:${Date.parse('2026-11-23T10:00:00Z')}`, DEFAULT_LIMITS.postsPerMinute);
+    assert.equal(await codeOf(creation.create(input('U', explicit('Tea')))), 'active_tasks_exceeded', 'the key is at its limits');
+    const r = await creation.create({ ...input('U', explicit('Tea')), channel: 'bot', idempotencyKey: 'b1' });
+    assert.deepEqual([r.response.status, r.response.cost], ['queued', DEFAULT_PRICES.base]);
+    const order = table.orders.get(r.response.id)!;
+    assert.equal(order.channel, 'bot');
+    const account = table.account('U');
+    assert.deepEqual([account.balance, account.activeTasks], [900, DEFAULT_LIMITS.activeTasks], 'charged alike, no key slot taken');
+    // The same key with the same body on the API is another request: 422, not a replay of the bot's order.
+    table.posts.clear();
+    await assert.rejects(creation.create(input('U', explicit('Tea'), { idempotencyKey: 'b1' })), (e: AppError) => e.code === 'invalid_params');
+  });
 });

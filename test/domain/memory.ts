@@ -9,7 +9,7 @@ import { OrderCreation } from '../../functions/core/create-order.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
-import { holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
+import { countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, MetricName, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../../functions/core/ports.ts';
 import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
@@ -60,11 +60,12 @@ export class MemoryOrders implements OrderStore {
     const idemKey = c.idempotency && `${account.userId}:${c.idempotency.keyHash}`;
     const held = idemKey ? this.t.idempotency.get(idemKey) : undefined;
     // The same conditions as the transaction's items, read in the adapter's order.
-    if ((this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
+    const keyed = countsAgainstKey(order);
+    if (c.postWindowStart !== undefined && (this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
     if (held && held.expiresAt >= c.now.getTime()) return { kind: 'replay', record: clone(held.record) };
     const fits =
       user !== undefined &&
-      user.activeTasks < limits.activeTasks &&
+      (!keyed || user.activeTasks < limits.activeTasks) &&
       (charge.cost === 0 || user.balance >= charge.cost) &&
       (charge.trial ? user.trialVideosLeft > 0 : user.trialVideosLeft <= 0) &&
       (!charge.heavyAllowanceMonth ||
@@ -75,14 +76,14 @@ export class MemoryOrders implements OrderStore {
     if (this.t.orders.has(order.id)) return { kind: 'conflict' };
 
     this.t.orders.set(order.id, clone(order));
-    user.activeTasks += 1;
+    if (keyed) user.activeTasks += 1;
     user.balance -= charge.cost;
     if (charge.trial) user.trialVideosLeft -= 1;
     if (charge.heavyAllowanceMonth) {
       user.heavyUsed = user.heavyMonth === charge.heavyAllowanceMonth ? user.heavyUsed + 1 : 1;
       user.heavyMonth = charge.heavyAllowanceMonth;
     }
-    this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
+    if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
     this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id });
     this.t.queue += 1;
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
@@ -107,7 +108,7 @@ export class MemoryOrders implements OrderStore {
     stored.status = tr.to;
     const slot = (holdsSlot(tr.to) ? 1 : 0) - (holdsSlot(tr.order.status) ? 1 : 0);
     const user = this.t.accounts.get(stored.userId)!;
-    user.activeTasks += slot;
+    if (countsAgainstKey(stored)) user.activeTasks += slot;
     this.t.queue += slot;
     if (tr.refund) {
       const { charge } = tr.order;

@@ -42,6 +42,13 @@ describe('npm start', () => {
     assert.deepEqual(admin('top-up', '--user', user.user_id, '--amount', '200'), { balance: 500 });
     const balance = await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } });
     assert.deepEqual(await balance.json(), { balance: 500, trial_videos_left: 3 });
+    // The bot's channel: an order for the same account with no key, charged like an API order.
+    const botOrder = admin('create-order', '--user', user.user_id, '--topic', 'Green tea', '--params', '{"duration_seconds": 10}', '--director');
+    assert.deepEqual(Object.keys(botOrder).sort(), ['cost', 'eta_seconds', 'id', 'status']);
+    assert.deepEqual([botOrder.status, botOrder.cost], ['queued', 0], 'a trial video, as for the API');
+    const seen = (await (await fetch(`${base}/videos/${botOrder.id}`, { headers: { 'x-api-key': user.api_key } })).json()) as { channel: string; director_mode: boolean };
+    assert.deepEqual([seen.channel, seen.director_mode], ['bot', true]);
+    assert.equal(admin('create-order', '--user', user.user_id, '--topic', 'Tea', '--prompt', 'Tea').error.code, 'invalid_params');
     const key2 = admin('issue-key', '--user', user.user_id).api_key;
     assert.notEqual(key2, user.api_key);
     assert.equal((await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } })).status, 401, 'the replaced key stops at once');

@@ -13,6 +13,7 @@ import { ACCESS, type Access } from '../../lib/access.ts';
 import { invocation } from '../../local/invocations.ts';
 import { ROUTES, DEFAULT_ROUTE } from '../../functions/http/routes.ts';
 import { STEPS } from '../../functions/steps/table.ts';
+import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', REVIEW_DEADLINE_SECONDS: '8' });
@@ -59,7 +60,7 @@ const UNSEEN: Record<string, Record<string, string>> = {
 
 describe('least privilege', () => {
   it('names every function of the route and step tables, and nothing else', () => {
-    const functions = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)];
+    const functions = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS];
     assert.deepEqual(Object.keys(ACCESS).sort(), [...new Set(functions)].sort());
   });
 
@@ -80,7 +81,7 @@ describe('least privilege', () => {
     await new Promise<void>((ok) => receiver!.listen(0, '127.0.0.1', ok));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
-    const { apiKey: key } = await t.user({ balance: 10_000 });
+    const { apiKey: key, userId } = await t.user({ balance: 10_000 });
     const hook = await t.api('POST', '/webhooks', { key, body: { url: hookUrl } });
     assert.equal(hook.status, 201);
     assert.equal((await t.api('GET', '/webhooks', { key })).status, 200);
@@ -121,6 +122,16 @@ describe('least privilege', () => {
     assert.ok(await services().orders.patch(lost.body.id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, lost.body.id, ['done', 'error'])).status, 'done');
+
+    // The bot's order for the same account, then its repeat with the bot's key (a replay reads).
+    const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
+    const { invoke } = await import('../../local/invocations.ts');
+    const { lambdaContext } = await import('../../local/gateway.ts');
+    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong', idempotency_key: 'bot-1' };
+    const placed = await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')));
+    assert.ok('id' in placed, JSON.stringify(placed));
+    assert.equal(((await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')))) as { replayed: boolean }).replayed, true);
+    assert.equal((await waitForStatus(t, key, placed.id, ['done', 'error'])).status, 'done');
 
     const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { key });
     assert.equal(deliveries.status, 200);

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ROUTES, DEFAULT_ROUTE, API_PREFIX } from '../../functions/http/routes.ts';
 import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
+import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
@@ -45,7 +46,7 @@ type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Reco
 const resources = () => Object.entries(template.Resources as Record<string, Resource>);
 const ofType = (type: string) => resources().filter(([, r]) => r.Type === type);
 /** The logical id and resource of the function built for a handler or step module. */
-function fn(kind: 'http' | 'step', name: string): [string, Resource] {
+function fn(kind: 'http' | 'step' | 'bot', name: string): [string, Resource] {
   const found = ofType('AWS::Lambda::Function').find(([, r]) => r.Metadata?.['aws:cdk:path'] === `VideoService-dev/${kind}-${name}/Resource`);
   assert.ok(found, `a function for ${kind} ${name}`);
   return found;
@@ -60,9 +61,11 @@ function statementsOf(logicalId: string): { Action: string | string[]; Resource:
 }
 const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();
 
+const BOT_ROLE = 'arn:aws:iam::123456789012:role/chat-bot';
+
 before(() => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
-  const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', out], { cwd: ROOT, env, encoding: 'utf8', timeout: 300_000 });
+  const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', out, '-c', `botPrincipalArn=${BOT_ROLE}`], { cwd: ROOT, env, encoding: 'utf8', timeout: 300_000 });
   synth = { status: res.status, output: `${res.stdout}${res.stderr}` };
   if (res.status === 0) {
     template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8'));
@@ -163,6 +166,7 @@ describe('the CDK stack', () => {
       ...ROUTES.map((r) => ['http', r.handler] as const),
       ['http', DEFAULT_ROUTE.handler] as const,
       ...STEPS.map((s) => ['step', s.module] as const),
+      ...BOT_FUNCTIONS.map((name) => ['bot', name] as const),
     ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
@@ -182,6 +186,17 @@ describe('the CDK stack', () => {
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }
+  });
+
+  it("gives the bot's order function no route and lets only the bot's role invoke it", () => {
+    const [id] = fn('bot', 'place-order');
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => JSON.stringify(p.Properties.FunctionName).includes(id));
+    assert.deepEqual(
+      permissions.map(([, p]) => [p.Properties.Action, p.Properties.Principal]),
+      [['lambda:InvokeFunction', BOT_ROLE]],
+    );
+    const integrations = ofType('AWS::ApiGatewayV2::Integration').map(([, r]) => JSON.stringify(r.Properties.IntegrationUri));
+    assert.ok(!integrations.some((u) => u.includes(id)), 'no API route leads to it');
   });
 
   it('keeps the data safe: TTL, point-in-time recovery, encryption, no public access, TLS only, the 30-day lifecycle', () => {
@@ -224,7 +239,7 @@ describe('the CDK stack', () => {
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
     assert.equal(
       count(/"Throttles"/),
-      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module)]).size,
+      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS]).size,
       'throttles of every function',
     );
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');

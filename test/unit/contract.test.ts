@@ -4,7 +4,7 @@ import { keyMatches, newApiKey, userIdOfKey } from '../../functions/core/apikeys
 import { InvalidParams } from '../../functions/core/errors.ts';
 import { etaSeconds, postWindow } from '../../functions/core/limits.ts';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
-import { validate } from '../../functions/http/validate.ts';
+import { validate } from '../../functions/app/validate.ts';
 
 const messageOf = (fn: () => unknown) => {
   try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
-import { validate } from '../../functions/http/validate.ts';
+import { validate } from '../../functions/app/validate.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
 import { FONTS } from '../../functions/generator/fonts.ts';
 import { layoutCaption, measure } from '../../functions/generator/layout.ts';

@@ -629,6 +629,8 @@ export interface components {
             updated_at: string;
             director_mode: boolean;
             trial: boolean;
+            /** @enum {string} */
+            channel: "api" | "bot";
             params: {
                 topic: string;
                 /** @default false */
