@@ -46,7 +46,10 @@ describe('npm start', () => {
     const botOrder = admin('create-order', '--user', user.user_id, '--topic', 'Green tea', '--params', '{"duration_seconds": 10}', '--director');
     assert.deepEqual(Object.keys(botOrder).sort(), ['cost', 'eta_seconds', 'id', 'status']);
     assert.deepEqual([botOrder.status, botOrder.cost], ['queued', 0], 'a trial video, as for the API');
-    const seen = (await (await fetch(`${base}/videos/${botOrder.id}`, { headers: { 'x-api-key': user.api_key } })).json()) as { channel: string; director_mode: boolean };
+    const seen = (await (await fetch(`${base}/videos/${botOrder.id}`, { headers: { 'x-api-key': user.api_key } })).json()) as {
+      channel: string;
+      director_mode: boolean;
+    };
     assert.deepEqual([seen.channel, seen.director_mode], ['bot', true]);
     assert.equal(admin('create-order', '--user', user.user_id, '--topic', 'Tea', '--prompt', 'Tea').error.code, 'invalid_params');
     const key2 = admin('issue-key', '--user', user.user_id).api_key;
