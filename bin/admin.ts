@@ -57,7 +57,9 @@ async function connect(): Promise<() => Promise<void>> {
     return async () => undefined;
   }
   const { startLocalStack } = await import('../local/stack.ts');
-  const stack = await startLocalStack({ port: 0, dataDir, s3Dir: join(dataDir, 's3') });
+  // The stores only: the orders left in the folder are the service's to resume at its next start.
+  // Executions are held too: an order the bot places now runs when the service starts.
+  const stack = await startLocalStack({ port: 0, dataDir, s3Dir: join(dataDir, 's3'), resume: false, env: { LOCAL_SFN_HOLD: '1' } });
   return stack.stop;
 }
 

@@ -26,6 +26,11 @@ const POST: TableAction[] = [...AUTH, 'UpdateItem'];
 /** A status change: the order, the user's slot and the queue shard; with an event (and a refund's ledger entry), a put. */
 const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem'];
+/**
+ * The render queue's admission: read the slots and the heads of the waits, claim a slot (a transaction that puts the
+ * slot, deletes the wait and updates the admission state), release one; and complete the admitted order's wait.
+ */
+const ADMIT: TableAction[] = ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
@@ -44,14 +49,15 @@ export const ACCESS: Record<string, Access> = {
   'not-found': {},
   'get-openapi': {},
   'get-docs': {},
+  'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess'] },
   'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE },
   'write-script': { table: CHANGE },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
   'regen-script': { table: CHANGE },
   'render-video': { table: CHANGE, bucket: ['PutObject'] },
-  'publish-order': { table: CHANGE_WITH_EVENT, bucket: ['PutObject'], startDelivery: true, linkKey: true },
-  'mark-failed': { table: CHANGE_WITH_EVENT, startDelivery: true },
+  'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
+  'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // The bot's order: the account read, the queue shards, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },

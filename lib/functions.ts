@@ -51,7 +51,13 @@ export const BUNDLING = {
 const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot' };
 const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
 
-export function serviceFunction(scope: Construct, kind: FunctionKind, name: string, environment: Record<string, string>): NodejsFunction {
+export function serviceFunction(
+  scope: Construct,
+  kind: FunctionKind,
+  name: string,
+  environment: Record<string, string>,
+  extra: { reservedConcurrentExecutions?: number } = {},
+): NodejsFunction {
   const render = name === 'render-video';
   const id = `${kind}-${name}`;
   const logGroup = new LogGroup(scope, `${id}-logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -68,6 +74,7 @@ export function serviceFunction(scope: Construct, kind: FunctionKind, name: stri
     architecture: render ? Architecture.X86_64 : Architecture.ARM_64,
     ...SIZES[render ? 'render' : kind],
     ...(render ? { ephemeralStorageSize: Size.gibibytes(2) } : {}),
+    ...extra,
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
     logGroup,

@@ -25,6 +25,8 @@ export interface Settings {
   webhookRetryBaseMs: number;
   /** Where alarms are mailed (an SNS e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** Orders generated at once: the render queue's slots, and the render function's reserved concurrency. */
+  renderSlots: number;
   /** The IAM principal (the chat bot's role) allowed to invoke the bot's order function; none when unset. */
   botPrincipalArn?: string;
 }
@@ -73,6 +75,7 @@ export function settingsOf(node: Node): Settings {
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', 7 * 24 * 3600, 60),
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', 30_000, 1000),
     ...(alarmEmail ? { alarmEmail } : {}),
+    renderSlots: int(node, 'renderSlots', 4, 1),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),
   };
 }

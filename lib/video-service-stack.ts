@@ -17,7 +17,7 @@ import { serviceFunction, type FunctionKind } from './functions.ts';
 import { METRICS_NAMESPACE, Observability } from './observability.ts';
 import { acknowledgeFindings } from './nag.ts';
 import type { Settings } from './settings.ts';
-import { stateMachine } from './workflow.ts';
+import { machineArnOf, stateMachine } from './workflow.ts';
 
 export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
@@ -43,17 +43,21 @@ export class VideoServiceStack extends Stack {
       PRICES: JSON.stringify(settings.prices),
       REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),
+      RENDER_SLOTS: String(settings.renderSlots),
     };
+    // By name, not by reference: the order machine's own steps complete its tokens (the render queue's wake-up).
+    const orderMachineArn = machineArnOf(this, 'order');
     const make = (kind: FunctionKind, name: string): NodejsFunction => {
       const existing = this.functions.get(name);
       if (existing) return existing;
       const access = ACCESS[name];
       if (!access) throw new Error(`lib/access.ts has no entry for the function ${name}`);
       const env = { ...common };
-      if (access.orderMachine) env.ORDER_STATE_MACHINE_ARN = machines.order!.stateMachineArn;
+      if (access.orderMachine?.includes('StartExecution')) env.ORDER_STATE_MACHINE_ARN = orderMachineArn;
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
-      const fn = serviceFunction(this, kind, name, env);
+      // The render function runs as many at once as there are slots, so a burst cannot take the account's concurrency.
+      const fn = serviceFunction(this, kind, name, env, name === 'render-video' ? { reservedConcurrentExecutions: settings.renderSlots } : {});
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }
@@ -63,7 +67,7 @@ export class VideoServiceStack extends Stack {
       // Explicit statements rather than CDK's grantTaskResponse and grantRead, which add actions no code performs
       // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret).
       if (access.orderMachine?.length) {
-        fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [machines.order!.stateMachineArn] }));
+        fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [orderMachineArn] }));
       }
       if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));

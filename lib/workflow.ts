@@ -3,12 +3,19 @@
  * with the ARNs of the step functions. Logs (all events, without execution data) and X-Ray tracing are on.
  */
 import { join } from 'node:path';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { STATE_MACHINES, STEPS, type MachineName } from '../functions/steps/table.ts';
 import { ROOT } from './paths.ts';
+
+/** A state machine's name, fixed so that its ARN is known before it exists (its own steps complete its task tokens). */
+export const machineName = (scope: Construct, name: MachineName) => `${Stack.of(scope).stackName}-${name}`;
+
+export const machineArnOf = (scope: Construct, name: MachineName) =>
+  Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: machineName(scope, name), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
 export function stateMachine(scope: Construct, name: MachineName, functionOf: (module: string) => IFunction): StateMachine {
   const substitutions: Record<string, string> = {};
@@ -18,6 +25,7 @@ export function stateMachine(scope: Construct, name: MachineName, functionOf: (m
     return fn;
   });
   const machine = new StateMachine(scope, `${name}-machine`, {
+    stateMachineName: machineName(scope, name),
     stateMachineType: StateMachineType.STANDARD,
     definitionBody: DefinitionBody.fromFile(join(ROOT, STATE_MACHINES[name].file)),
     definitionSubstitutions: substitutions,

@@ -45,6 +45,11 @@ export interface LocalStackOptions {
   publicHost?: string;
   /** DynamoDB Local's port (a free one when not given): a fixed one lets tools reach it across restarts. */
   dynamoPort?: number;
+  /**
+   * Give unfinished orders and undelivered events new executions (the service does; a tool that only needs the stores,
+   * such as the operator CLI, does not: its process would start work it cannot finish).
+   */
+  resume?: boolean;
   /** The HMAC key of download links; a random one when not given (links then die with the process). */
   linkSigningKey?: string;
   /**
@@ -95,8 +100,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       // CloudWatch's embedded metric format is for AWS; here it would only fill the terminal.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
-      // One machine renders two videos at a time; eta_seconds and Retry-After count with the same number.
-      RENDER_WORKERS: '2',
+      // One machine renders two videos at a time (the render queue's slots); eta_seconds counts with the same number.
+      RENDER_SLOTS: process.env.RENDER_SLOTS ?? '2',
       ORDER_SECONDS_ESTIMATE: '20',
       ...opts.env,
     };
@@ -104,7 +109,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Modules read settings (the log level, for one) when first imported: set them before importing any handler.
     Object.assign(process.env, env);
     // As a Lambda's reserved concurrency would on AWS, a limit keeps renders from piling up on a small machine.
-    const renders = limiter(Number(env.RENDER_WORKERS ?? 2));
+    const renders = limiter(Number(env.RENDER_SLOTS ?? 2));
     const machines: LocalMachine[] = [];
     for (const name of Object.keys(STATE_MACHINES) as MachineName[]) {
       const definition = JSON.parse(
@@ -116,7 +121,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         const mod = (await import(moduleOf('step', step.module))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
         // The step's time is its Task's TimeoutSeconds: on AWS that ends the step first (its Lambda has 120 or 900 s).
         const states = definition.States as Record<string, { TimeoutSeconds?: number }>;
-        const timeoutMs = (states[step.state]?.TimeoutSeconds ?? 900) * 1000;
+        // A Lambda runs 15 minutes at most, whatever a .waitForTaskToken Task waits for its token.
+        const timeoutMs = Math.min(states[step.state]?.TimeoutSeconds ?? 900, 900) * 1000;
         const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`, undefined, timeoutMs)));
         tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
       }
@@ -149,8 +155,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const { orders, workflow, files, config, deliveries } = services();
     // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands. So do
     // the deliveries of events not yet delivered or dropped.
-    for (const order of await orders.unfinished()) await workflow.start(order);
-    for (const event of await deliveries.events.undelivered()) await deliveries.workflow.start(event);
+    if (opts.resume ?? true) {
+      for (const order of await orders.unfinished()) await workflow.start(order);
+      for (const event of await deliveries.events.undelivered()) await deliveries.workflow.start(event);
+    }
     // The local stand-in of the S3 lifecycle rule.
     const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
     await expire();

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
+import { DEFAULT_BOT_RUN } from '../core/capacity.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -42,6 +43,9 @@ function generatorFail(v: string | undefined): { generatorFail?: GeneratorFault 
   throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, random:<0..1> or off, got "${v}"`);
 }
 
+/** RENDER_SLOTS: orders generated at once (the render queue's slots); at least one. */
+const renderSlots = (env: NodeJS.ProcessEnv) => Math.max(1, int(env, 'RENDER_SLOTS', 2));
+
 export interface Config {
   region: string;
   tableName: string;
@@ -68,6 +72,8 @@ export interface Config {
   linkSigningKeySecretArn?: string;
   /** How long a director-mode script waits for its review. */
   reviewDeadlineSeconds: number;
+  /** The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order. */
+  capacity: { slots: number; leaseSeconds: number; botRun: number };
   /** Order files are deleted this many days after they were written. */
   retentionDays: number;
   /** One machine only: make this generator stage fail for every order. */
@@ -98,7 +104,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     prices: prices(env.PRICES),
     throughput: {
       orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),
-      workers: Math.max(1, int(env, 'RENDER_WORKERS', 4)),
+      workers: renderSlots(env),
     },
     maintenance: env.MAINTENANCE_MODE === 'on',
     webhookAllowPrivate: ['on', 'true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_URLS ?? ''),
@@ -112,6 +118,12 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.LINK_SIGNING_KEY_SECRET_ARN ? { linkSigningKeySecretArn: env.LINK_SIGNING_KEY_SECRET_ARN } : {}),
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', 30),
+    capacity: {
+      slots: renderSlots(env),
+      // Longer than a slot is held by right: plan, script, the 15-minute render and publishing.
+      leaseSeconds: Math.max(60, int(env, 'SLOT_LEASE_SECONDS', 1800)),
+      botRun: Math.max(1, int(env, 'BOT_RUN_BEFORE_API', DEFAULT_BOT_RUN)),
+    },
     ...generatorFail(env.GENERATOR_FAIL),
   };
 }

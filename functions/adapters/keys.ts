@@ -7,6 +7,9 @@
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
+ *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
+ *   admission state                PK CAPACITY      SK ADMISSIONS
+ *   an order waiting for a slot    PK WAITING#<channel>  SK <order id>  (oldest first)
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
@@ -17,6 +20,7 @@ const userPk = (userId: string) => `USER#${userId}`;
 const orderPk = (orderId: string) => `ORDER#${orderId}`;
 const ORDER_SK = 'ORDER';
 const EVENT_PREFIX = 'EVENT#';
+const SLOT_PREFIX = 'SLOT#';
 
 export const keys = {
   userPartition: userPk,
@@ -32,6 +36,12 @@ export const keys = {
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
+  capacityPartition: 'CAPACITY',
+  slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
+  slotPrefix: SLOT_PREFIX,
+  admissions: { PK: 'CAPACITY', SK: 'ADMISSIONS' },
+  waitingPartition: (channel: string) => `WAITING#${channel}`,
+  waiting: (channel: string, orderId: string) => ({ PK: `WAITING#${channel}`, SK: orderId }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
   deliveryPrefix: 'DELIVERY#',

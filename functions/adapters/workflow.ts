@@ -12,6 +12,11 @@ export class StepFunctionsWorkflow implements Workflow {
     private readonly reviewDeadlineSeconds: number,
   ) {}
 
+  /** The execution's input: a director-mode order writes its script before it waits for a render slot. */
+  private input(order: Order): string {
+    return JSON.stringify({ orderId: order.id, directorMode: order.params.director_mode, reviewTimeoutSeconds: this.reviewDeadlineSeconds });
+  }
+
   async start(order: Order): Promise<void> {
     const { StartExecutionCommand } = await sdk.sfn();
     try {
@@ -20,7 +25,7 @@ export class StepFunctionsWorkflow implements Workflow {
           stateMachineArn: this.stateMachineArn(),
           // The name makes a second start of the same order a no-op instead of a second video.
           name: order.id,
-          input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
+          input: this.input(order),
         }),
       );
     } catch (err) {
@@ -45,7 +50,7 @@ export class StepFunctionsWorkflow implements Workflow {
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           name: `${order.id}-r${Date.now()}`,
-          input: JSON.stringify({ orderId: order.id, reviewTimeoutSeconds: this.reviewDeadlineSeconds }),
+          input: this.input(order),
         }),
       );
     }

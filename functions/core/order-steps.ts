@@ -38,6 +38,8 @@ export interface StepPorts {
   serviceAddress: string;
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
+  /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
+  capacity: { awaitSlot(order: Pick<Order, 'id' | 'channel'>, token: string): Promise<void>; release(orderId: string): Promise<void> };
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
@@ -76,6 +78,12 @@ export class OrderSteps {
 
   private event(order: Order, type: EventType, key: string, links?: OrderLinks): OrderEvent {
     return { id: `${order.id}:${key}`, type, orderId: order.id, userId: order.userId, record: toRecord(order, links), createdAt: order.updatedAt };
+  }
+
+  /** The order waits for a render slot (its status unchanged); an admission completes the wait's token. */
+  async awaitSlot(orderId: string, taskToken: string): Promise<void> {
+    const order = await this.load(orderId);
+    await this.p.capacity.awaitSlot(order, taskToken);
   }
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */
@@ -177,6 +185,7 @@ export class OrderSteps {
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId);
     this.p.metrics.count('OrdersDone');
+    await this.p.capacity.release(orderId);
     await this.p.announce(event);
   }
 
@@ -186,7 +195,8 @@ export class OrderSteps {
     try {
       order = await this.load(orderId);
     } catch (err) {
-      if (err instanceof OrderClosed) return;
+      // A closed order may still hold its slot, if the run that closed it stopped before releasing it.
+      if (err instanceof OrderClosed) return this.p.capacity.release(orderId);
       throw err;
     }
     const now = this.p.now();
@@ -200,6 +210,7 @@ export class OrderSteps {
     if (!moved) return this.fail(orderId, failure);
     this.p.metrics.count('OrdersFailed');
     this.p.metrics.count('OrdersRefunded');
+    await this.p.capacity.release(orderId);
     await this.p.announce(event);
   }
 }

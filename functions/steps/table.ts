@@ -16,16 +16,18 @@ export interface Step {
   module: string;
   /** The state waits for its task token (`.waitForTaskToken`): the handler stores the token and returns. */
   waitForTaskToken?: boolean;
-  /** CPU-heavy: runs at most RENDER_WORKERS at once (the local engine's limit; on AWS, the function's concurrency). */
+  /** CPU-heavy: runs at most RENDER_SLOTS at once (the local engine's limit; on AWS, the function's reserved concurrency). */
   heavy?: boolean;
 }
 
 export const STEPS: readonly Step[] = [
+  { machine: 'order', state: 'AwaitSlot', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
   { machine: 'order', state: 'Start', placeholder: 'StartOrder', module: 'start-order' },
   { machine: 'order', state: 'Plan', placeholder: 'PlanOrder', module: 'plan-order' },
   { machine: 'order', state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
   { machine: 'order', state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },
   { machine: 'order', state: 'Regen', placeholder: 'RegenScript', module: 'regen-script' },
+  { machine: 'order', state: 'AwaitSlotToRender', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
   { machine: 'order', state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
   { machine: 'order', state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
   { machine: 'order', state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },

@@ -5,11 +5,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
-import { countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
+import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, MetricName, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../../functions/core/ports.ts';
 import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
@@ -267,4 +268,59 @@ export class ScriptedReceiver {
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
   return clone(e);
+}
+
+/** Slots and waits with the DynamoDB adapter's conditions; wakes are recorded, and a token can be made to have died. */
+export class MemoryCapacity implements CapacityStore, Wakeup {
+  held = new Map<number, Slot>();
+  waiting = new Map<string, Waiter>();
+  run = 0;
+  woken: { token: string; slot: number }[] = [];
+  deadTokens = new Set<string>();
+
+  async slots(count: number) {
+    return Array.from({ length: count }, (_, n) => clone(this.held.get(n) ?? { n }));
+  }
+  async head(channel: Channel) {
+    const first = [...this.waiting.values()].filter((w) => w.channel === channel).sort((a, b) => a.orderId.localeCompare(b.orderId))[0];
+    return first && clone(first);
+  }
+  async waitingCount(channel: Channel) {
+    return [...this.waiting.values()].filter((w) => w.channel === channel).length;
+  }
+  async wait(w: Waiter) {
+    this.waiting.set(w.orderId, clone(w));
+  }
+  async claim(n: number, w: Waiter, leaseUntil: Date, now: Date, streak: { from: number; to: number }) {
+    const slot = this.held.get(n);
+    if (slot?.holder && (slot.leaseUntil ?? 0) >= now.getTime()) return false;
+    if (this.waiting.get(w.orderId)?.token !== w.token || this.run !== streak.from) return false;
+    this.held.set(n, { n, holder: w.orderId, channel: w.channel, leaseUntil: leaseUntil.getTime() });
+    this.waiting.delete(w.orderId);
+    this.run = streak.to;
+    return true;
+  }
+  async renew(n: number, orderId: string, leaseUntil: Date) {
+    const slot = this.held.get(n);
+    if (slot?.holder !== orderId) return false;
+    slot.leaseUntil = leaseUntil.getTime();
+    return true;
+  }
+  async release(n: number, orderId: string) {
+    if (this.held.get(n)?.holder !== orderId) return false;
+    this.held.delete(n);
+    return true;
+  }
+  async botRun() {
+    return this.run;
+  }
+  async wake(token: string, slot: number) {
+    if (this.deadTokens.has(token)) return false;
+    this.woken.push({ token, slot });
+    return true;
+  }
+  /** Which orders hold a slot now. */
+  holders() {
+    return [...this.held.values()].map((s) => s.holder);
+  }
 }

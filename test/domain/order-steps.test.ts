@@ -10,7 +10,18 @@ import type { AppError } from '../../functions/core/errors.ts';
 import { OrderClosed, OrderSteps } from '../../functions/core/order-steps.ts';
 import type { OrderEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
-import { memoryCreation, MemoryFiles, MemoryGenerator, memoryLinks, MemoryMetrics, MemoryOrders, MemoryTable, MemoryWorkflow } from './memory.ts';
+import { RenderQueue } from '../../functions/core/capacity.ts';
+import {
+  MemoryCapacity,
+  memoryCreation,
+  MemoryFiles,
+  MemoryGenerator,
+  memoryLinks,
+  MemoryMetrics,
+  MemoryOrders,
+  MemoryTable,
+  MemoryWorkflow,
+} from './memory.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'domain-steps-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -23,6 +34,7 @@ let files: MemoryFiles;
 let metrics: MemoryMetrics;
 let announced: OrderEvent[];
 let steps: OrderSteps;
+let capacity: MemoryCapacity;
 let clock: number;
 const now = () => new Date(clock);
 
@@ -34,6 +46,7 @@ beforeEach(() => {
   files = new MemoryFiles();
   metrics = new MemoryMetrics();
   announced = [];
+  capacity = new MemoryCapacity();
   clock = Date.parse('2026-11-23T10:00:00Z');
   steps = new OrderSteps({
     orders,
@@ -44,6 +57,7 @@ beforeEach(() => {
     metrics,
     serviceAddress: 'video.example',
     scratch: { make: () => mkdtempSync(join(work, 'order-')), remove: (dir) => rm(dir, { recursive: true }) },
+    capacity: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
     announce: async (e) => void announced.push(e),
     now,
   });
@@ -182,5 +196,25 @@ describe('order steps', () => {
       (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text'),
     );
     assert.equal(table.orders.get(id)!.status, 'awaiting_review');
+  });
+
+  it('hold a render slot from admission to done or error, and hand it to the next order', async () => {
+    const first = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    const second = await order('U', { prompt: 'Calm 12 seconds video about black tea' });
+    const third = await order('U', { prompt: 'Calm 12 seconds video about white tea' });
+    await steps.awaitSlot(first, 't1');
+    await steps.awaitSlot(second, 't2');
+    await steps.awaitSlot(third, 't3');
+    assert.deepEqual([capacity.woken.map((w) => w.token), capacity.holders()], [['t1'], [first]], 'one slot: the others wait, still queued');
+    assert.equal(table.orders.get(second)!.status, 'queued');
+    await steps.start(first);
+    await steps.plan(first);
+    await steps.write(first);
+    await steps.render(first);
+    await steps.publish(first);
+    assert.deepEqual([capacity.woken.map((w) => w.token), capacity.holders()], [['t1', 't2'], [second]], 'done hands the slot on');
+    await steps.start(second);
+    await steps.fail(second, { Error: 'GeneratorFailed' });
+    assert.deepEqual([capacity.woken.map((w) => w.token), capacity.holders()], [['t1', 't2', 't3'], [third]], 'so does an error');
   });
 });

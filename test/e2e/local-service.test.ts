@@ -17,7 +17,11 @@ after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const start = (port: number) => startService(port, dataDir);
 const stop = (child: ChildProcess) => stopService(child);
-const javaOfDataDir = () => javaOf(dataDir);
+/** Java of the data folder, once a process that stopped it has had up to 10 s to see it end (the kill is asynchronous). */
+async function javaOfDataDir(): Promise<string> {
+  for (const end = Date.now() + 10_000; javaOf(dataDir) !== '' && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+  return javaOf(dataDir);
+}
 const admin = (...args: string[]) => runAdmin(dataDir, ...args);
 
 describe('npm start', () => {
@@ -63,14 +67,14 @@ describe('npm start', () => {
     assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
 
     assert.equal(await stop(first.child), 0);
-    assert.equal(javaOfDataDir(), '', 'DynamoDB Local still running after stop');
+    assert.equal(await javaOfDataDir(), '', 'DynamoDB Local still running after stop');
 
     const second = await start(port);
     const again = await fetch(`${base}/videos/${id}`, { headers: { 'x-api-key': key } });
     assert.equal(again.status, 200, 'the order survived the restart');
     assert.equal(/API key:\s+(\S+)/.exec(second.output())![1], key, 'the same demo key is shown');
     assert.equal(await stop(second.child), 0);
-    assert.equal(javaOfDataDir(), '');
+    assert.equal(await javaOfDataDir(), '');
   });
 
   it('runs the operator CLI on the data folder when no service runs', async () => {
@@ -79,6 +83,6 @@ describe('npm start', () => {
     assert.equal(user.plan, 'creator');
     assert.deepEqual(admin('delete-user', '--user', user.user_id), { deleted: true, orders: 0, files: 0 });
     assert.equal(admin('balance', '--user', user.user_id).error.code, 'not_found');
-    assert.equal(javaOfDataDir(), '');
+    assert.equal(await javaOfDataDir(), '');
   });
 });

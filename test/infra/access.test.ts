@@ -16,7 +16,7 @@ import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', REVIEW_DEADLINE_SECONDS: '8' });
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', REVIEW_DEADLINE_SECONDS: '8', RENDER_SLOTS: '1' });
 let receiver: Server | undefined;
 after(() => receiver?.close());
 
@@ -93,7 +93,17 @@ describe('least privilege', () => {
     const created = await t.api('POST', '/videos:quick', quick);
     assert.equal(created.status, 201);
     assert.equal((await t.api('POST', '/videos:quick', quick)).status, 200);
+    // The bot's order for the same account, then its repeat with the bot's key (a replay reads). With one slot it waits
+    // for the quick order's: that order's publish admits it.
+    const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
+    const { invoke } = await import('../../local/invocations.ts');
+    const { lambdaContext } = await import('../../local/gateway.ts');
+    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong', idempotency_key: 'bot-1' };
+    const placed = await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')));
+    assert.ok('id' in placed, JSON.stringify(placed));
+    assert.equal(((await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')))) as { replayed: boolean }).replayed, true);
     const done = await waitForStatus(t, key, created.body.id, ['done', 'error']);
+    assert.equal((await waitForStatus(t, key, placed.id, ['done', 'error'])).status, 'done');
     assert.equal(done.status, 'done');
     assert.equal((await fetch(done.result_url, { redirect: 'manual' })).status, 302);
 
@@ -123,15 +133,18 @@ describe('least privilege', () => {
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, lost.body.id, ['done', 'error'])).status, 'done');
 
-    // The bot's order for the same account, then its repeat with the bot's key (a replay reads).
-    const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
-    const { invoke } = await import('../../local/invocations.ts');
-    const { lambdaContext } = await import('../../local/gateway.ts');
-    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong', idempotency_key: 'bot-1' };
-    const placed = await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')));
-    assert.ok('id' in placed, JSON.stringify(placed));
-    assert.equal(((await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')))) as { replayed: boolean }).replayed, true);
-    assert.equal((await waitForStatus(t, key, placed.id, ['done', 'error'])).status, 'done');
+    // A failure that frees a slot another order waits for: the slot is held by an order whose run died (no such order
+    // is left), a new order waits, and the failure handling of the dead one releases the slot and admits the new one.
+    const { Capacity } = await import('../../functions/adapters/capacity.ts');
+    const store = new Capacity(aws().ddb, t.stack.env.TABLE_NAME!);
+    const dead = { orderId: 'vid_01jz0000000000000000000000', channel: 'api' as const, token: 'dead', since: new Date().toISOString() };
+    await store.wait(dead);
+    assert.ok(await store.claim(0, dead, new Date(Date.now() + 600_000), new Date(), { from: await store.botRun(), to: 0 }));
+    const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', duration_seconds: 10 } });
+    assert.equal((await t.api('GET', `/videos/${waiting.body.id}`, { key })).body.status, 'queued');
+    const { handler: markFailed } = await import('../../functions/steps/mark-failed.ts');
+    await invoke('mark-failed', () => markFailed({ orderId: dead.orderId, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
+    assert.equal((await waitForStatus(t, key, waiting.body.id, ['done', 'error'])).status, 'done');
 
     const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { key });
     assert.equal(deliveries.status, 200);

@@ -154,7 +154,7 @@ describe('the CDK stack', () => {
       // The ASL file itself, uploaded as an asset.
       assert.equal(readFileSync(join(out, `asset.${p.DefinitionS3Location.Key}`), 'utf8'), readFileSync(join(ROOT, machine.file), 'utf8'));
       const steps = STEPS.filter((s) => s.machine === name);
-      assert.deepEqual(Object.keys(p.DefinitionSubstitutions).sort(), steps.map((s) => s.placeholder).sort());
+      assert.deepEqual(Object.keys(p.DefinitionSubstitutions).sort(), [...new Set(steps.map((s) => s.placeholder))].sort());
       for (const s of steps) assert.deepEqual(p.DefinitionSubstitutions[s.placeholder], { 'Fn::GetAtt': [fn('step', s.module)[0], 'Arn'] }, s.placeholder);
       assert.equal(p.LoggingConfiguration.Level, 'ALL');
       assert.equal(p.TracingConfiguration.Enabled, true);
@@ -217,7 +217,7 @@ describe('the CDK stack', () => {
     assertions.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
   });
 
-  it('runs every function on Node 24 with X-Ray, on arm64 but the render step, sized for the render', () => {
+  it('runs every function on Node 24 with X-Ray, on arm64 but the render step, sized for the render and limited to the slots', () => {
     for (const [id, f] of ofType('AWS::Lambda::Function')) {
       const render = id.startsWith('steprendervideo');
       assert.equal(f.Properties.Runtime, 'nodejs24.x', id);
@@ -227,7 +227,12 @@ describe('the CDK stack', () => {
         assert.equal(f.Properties.MemorySize, 3008);
         assert.equal(f.Properties.Timeout, 900);
         assert.deepEqual(f.Properties.EphemeralStorage, { Size: 2048 });
+        // As many renders at once as the queue has slots (context renderSlots, default 4), and every function knows it.
+        assert.equal(f.Properties.ReservedConcurrentExecutions, 4);
+      } else {
+        assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       }
+      assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, '4', id);
     }
   });
 
