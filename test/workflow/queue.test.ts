@@ -1,0 +1,58 @@
+/**
+ * The render queue on the local stack with one slot: twelve orders, ten of them through one API key (its limit) and
+ * two from the bot; every order is rendered, one at a time, in the admission order, each charged once.
+ * BOT_RUN_BEFORE_API=1 makes the starvation rule visible with few orders: after one bot admission a waiting API
+ * order goes next, even while bot orders still wait.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useStack, waitForStatus } from '../support/stack.ts';
+
+const t = useStack({ RENDER_SLOTS: '1', BOT_RUN_BEFORE_API: '1' });
+
+describe('the render queue with one slot', () => {
+  it('renders a later bot order before the waiting API orders, lets the API advance among bot orders, and fails none', async () => {
+    const { apiKey: key, userId } = await t.user({ balance: 100_000, trialVideos: 0 });
+    const api: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await t.api('POST', '/videos', { key, body: { topic: `Tea number ${i}`, duration_seconds: 10 } });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      api.push(r.body.id);
+    }
+    const over = await t.api('POST', '/videos', { key, body: { topic: 'One too many', duration_seconds: 10 } });
+    assert.deepEqual([over.status, over.body.error.code], [429, 'active_tasks_exceeded'], 'the key keeps its limit of 10');
+
+    // The bot places two orders for the same account while the API orders wait.
+    const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
+    const { lambdaContext } = await import('../../local/gateway.ts');
+    const bot: string[] = [];
+    for (const topic of ['Bot tea one', 'Bot tea two']) {
+      const placed = await placeOrder({ user_id: userId, topic, params: { duration_seconds: 10 } }, lambdaContext('place-order'));
+      assert.ok('id' in placed, JSON.stringify(placed));
+      bot.push(placed.id);
+    }
+    const waitingWhenBotCame = [];
+    for (const id of api) if ((await t.api('GET', `/videos/${id}`, { key })).body.status === 'queued') waitingWhenBotCame.push(id);
+    assert.ok(waitingWhenBotCame.length >= 8, `API orders were waiting: ${waitingWhenBotCame.length}`);
+
+    const finished = new Map<string, number>();
+    for (const id of [...api, ...bot]) {
+      const order = await waitForStatus(t, key, id, ['done', 'error'], 240_000);
+      assert.equal(order.status, 'done', JSON.stringify(order));
+      finished.set(id, Date.parse(order.updated_at));
+    }
+    const ranked = [...finished].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+    const place = (id: string) => ranked.indexOf(id);
+    const firstWaiting = Math.min(...waitingWhenBotCame.map(place));
+    assert.ok(place(bot[0]!) < firstWaiting, 'the first bot order went before every API order that was waiting');
+    assert.ok(
+      waitingWhenBotCame.some((id) => place(id) > place(bot[0]!) && place(id) < place(bot[1]!)),
+      'an API order was admitted while the second bot order still waited',
+    );
+    const { services } = await import('../../functions/app/services.ts');
+    const ledger = await services().accounts.ledger(userId);
+    assert.equal(ledger.filter((l) => l.kind === 'charge').length, 12, 'twelve charges');
+    assert.equal(ledger.filter((l) => l.kind === 'refund').length, 0, 'no refund: nothing failed');
+    assert.equal((await services().accounts.get(userId))!.activeTasks, 0);
+  });
+});
