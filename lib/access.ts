@@ -50,7 +50,8 @@ export const ACCESS: Record<string, Access> = {
   'get-openapi': {},
   'get-docs': {},
   'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess'] },
-  'start-order': { table: CHANGE },
+  // A director-mode order's first step: it also deletes the order's not-started marker.
+  'start-order': { table: [...CHANGE, 'DeleteItem'] },
   'plan-order': { table: CHANGE },
   'write-script': { table: CHANGE },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
@@ -59,6 +60,9 @@ export const ACCESS: Record<string, Access> = {
   'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  // The sweep: unstarted orders (a query per shard, the order, the marker's delete) and their start; the slots
+  // (reclaim and admission) and the wake-up of an admitted order.
+  sweep: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], orderMachine: ['StartExecution', 'SendTaskSuccess'] },
   // The bot's order: the account read, the queue shards, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
 };

@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ROOT } from './paths.ts';
 
-export type FunctionKind = 'http' | 'step' | 'bot';
+export type FunctionKind = 'http' | 'step' | 'bot' | 'job';
 
 /** Files of node packages a function reads from disk at run time, copied beside its bundle. */
 const PACKAGE_FILES: Record<string, readonly string[]> = {
@@ -33,6 +33,7 @@ const PACKAGE_FILES: Record<string, readonly string[]> = {
 export const SIZES = {
   http: { memorySize: 512, timeout: Duration.seconds(10) },
   bot: { memorySize: 512, timeout: Duration.seconds(10) },
+  job: { memorySize: 512, timeout: Duration.seconds(60) },
   step: { memorySize: 512, timeout: Duration.seconds(120) },
   render: { memorySize: 3008, timeout: Duration.seconds(900) },
 } as const;
@@ -48,7 +49,7 @@ export const BUNDLING = {
   externalModules: ['@aws-sdk/*'],
 };
 
-const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot' };
+const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot', job: 'jobs' };
 const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
 
 export function serviceFunction(

@@ -2,7 +2,7 @@
  * The whole service as one stack: data, the step functions and their state machines, the API's functions and routes,
  * and what operators watch. Each function gets the settings and the IAM grants its entry in lib/access.ts names.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -10,6 +10,9 @@ import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
+import { JOBS } from '../functions/jobs/table.ts';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { ACCESS } from './access.ts';
 import { Api } from './api.ts';
 import { Data } from './data.ts';
@@ -85,9 +88,20 @@ export class VideoServiceStack extends Stack {
       if (settings.botPrincipalArn) fn.grantInvoke(new ArnPrincipal(settings.botPrincipalArn));
       new CfnOutput(this, `Bot${name.replace(/(^|-)(\w)/g, (_, _d, c: string) => c.toUpperCase())}FunctionName`, { value: fn.functionName });
     }
-    const missing = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS].filter(
-      (n) => !this.functions.has(n),
-    );
+    // Scheduled jobs: the recovery sweep, every minute.
+    for (const job of JOBS) {
+      new Rule(this, `${job.name}-schedule`, {
+        schedule: Schedule.rate(Duration.seconds(job.everySeconds)),
+        targets: [new LambdaFunction(make('job', job.name))],
+      });
+    }
+    const missing = [
+      ...ROUTES.map((r) => r.handler),
+      DEFAULT_ROUTE.handler,
+      ...STEPS.map((s) => s.module),
+      ...BOT_FUNCTIONS,
+      ...JOBS.map((j) => j.name),
+    ].filter((n) => !this.functions.has(n));
     if (missing.length) throw new Error(`No function was built for ${missing.join(', ')}`);
 
     new Observability(this, 'Observability', {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
+import { JOBS } from '../functions/jobs/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
@@ -56,10 +57,11 @@ export interface LocalStackOptions {
    * The file each function's handler is imported from: by default its TypeScript source; the infrastructure tests
    * pass the Lambda bundles that `cdk synth` built, to run those very files.
    */
-  moduleOf?: (kind: 'http' | 'step', name: string) => string;
+  moduleOf?: (kind: 'http' | 'step' | 'job', name: string) => string;
 }
 
-const sourceOf = (kind: 'http' | 'step', name: string) => join(ROOT, 'functions', kind === 'http' ? 'http' : 'steps', `${name}.ts`);
+const FOLDERS = { http: 'http', step: 'steps', job: 'jobs' } as const;
+const sourceOf = (kind: 'http' | 'step' | 'job', name: string) => join(ROOT, 'functions', FOLDERS[kind], `${name}.ts`);
 
 export interface LocalStack {
   baseUrl: string;
@@ -165,6 +167,23 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const sweeper = setInterval(() => void expire(), 3_600_000);
     sweeper.unref();
     stops.push(async () => clearInterval(sweeper));
+    // The scheduled jobs (the recovery sweep) on a timer, as EventBridge runs them on AWS; SWEEP_SECONDS sets its period.
+    for (const job of JOBS) {
+      const mod = (await import(moduleOf('job', job.name))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+      const every = Number(env[`${job.name.toUpperCase()}_SECONDS`] ?? job.everySeconds) * 1000;
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        void invoke(job.name, () => mod.handler({}, lambdaContext(`job-${job.name}`)))
+          .catch(() => undefined)
+          .finally(() => {
+            busy = false;
+          });
+      }, every);
+      timer.unref();
+      stops.push(async () => clearInterval(timer));
+    }
     return { baseUrl, port, env, sfn, stop: stopAll };
   } catch (err) {
     await stopAll();

@@ -83,10 +83,23 @@ export class LocalStepFunctions {
     }
   }
 
+  private port = 0;
+
   async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as { port: number };
-    return `http://127.0.0.1:${port}`;
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * A real outage for the tests: the endpoint stops listening (calls are refused, as when Step Functions cannot be
+   * reached) while its executions go on; `listen` brings it back on the same port.
+   */
+  async goAway(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
   }
 
   async stop(): Promise<void> {

@@ -74,6 +74,8 @@ export interface Config {
   reviewDeadlineSeconds: number;
   /** The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order. */
   capacity: { slots: number; leaseSeconds: number; botRun: number };
+  /** The sweep leaves an order this young alone: its workflow's first step is normally seconds away. */
+  sweepGraceSeconds: number;
   /** Order files are deleted this many days after they were written. */
   retentionDays: number;
   /** One machine only: make this generator stage fail for every order. */
@@ -118,6 +120,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.LINK_SIGNING_KEY_SECRET_ARN ? { linkSigningKeySecretArn: env.LINK_SIGNING_KEY_SECRET_ARN } : {}),
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', 30),
+    sweepGraceSeconds: int(env, 'SWEEP_GRACE_SECONDS', 60),
     capacity: {
       slots: renderSlots(env),
       // Longer than a slot is held by right: plan, script, the 15-minute render and publishing.

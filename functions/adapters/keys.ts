@@ -7,6 +7,7 @@
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   active orders, one shard       PK QUEUE         SK SHARD#<n>
+ *   order not started yet          PK UNSTARTED#<shard>  SK <order id>  (until its first step runs)
  *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
  *   admission state                PK CAPACITY      SK ADMISSIONS
  *   an order waiting for a slot    PK WAITING#<channel>  SK <order id>  (oldest first)
@@ -36,6 +37,8 @@ export const keys = {
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
   queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
+  unstartedPartition: (shard: number) => `UNSTARTED#${shard}`,
+  unstarted: (shard: number, orderId: string) => ({ PK: `UNSTARTED#${shard}`, SK: orderId }),
   capacityPartition: 'CAPACITY',
   slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
   slotPrefix: SLOT_PREFIX,

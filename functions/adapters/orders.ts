@@ -1,5 +1,6 @@
 /** Orders and their creation transaction. */
-import { GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QUEUE_SHARDS } from '../core/create-order.ts';
 import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
@@ -96,7 +97,7 @@ const queueMove = (tableName: string, shard: number, by: number): TransactItem =
 });
 
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'queue' | 'idempotency';
+type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'queue' | 'unstarted' | 'idempotency';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
 type TransitionItem = 'order' | 'queue' | 'ledger' | 'user' | 'event';
 
@@ -124,6 +125,8 @@ export class Orders implements OrderStore {
         }),
       ],
       ['queue', queueMove(T, order.queueShard, 1)],
+      // Until its workflow runs a first step: the sweep starts an order whose StartExecution failed after the charge.
+      ['unstarted', { Put: { TableName: T, Item: { ...keys.unstarted(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
@@ -254,6 +257,23 @@ export class Orders implements OrderStore {
         }),
       ),
     );
+  }
+
+  async markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unstarted(order.queueShard, order.id) }));
+  }
+
+  async unstarted(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
+    const found: Pick<Order, 'id' | 'queueShard'>[] = [];
+    for (let shard = 0; shard < QUEUE_SHARDS; shard++) {
+      const items = await queryAll(this.ddb, {
+        TableName: this.tableName,
+        ...inPartition(keys.unstartedPartition(shard)),
+        ConsistentRead: true,
+      });
+      for (const i of items) if (String(i.createdAt) < before.toISOString()) found.push({ id: String(i.orderId), queueShard: shard });
+    }
+    return found;
   }
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {

@@ -20,6 +20,9 @@ import { Orders } from '../adapters/orders.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { planFromPrompt } from '../generator/planner.ts';
+import { RenderQueue } from '../core/capacity.ts';
+import { sweep } from '../core/sweep.ts';
+import { Capacity, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
 export const logger = new Logger({ serviceName: 'video-service' });
@@ -53,8 +56,11 @@ function build() {
     key: () => linkSigningKey(cfg),
     issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, await linkSigningKey(cfg), orderId, now),
   };
+  const queue = new RenderQueue({ store: new Capacity(ddb, cfg.tableName), wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });
   return {
     config: cfg,
+    queue,
+    sweep: () => sweep({ orders, workflow, queue, metrics, graceSeconds: cfg.sweepGraceSeconds, now: () => new Date() }),
     links,
     webhooks,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },

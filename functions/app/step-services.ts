@@ -6,16 +6,13 @@ import { join } from 'node:path';
 import { OrderSteps } from '../core/order-steps.ts';
 import { generatorFromEnv } from '../generator/index.ts';
 import { withFaults } from './faults.ts';
-import { RenderQueue } from '../core/capacity.ts';
-import { Capacity, StepFunctionsWakeup } from '../adapters/capacity.ts';
-import { aws } from '../adapters/aws.ts';
 import { metrics } from '../adapters/metrics.ts';
 import { logger, services } from './services.ts';
 
 let built: OrderSteps | undefined;
 
 function build(): OrderSteps {
-  const { config: cfg, orders, accounts, files, links, deliveries } = services();
+  const { config: cfg, orders, accounts, files, links, deliveries, queue } = services();
   return new OrderSteps({
     orders,
     accounts,
@@ -27,12 +24,7 @@ function build(): OrderSteps {
     scratch: { make: () => mkdtempSync(join(tmpdir(), 'order-')), remove: (dir) => rm(dir, { recursive: true, force: true }) },
     // An event whose delivery fails to start stays pending: on one machine the next start delivers it; on AWS nothing
     // retries it yet (no sweep runs there).
-    capacity: new RenderQueue({
-      store: new Capacity(aws().ddb, cfg.tableName),
-      wakeup: new StepFunctionsWakeup(aws().sfn),
-      ...cfg.capacity,
-      now: () => new Date(),
-    }),
+    capacity: queue,
     announce: (event) =>
       deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
     now: () => new Date(),

@@ -92,6 +92,19 @@ export class RenderQueue {
     await this.admit();
   }
 
+  /** Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing). */
+  async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
+    const now = this.p.now().getTime();
+    let freed = 0;
+    for (const s of await this.p.store.slots(this.p.slots)) {
+      if (!s.holder) continue;
+      if ((s.leaseUntil ?? 0) < now || (await isClosed(s.holder))) {
+        if (await this.p.store.release(s.n, s.holder)) freed++;
+      }
+    }
+    return freed;
+  }
+
   /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
   async admit(): Promise<number> {
     let admitted = 0;

@@ -66,8 +66,8 @@ export class OrderCreation {
     if (outcome.kind === 'created') {
       this.deps.metrics.count('OrdersCreated');
       await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
-        // The order is committed and charged and stays queued. A repeat with the same Idempotency-Key starts it; on
-        // one machine so does the next start of the service. On AWS nothing else does yet (no sweep runs there).
+        // The order is committed and charged and stays queued: the recovery sweep starts it (as does a repeat of
+        // the same Idempotency-Key).
         this.deps.log.error('workflow start failed', { orderId: outcome.order.id, cause: String(cause) });
       });
       return { response: outcome.response, replayed: false, counted: true };

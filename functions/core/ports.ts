@@ -80,10 +80,14 @@ export interface OrderStore {
   /** False when the order was no longer in the expected status: someone else moved it first. */
   transition(t: Transition): Promise<boolean>;
   patch(orderId: string, p: Patch, now: Date): Promise<boolean>;
+  /** The order's workflow ran its first step: the order no longer needs the sweep to start it. */
+  markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
+  /** Orders committed before `before` whose workflow has not run its first step (the creation marks each one). */
+  unstarted(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */
-export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped';
+export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped' | 'OrdersRecovered' | 'SlotsReclaimed';
 export interface Metrics {
   count(name: MetricName): void;
 }

@@ -36,6 +36,8 @@ export class MemoryTable {
   events = new Map<string, StoredEvent>();
   attempts: DeliveryAttempt[] = [];
   webhooks = new Map<string, Webhook>();
+  /** Orders whose workflow has not run its first step. */
+  unstarted = new Set<string>();
   /** Active orders of everyone (the queue shards, summed). */
   queue = 0;
 
@@ -77,6 +79,7 @@ export class MemoryOrders implements OrderStore {
     if (this.t.orders.has(order.id)) return { kind: 'conflict' };
 
     this.t.orders.set(order.id, clone(order));
+    this.t.unstarted.add(order.id);
     if (keyed) user.activeTasks += 1;
     user.balance -= charge.cost;
     if (charge.trial) user.trialVideosLeft -= 1;
@@ -89,6 +92,16 @@ export class MemoryOrders implements OrderStore {
     this.t.queue += 1;
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
     return { kind: 'created' };
+  }
+
+  async markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
+    this.t.unstarted.delete(order.id);
+  }
+
+  async unstarted(before: Date) {
+    return [...this.t.unstarted]
+      .filter((id) => this.t.orders.get(id)!.createdAt < before.toISOString())
+      .map((id) => ({ id, queueShard: this.t.orders.get(id)!.queueShard }));
   }
 
   async get(orderId: string): Promise<Order | undefined> {

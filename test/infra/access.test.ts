@@ -14,9 +14,17 @@ import { invocation } from '../../local/invocations.ts';
 import { ROUTES, DEFAULT_ROUTE } from '../../functions/http/routes.ts';
 import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
+import { JOBS } from '../../functions/jobs/table.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '200', REVIEW_DEADLINE_SECONDS: '8', RENDER_SLOTS: '1' });
+const t = useStack({
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'on',
+  WEBHOOK_RETRY_BASE_MS: '200',
+  REVIEW_DEADLINE_SECONDS: '8',
+  RENDER_SLOTS: '1',
+  SWEEP_SECONDS: '3600',
+  SWEEP_GRACE_SECONDS: '0',
+});
 let receiver: Server | undefined;
 after(() => receiver?.close());
 
@@ -60,7 +68,7 @@ const UNSEEN: Record<string, Record<string, string>> = {
 
 describe('least privilege', () => {
   it('names every function of the route and step tables, and nothing else', () => {
-    const functions = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS];
+    const functions = [...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)];
     assert.deepEqual(Object.keys(ACCESS).sort(), [...new Set(functions)].sort());
   });
 
@@ -145,6 +153,24 @@ describe('least privilege', () => {
     const { handler: markFailed } = await import('../../functions/steps/mark-failed.ts');
     await invoke('mark-failed', () => markFailed({ orderId: dead.orderId, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
     assert.equal((await waitForStatus(t, key, waiting.body.id, ['done', 'error'])).status, 'done');
+
+    // The sweep: a slot whose dead holder's lease ended is reclaimed and given to the order waiting for it; then an
+    // order charged while Step Functions could not be reached is started.
+    const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString() };
+    await store.wait(ghost);
+    assert.ok(await store.claim(0, ghost, new Date(Date.now() + 600_000), new Date(), { from: await store.botRun(), to: 0 }));
+    const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', duration_seconds: 10 } });
+    for (const end = Date.now() + 10_000; (await store.waitingCount('api')) === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(await store.renew(0, ghost.orderId, new Date(Date.now() - 1000)), 'the ghost lease ends');
+    const { handler: sweepJob } = await import('../../functions/jobs/sweep.ts');
+    assert.deepEqual(await invoke('sweep', () => sweepJob({}, lambdaContext('sweep'))), { started: 0, reclaimed: 1, admitted: 1 });
+    await t.stack.sfn.goAway();
+    const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', duration_seconds: 10 } });
+    assert.equal(unstarted.status, 201);
+    await t.stack.sfn.listen();
+    const second = await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')));
+    assert.deepEqual([second.started, second.reclaimed], [1, 0]);
+    for (const id of [blocked.body.id, unstarted.body.id]) assert.equal((await waitForStatus(t, key, id, ['done', 'error'])).status, 'done');
 
     const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { key });
     assert.equal(deliveries.status, 200);

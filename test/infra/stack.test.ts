@@ -15,6 +15,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ROUTES, DEFAULT_ROUTE, API_PREFIX } from '../../functions/http/routes.ts';
 import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
+import { JOBS } from '../../functions/jobs/table.ts';
 import { ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
@@ -46,12 +47,12 @@ type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Reco
 const resources = () => Object.entries(template.Resources as Record<string, Resource>);
 const ofType = (type: string) => resources().filter(([, r]) => r.Type === type);
 /** The logical id and resource of the function built for a handler or step module. */
-function fn(kind: 'http' | 'step' | 'bot', name: string): [string, Resource] {
+function fn(kind: 'http' | 'step' | 'bot' | 'job', name: string): [string, Resource] {
   const found = ofType('AWS::Lambda::Function').find(([, r]) => r.Metadata?.['aws:cdk:path'] === `VideoService-dev/${kind}-${name}/Resource`);
   assert.ok(found, `a function for ${kind} ${name}`);
   return found;
 }
-const bundleOf = (kind: 'http' | 'step', name: string) => join(out, fn(kind, name)[1].Metadata!['aws:asset:path']!, 'index.mjs');
+const bundleOf = (kind: 'http' | 'step' | 'job', name: string) => join(out, fn(kind, name)[1].Metadata!['aws:asset:path']!, 'index.mjs');
 /** The statements of the policies attached to a function's role. */
 function statementsOf(logicalId: string): { Action: string | string[]; Resource: unknown }[] {
   const role = (template.Resources[logicalId] as Resource).Properties.Role['Fn::GetAtt'][0] as string;
@@ -167,6 +168,7 @@ describe('the CDK stack', () => {
       ['http', DEFAULT_ROUTE.handler] as const,
       ...STEPS.map((s) => ['step', s.module] as const),
       ...BOT_FUNCTIONS.map((name) => ['bot', name] as const),
+      ...JOBS.map((j) => ['job', j.name] as const),
     ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
@@ -197,6 +199,15 @@ describe('the CDK stack', () => {
     );
     const integrations = ofType('AWS::ApiGatewayV2::Integration').map(([, r]) => JSON.stringify(r.Properties.IntegrationUri));
     assert.ok(!integrations.some((u) => u.includes(id)), 'no API route leads to it');
+  });
+
+  it('runs the recovery sweep every minute on a schedule', () => {
+    const [id] = fn('job', 'sweep');
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties.Targets).includes(id));
+    assert.deepEqual(
+      rules.map(([, r]) => [r.Properties.ScheduleExpression, r.Properties.State ?? 'ENABLED']),
+      [['rate(1 minute)', 'ENABLED']],
+    );
   });
 
   it('keeps the data safe: TTL, point-in-time recovery, encryption, no public access, TLS only, the 30-day lifecycle', () => {
@@ -244,7 +255,7 @@ describe('the CDK stack', () => {
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
     assert.equal(
       count(/"Throttles"/),
-      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS]).size,
+      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)]).size,
       'throttles of every function',
     );
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');

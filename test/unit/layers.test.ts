@@ -1,7 +1,7 @@
 /**
- * Imports run one way: contract <- core <- {adapters, generator} <- app <- {http, steps, bot} <- {lib, local} <- bin.
+ * Imports run one way: contract <- core <- {adapters, generator} <- app <- {http, steps, bot, jobs} <- {lib, local} <- bin.
  * A module may import its own layer and the layers below it, never a layer above it nor its peer (adapters and
- * the generator are two implementations of core's ports; http, steps and bot are kinds of entry point). app is the
+ * the generator are two implementations of core's ports; http, steps, bot and jobs are kinds of entry point). app is the
  * composition root of a Lambda process; lib (CDK) and local (the one-machine runtime) compose the functions.
  */
 import assert from 'node:assert/strict';
@@ -22,6 +22,7 @@ export const LAYERS: { folder: string; rank: number }[] = [
   { folder: 'functions/http', rank: 4 },
   { folder: 'functions/steps', rank: 4 },
   { folder: 'functions/bot', rank: 4 },
+  { folder: 'functions/jobs', rank: 4 },
   { folder: 'lib', rank: 5 },
   { folder: 'local', rank: 5 },
   { folder: 'bin', rank: 6 },
@@ -30,6 +31,7 @@ export const LAYERS: { folder: string; rank: number }[] = [
 /** Edges the ranks allow but the design does not. */
 const FORBIDDEN: { from: string; to: string; why: string }[] = [
   { from: 'functions/http', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
+  { from: 'functions/jobs', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
   { from: 'functions/bot', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
 ];
 

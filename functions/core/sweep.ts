@@ -1,0 +1,46 @@
+/**
+ * The recovery sweep, one use case on both runtimes (AWS: a schedule; one machine: a timer): it starts the orders
+ * that were charged but whose workflow never ran a first step (StartExecution is idempotent by the order's execution
+ * name), frees render slots whose lease ended or whose holder is closed, and admits waiting orders, in case a wake-up
+ * was lost.
+ */
+import type { RenderQueue } from './capacity.ts';
+import type { Metrics, OrderStore, Workflow } from './ports.ts';
+
+export interface SweepPorts {
+  orders: Pick<OrderStore, 'get' | 'unstarted' | 'markStarted'>;
+  workflow: Workflow;
+  queue: Pick<RenderQueue, 'reclaim' | 'admit'>;
+  metrics: Metrics;
+  /** An order younger than this is left alone: its first step is normally seconds away. */
+  graceSeconds: number;
+  now: () => Date;
+}
+
+export interface SweepResult {
+  started: number;
+  reclaimed: number;
+  admitted: number;
+}
+
+export async function sweep(p: SweepPorts): Promise<SweepResult> {
+  const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
+  let started = 0;
+  for (const marked of await p.orders.unstarted(before)) {
+    const order = await p.orders.get(marked.id);
+    if (!order || order.status === 'done' || order.status === 'error') {
+      await p.orders.markStarted(marked);
+      continue;
+    }
+    await p.workflow.start(order);
+    started++;
+    p.metrics.count('OrdersRecovered');
+  }
+  const reclaimed = await p.queue.reclaim(async (orderId) => {
+    const order = await p.orders.get(orderId);
+    return !order || order.status === 'done' || order.status === 'error';
+  });
+  for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
+  const admitted = await p.queue.admit();
+  return { started, reclaimed, admitted };
+}

@@ -1,0 +1,16 @@
+/** The recovery sweep's entry: on AWS a schedule invokes it every minute; on one machine a timer of the local runtime. */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { SweepResult } from '../core/sweep.ts';
+import { publishMetrics } from '../adapters/metrics.ts';
+import { logger, services } from '../app/services.ts';
+
+export const handler = middy<unknown, SweepResult>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics())
+  .handler(async () => {
+    const result = await services().sweep();
+    // Anything recovered means something failed on the way (a start, a release, a wake-up): operators look.
+    if (result.started || result.reclaimed) logger.warn('the sweep recovered work', { ...result });
+    return result;
+  });
