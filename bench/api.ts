@@ -225,8 +225,8 @@ export async function benchApi(): Promise<void> {
       const rounds = roundRatios(api, floor);
       return `p50 <= 2x floor: ${f(ratio, 2)}x ${verdict(ratio <= 2)} (rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x)`;
     };
-    const GET_FLOOR = 'the same AWS calls, bare: BatchGetItem of the user item + GetItem of the order';
-    const CREATE_FLOOR = 'the same AWS calls, bare: BatchGetItem of the user and queue shards + the six-item TransactWriteItems + StartExecution';
+    const GET_FLOOR = 'the same AWS calls, bare: GetItem of the user item + GetItem of the order';
+    const CREATE_FLOOR = 'the same AWS calls, bare: GetItem of the user + the six-item TransactWriteItems + StartExecution';
     const row = (name: string, x: Figures, target = '') =>
       `| ${name} | ${x.requests} | ${f(x.rps)} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.cpuPerRequestMs, 2)} | ${x.errors} | ${target} |`;
     console.log(

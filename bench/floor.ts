@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
 import { QUEUE_SHARDS } from '../functions/core/create-order.ts';
@@ -35,14 +35,14 @@ const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export function getFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   return async (u: FloorUser): Promise<boolean> => {
-    const auth = await ctx.ddb.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [keys.user(u.userId)], ConsistentRead: true } } }));
-    if (!auth.Responses?.[T]?.length) return false;
+    const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
+    if (!auth.Item) return false;
     const order = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.order(u.orderId), ConsistentRead: true }));
     return Boolean(order.Item);
   };
 }
 
-/** POST /videos:quick's calls: the key read with the queue shards, the creation transaction, StartExecution. */
+/** POST /videos:quick's calls: the key read, the creation transaction, StartExecution (the queue's snapshot is cached). */
 export function creationFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
@@ -87,7 +87,7 @@ export function creationFloor(ctx: FloorContext) {
         },
       },
       { Put: { TableName: T, Item: { ...keys.ledger(u.userId, ulid()), amount: -cost, kind: 'charge', orderId: id, createdAt: ts } } },
-      { Update: { TableName: T, Key: keys.queueShard(shard), UpdateExpression: 'ADD active :one', ExpressionAttributeValues: { ':one': 1 } } },
+      { Put: { TableName: T, Item: { ...keys.unstarted(shard, id), orderId: id, createdAt: ts } } },
       {
         Put: {
           TableName: T,
@@ -119,9 +119,8 @@ export function creationFloor(ctx: FloorContext) {
     transaction,
     /** The three calls of one creation. */
     all: async (u: FloorUser): Promise<boolean> => {
-      const shards = Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n));
-      const auth = await ctx.ddb.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [keys.user(u.userId), ...shards], ConsistentRead: true } } }));
-      if ((auth.Responses?.[T]?.length ?? 0) < 1) return false;
+      const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
+      if (!auth.Item) return false;
       const id = newId();
       await transaction(u, id);
       await ctx.sfn.send(

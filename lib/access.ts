@@ -21,7 +21,9 @@ export interface Access {
 }
 
 /** Every authenticated route: the key lookup. Every authenticated POST: its count in the minute's window. */
-const AUTH: TableAction[] = ['BatchGetItem'];
+const AUTH: TableAction[] = ['GetItem'];
+/** eta_seconds: the queue's snapshot (the slots and the waits, queried; the measured rate, read). */
+const ETA: TableAction[] = ['Query', 'GetItem'];
 const POST: TableAction[] = [...AUTH, 'UpdateItem'];
 /** A status change: the order, the user's slot and the queue shard; with an event (and a refund's ledger entry), a put. */
 const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
@@ -35,9 +37,9 @@ const ADMIT: TableAction[] = ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'Dele
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
-  'create-quick': { table: [...POST, 'PutItem', 'GetItem'], orderMachine: ['StartExecution'] },
-  'create-video': { table: [...POST, 'PutItem', 'GetItem'], orderMachine: ['StartExecution'] },
-  'get-video': { table: [...AUTH, 'GetItem'], linkKey: true },
+  'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
+  'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
+  'get-video': { table: [...AUTH, ...ETA], linkKey: true },
   // A lost review wait is answered with a new execution.
   'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
@@ -63,6 +65,6 @@ export const ACCESS: Record<string, Access> = {
   // The sweep: unstarted orders (a query per shard, the order, the marker's delete) and their start; the slots
   // (reclaim and admission) and the wake-up of an admitted order.
   sweep: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], orderMachine: ['StartExecution', 'SendTaskSuccess'] },
-  // The bot's order: the account read, the queue shards, the creation transaction, a replay's read; the start.
-  'place-order': { table: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
+  // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
+  'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
 };

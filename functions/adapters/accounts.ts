@@ -1,10 +1,9 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound } from '../core/errors.ts';
 import { newEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
-import { QUEUE_SHARDS } from '../core/create-order.ts';
 import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
@@ -53,34 +52,15 @@ export class Accounts {
   ) {}
 
   /**
-   * One strongly consistent read authenticates the key and loads the account (and, for creation routes, the global
-   * queue counter shards in the same call). A revoked or reissued key fails on its very next call.
+   * One strongly consistent read authenticates the key and loads the account; nothing else is read before the key is
+   * verified. A revoked or reissued key fails on its very next call.
    */
-  async authenticate(apiKey: string | undefined, withQueue = false): Promise<{ account: Account; queueAhead: number } | undefined> {
+  async authenticate(apiKey: string | undefined): Promise<{ account: Account } | undefined> {
     const userId = userIdOfKey(apiKey);
     if (!userId || !apiKey) return undefined;
-    const shardKeys = withQueue ? Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n)) : [];
-    const out = await this.ddb.send(
-      new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: [keys.user(userId), ...shardKeys], ConsistentRead: true } },
-      }),
-    );
-    const items = out.Responses?.[this.tableName] ?? [];
-    const userKey = keys.user(userId);
-    const user = items.find((i) => i[TABLE_KEYS.pk] === userKey.PK && i[TABLE_KEYS.sk] === userKey.SK);
-    if (!user || !keyMatches(apiKey, user.keyHash as string | undefined)) return undefined;
-    const queueAhead = items.reduce((sum, i) => sum + (i === user ? 0 : Number(i.active ?? 0)), 0);
-    return { account: toAccount(user), queueAhead };
-  }
-
-  /** Active orders of everyone, from the queue counter shards (for eta_seconds of an order placed without a key). */
-  async queueAhead(): Promise<number> {
-    const out = await this.ddb.send(
-      new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: Array.from({ length: QUEUE_SHARDS }, (_, n) => keys.queueShard(n)), ConsistentRead: true } },
-      }),
-    );
-    return (out.Responses?.[this.tableName] ?? []).reduce((sum, i) => sum + Number(i.active ?? 0), 0);
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
+    if (!out.Item || !keyMatches(apiKey, out.Item.keyHash as string | undefined)) return undefined;
+    return { account: toAccount(out.Item) };
   }
 
   async createUser(opts: { balance: number; trialVideos: number; plan?: { name: string; heavyPerMonth: number }; now: Date }) {

@@ -2,6 +2,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../core/capacity.ts';
+import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { queryAll, recordOf, transact, writeIf } from './dynamo.ts';
@@ -52,7 +53,14 @@ export class Capacity implements CapacityStore {
         {
           Put: {
             TableName: T,
-            Item: { ...keys.slot(n), holder: w.orderId, channel: w.channel, leaseUntil: leaseUntil.getTime(), since: now.toISOString() },
+            Item: {
+              ...keys.slot(n),
+              holder: w.orderId,
+              channel: w.channel,
+              leaseUntil: leaseUntil.getTime(),
+              since: now.toISOString(),
+              ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
+            },
             ConditionExpression: 'attribute_not_exists(holder) OR leaseUntil < :now',
             ExpressionAttributeValues: { ':now': now.getTime() },
           },
@@ -108,12 +116,27 @@ export class Capacity implements CapacityStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.slot(n),
-          UpdateExpression: 'REMOVE holder, channel, leaseUntil, since',
+          UpdateExpression: 'REMOVE holder, channel, leaseUntil, since, videoSeconds',
           ConditionExpression: 'holder = :order',
           ExpressionAttributeValues: { ':order': orderId },
         }),
       ),
     );
+  }
+
+  async rate(): Promise<number | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.queueStats, ConsistentRead: true }));
+    return out.Item?.secondsPerVideoSecond === undefined ? undefined : Number(out.Item.secondsPerVideoSecond);
+  }
+
+  async saveRate(secondsPerVideoSecond: number): Promise<void> {
+    await this.ddb.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.queueStats, secondsPerVideoSecond, at: new Date().toISOString() } }));
+  }
+
+  /** The ids of a channel's waiting orders, oldest first. */
+  async waitingIds(channel: Channel): Promise<string[]> {
+    const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.waitingPartition(channel)), ProjectionExpression: 'orderId' });
+    return items.map((i) => String(i.orderId));
   }
 
   async botRun(): Promise<number> {
@@ -135,5 +158,47 @@ export class StepFunctionsWakeup implements Wakeup {
       if (['TaskDoesNotExist', 'TaskTimedOut', 'InvalidToken'].includes((err as Error).name)) return false;
       throw err;
     }
+  }
+}
+
+/**
+ * The queue as eta_seconds reads it, kept for a few seconds per process: every GET of an active order and every
+ * creation would otherwise read the capacity partition, and a burst of them would make it hot.
+ */
+export class QueueSnapshots {
+  private kept: { view: Promise<QueueView>; at: number } | undefined;
+
+  constructor(
+    private readonly store: Capacity,
+    private readonly settings: { slots: number; botRun: number; defaultSecondsPerVideoSecond: number },
+    private readonly maxAgeMs = 2000,
+  ) {}
+
+  view(now = Date.now()): Promise<QueueView> {
+    if (!this.kept || now - this.kept.at > this.maxAgeMs) {
+      const view = this.read(now);
+      this.kept = { view, at: now };
+      // A failed read is not kept: the next request tries again.
+      view.catch(() => (this.kept = undefined));
+    }
+    return this.kept.view;
+  }
+
+  private async read(now: number): Promise<QueueView> {
+    const [slots, api, bot, rate] = await Promise.all([
+      this.store.slots(this.settings.slots),
+      this.store.waitingIds('api'),
+      this.store.waitingIds('bot'),
+      this.store.rate(),
+    ]);
+    return {
+      slots: this.settings.slots,
+      busy: slots
+        .filter((s) => s.holder && (s.leaseUntil ?? 0) >= now)
+        .map((s) => ({ holder: s.holder!, since: s.since ? Date.parse(s.since) : now, ...(s.videoSeconds ? { videoSeconds: s.videoSeconds } : {}) })),
+      waiting: { api, bot },
+      secondsPerVideoSecond: rate ?? this.settings.defaultSecondsPerVideoSecond,
+      botRun: this.settings.botRun,
+    };
   }
 }

@@ -74,6 +74,8 @@ export interface Config {
   reviewDeadlineSeconds: number;
   /** The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order. */
   capacity: { slots: number; leaseSeconds: number; botRun: number };
+  /** How long a process keeps its snapshot of the queue for eta_seconds. */
+  queueSnapshotMs: number;
   /** The sweep leaves an order this young alone: its workflow's first step is normally seconds away. */
   sweepGraceSeconds: number;
   /** Order files are deleted this many days after they were written. */
@@ -106,7 +108,6 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     prices: prices(env.PRICES),
     throughput: {
       orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),
-      workers: renderSlots(env),
     },
     maintenance: env.MAINTENANCE_MODE === 'on',
     webhookAllowPrivate: ['on', 'true', '1'].includes(env.WEBHOOK_ALLOW_PRIVATE_URLS ?? ''),
@@ -121,6 +122,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', 30),
     sweepGraceSeconds: int(env, 'SWEEP_GRACE_SECONDS', 60),
+    queueSnapshotMs: int(env, 'QUEUE_SNAPSHOT_MS', 2000),
     capacity: {
       slots: renderSlots(env),
       // Longer than a slot is held by right: plan, script, the 15-minute render and publishing.

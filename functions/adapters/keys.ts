@@ -6,10 +6,10 @@
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
- *   active orders, one shard       PK QUEUE         SK SHARD#<n>
  *   order not started yet          PK UNSTARTED#<shard>  SK <order id>  (until its first step runs)
  *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
  *   admission state                PK CAPACITY      SK ADMISSIONS
+ *   measured generation rate       PK CAPACITY      SK STATS
  *   an order waiting for a slot    PK WAITING#<channel>  SK <order id>  (oldest first)
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
@@ -36,13 +36,14 @@ export const keys = {
   orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
-  queueShard: (n: number) => ({ PK: 'QUEUE', SK: `SHARD#${n}` }),
   unstartedPartition: (shard: number) => `UNSTARTED#${shard}`,
   unstarted: (shard: number, orderId: string) => ({ PK: `UNSTARTED#${shard}`, SK: orderId }),
   capacityPartition: 'CAPACITY',
   slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
   slotPrefix: SLOT_PREFIX,
   admissions: { PK: 'CAPACITY', SK: 'ADMISSIONS' },
+  /** The measured generation time per video second. */
+  queueStats: { PK: 'CAPACITY', SK: 'STATS' },
   waitingPartition: (channel: string) => `WAITING#${channel}`,
   waiting: (channel: string, orderId: string) => ({ PK: `WAITING#${channel}`, SK: orderId }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),

@@ -92,14 +92,10 @@ function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]
   return { add, values };
 }
 
-const queueMove = (tableName: string, shard: number, by: number): TransactItem => ({
-  Update: { TableName: tableName, Key: keys.queueShard(shard), UpdateExpression: 'ADD active :by', ExpressionAttributeValues: { ':by': by } },
-});
-
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'queue' | 'unstarted' | 'idempotency';
+type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'unstarted' | 'idempotency';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
-type TransitionItem = 'order' | 'queue' | 'ledger' | 'user' | 'event';
+type TransitionItem = 'order' | 'ledger' | 'user' | 'event';
 
 export class Orders implements OrderStore {
   constructor(
@@ -124,7 +120,6 @@ export class Orders implements OrderStore {
           createdAt: order.createdAt,
         }),
       ],
-      ['queue', queueMove(T, order.queueShard, 1)],
       // Until its workflow runs a first step: the sweep starts an order whose StartExecution failed after the charge.
       ['unstarted', { Put: { TableName: T, Item: { ...keys.unstarted(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
@@ -181,14 +176,13 @@ export class Orders implements OrderStore {
         },
       ],
     ];
-    // The active-task slot and the global queue place follow the status: queued and running hold one.
+    // The key's active-task slot follows the status: queued and running hold one.
     const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
     const user = t.refund ? refund(order.charge, t.refund.heavyMonth) : { add: [], values: {} };
     if (slot && countsAgainstKey(order)) {
       user.add.push('activeTasks :slot');
       user.values[':slot'] = slot;
     }
-    if (slot) items.push(['queue', queueMove(T, order.queueShard, slot)]);
     if (t.refund) {
       const { charge } = order;
       items.push([

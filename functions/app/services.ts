@@ -22,7 +22,7 @@ import { Webhooks } from '../adapters/webhooks.ts';
 import { planFromPrompt } from '../generator/planner.ts';
 import { RenderQueue } from '../core/capacity.ts';
 import { sweep } from '../core/sweep.ts';
-import { Capacity, StepFunctionsWakeup } from '../adapters/capacity.ts';
+import { Capacity, QueueSnapshots, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
 export const logger = new Logger({ serviceName: 'video-service' });
@@ -56,10 +56,14 @@ function build() {
     key: () => linkSigningKey(cfg),
     issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, await linkSigningKey(cfg), orderId, now),
   };
-  const queue = new RenderQueue({ store: new Capacity(ddb, cfg.tableName), wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });
+  const capacity = new Capacity(ddb, cfg.tableName);
+  const queue = new RenderQueue({ store: capacity, wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });
+  // Until an order has been measured: the typical order's seconds spread over a typical 30-second video.
+  const snapshots = new QueueSnapshots(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 }, cfg.queueSnapshotMs);
   return {
     config: cfg,
     queue,
+    snapshots,
     sweep: () => sweep({ orders, workflow, queue, metrics, graceSeconds: cfg.sweepGraceSeconds, now: () => new Date() }),
     links,
     webhooks,
@@ -72,6 +76,7 @@ function build() {
     creation: new OrderCreation({
       orders,
       planPrompt: planFromPrompt,
+      queue: snapshots,
       workflow,
       limits: cfg.limits,
       prices: cfg.prices,

@@ -33,7 +33,6 @@ async function place(event: unknown): Promise<BotAnswer> {
   if (!account) throw notFound('user');
   const result = await creation.create({
     account,
-    queueAhead: await accounts.queueAhead(),
     channel: 'bot',
     request,
     ...(req.idempotency_key !== undefined ? { idempotencyKey: req.idempotency_key } : {}),

@@ -18,6 +18,9 @@ export interface Slot {
   channel?: Channel;
   /** Epoch milliseconds the lease ends. */
   leaseUntil?: number;
+  /** When the holder was admitted (ISO 8601), and its video's length: for eta_seconds and the measured rate. */
+  since?: string;
+  videoSeconds?: number;
 }
 
 export interface Waiter {
@@ -26,6 +29,7 @@ export interface Waiter {
   /** The task token of the workflow's wait. */
   token: string;
   since: string;
+  videoSeconds?: number;
 }
 
 export interface CapacityStore {
@@ -48,6 +52,9 @@ export interface CapacityStore {
   release(n: number, orderId: string): Promise<boolean>;
   /** Bot admissions in a row while an API order waited. */
   botRun(): Promise<number>;
+  /** The measured seconds of generation per video second, when any order has been measured. */
+  rate(): Promise<number | undefined>;
+  saveRate(secondsPerVideoSecond: number): Promise<void>;
 }
 
 export interface Wakeup {
@@ -66,6 +73,8 @@ export interface CapacityPorts {
 }
 
 export const DEFAULT_BOT_RUN = 3;
+/** The weight of the newest order in the measured rate. */
+const RATE_WEIGHT = 0.3;
 
 export class RenderQueue {
   constructor(private readonly p: CapacityPorts) {}
@@ -75,19 +84,33 @@ export class RenderQueue {
   }
 
   /** The order's workflow waits for a slot: at once when it holds one (a resumed order), else after the orders ahead. */
-  async awaitSlot(order: Pick<Order, 'id' | 'channel'>, token: string): Promise<void> {
+  async awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string): Promise<void> {
     const now = this.p.now();
     const held = (await this.p.store.slots(this.p.slots)).find((s) => s.holder === order.id);
     if (held && (await this.p.store.renew(held.n, order.id, this.leaseUntil(now)))) {
       if (await this.p.wakeup.wake(token, held.n)) return;
     }
-    await this.p.store.wait({ orderId: order.id, channel: order.channel ?? 'api', token, since: now.toISOString() });
+    await this.p.store.wait({
+      orderId: order.id,
+      channel: order.channel ?? 'api',
+      token,
+      since: now.toISOString(),
+      ...(order.videoSeconds !== undefined ? { videoSeconds: order.videoSeconds } : {}),
+    });
     await this.admit();
   }
 
-  /** Frees the order's slot, if it holds one, and admits the next order. */
-  async release(orderId: string): Promise<void> {
+  /**
+   * Frees the order's slot, if it holds one, and admits the next order. A finished order (`done`) also updates the
+   * measured generation time per video second that eta_seconds counts with (a moving average).
+   */
+  async release(orderId: string, done = false): Promise<void> {
     const held = (await this.p.store.slots(this.p.slots)).find((s) => s.holder === orderId);
+    if (held && done && held.since && held.videoSeconds) {
+      const sample = (this.p.now().getTime() - Date.parse(held.since)) / 1000 / held.videoSeconds;
+      const before = await this.p.store.rate();
+      await this.p.store.saveRate(before === undefined ? sample : before * (1 - RATE_WEIGHT) + sample * RATE_WEIGHT);
+    }
     if (held) await this.p.store.release(held.n, orderId);
     await this.admit();
   }

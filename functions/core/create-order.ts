@@ -8,12 +8,14 @@ import type { CreationResponse, OrderParams } from '../contract/orders.ts';
 import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { newOrderId } from './ids.ts';
 import { resolveLanguage } from './language.ts';
-import { etaSeconds, postWindow, type Throughput } from './limits.ts';
+import { postWindow, type Throughput } from './limits.ts';
+import { type QueueView, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** Partitions of the not-started markers, so that creations spread their writes. */
 export const QUEUE_SHARDS = 10;
 const MAX_ATTEMPTS = 12;
 
@@ -24,8 +26,6 @@ export interface CreateOrderInput {
   account: Account;
   /** `api` unless the operators' bot places the order. */
   channel?: Channel;
-  /** Active orders of all users ahead of this one. */
-  queueAhead: number;
   request: OrderRequest;
   idempotencyKey?: string;
   now: Date;
@@ -46,6 +46,8 @@ export type PromptPlanner = (prompt: string) => OrderParams;
 
 export interface OrderCreationDeps {
   orders: OrderStore;
+  /** The render queue as it stands, for eta_seconds. */
+  queue: { view(): Promise<QueueView> };
   planPrompt: PromptPlanner;
   workflow: Workflow;
   limits: Limits;
@@ -95,7 +97,8 @@ export class OrderCreation {
     // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
     const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot'])]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
-    const eta = etaSeconds(input.queueAhead, throughput);
+    // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue.
+    const eta = queuedEta(await this.deps.queue.view(), { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();

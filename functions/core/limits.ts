@@ -9,11 +9,4 @@ export function postWindow(now: Date): { start: number; retryAfterSeconds: numbe
 export interface Throughput {
   /** Typical seconds one order takes from running to done. */
   orderSeconds: number;
-  /** Orders rendered at the same time. */
-  workers: number;
-}
-
-/** Seconds until an order is done, given how many active orders are ahead of it. */
-export function etaSeconds(queueAhead: number, t: Throughput): number {
-  return Math.round(t.orderSeconds * (1 + Math.floor(Math.max(0, queueAhead) / t.workers)));
 }

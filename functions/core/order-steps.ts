@@ -39,7 +39,10 @@ export interface StepPorts {
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
   /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
-  capacity: { awaitSlot(order: Pick<Order, 'id' | 'channel'>, token: string): Promise<void>; release(orderId: string): Promise<void> };
+  capacity: {
+    awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string): Promise<void>;
+    release(orderId: string, done?: boolean): Promise<void>;
+  };
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
   now: () => Date;
@@ -84,7 +87,7 @@ export class OrderSteps {
   async awaitSlot(orderId: string, taskToken: string): Promise<void> {
     const order = await this.load(orderId);
     await this.p.orders.markStarted(order);
-    await this.p.capacity.awaitSlot(order, taskToken);
+    await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken);
   }
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */
@@ -188,7 +191,7 @@ export class OrderSteps {
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId);
     this.p.metrics.count('OrdersDone');
-    await this.p.capacity.release(orderId);
+    await this.p.capacity.release(orderId, true);
     await this.p.announce(event);
   }
 

@@ -34,7 +34,7 @@ export interface Order {
   createdAt: string;
   updatedAt: string;
   etaSeconds: number;
-  /** Which shard of the global queue counter this order was added to. */
+  /** Which partition its not-started marker went to (spreads the creations' writes). */
   queueShard: number;
   /** A quick order's parameters were refined by the workflow's planning step. */
   planned?: boolean;
@@ -70,7 +70,8 @@ export interface OrderLinks {
   coverUrl: string;
 }
 
-export function toRecord(order: Order, links?: OrderLinks): OrderRecord {
+/** The public record; `eta` is the queue's estimate now (the creation's estimate when not given). */
+export function toRecord(order: Order, links?: OrderLinks, eta?: number): OrderRecord {
   const params = Object.fromEntries(PARAM_KEYS.filter((k) => order.params[k] !== undefined).map((k) => [k, order.params[k]])) as OrderRecord['params'];
   return {
     id: order.id,
@@ -82,7 +83,7 @@ export function toRecord(order: Order, links?: OrderLinks): OrderRecord {
     trial: order.charge.trial,
     channel: order.channel ?? 'api',
     params,
-    ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: order.etaSeconds } : {}),
+    ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: eta ?? order.etaSeconds } : {}),
     ...(order.script ? { script: formatScript(order.script) } : {}),
     ...(order.status === 'done' && links ? { result_url: links.resultUrl, cover_url: links.coverUrl } : {}),
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),

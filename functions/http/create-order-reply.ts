@@ -18,7 +18,6 @@ export async function createOrderReply(req: AuthedRequest, request: OrderRequest
   const key = idempotencyKey(req);
   const result = await services().creation.create({
     account: req.account,
-    queueAhead: req.queueAhead,
     request,
     ...(key !== undefined ? { idempotencyKey: key } : {}),
     now: req.now,

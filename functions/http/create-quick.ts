@@ -3,6 +3,6 @@ import { quickVideoBody } from '../contract/orders.ts';
 import { createOrderReply } from './create-order-reply.ts';
 import { httpRoute } from './middleware.ts';
 
-export const handler = httpRoute({ auth: true, withQueue: true, body: quickVideoBody, countPost: 'deferred' }, (req) =>
+export const handler = httpRoute({ auth: true, body: quickVideoBody, countPost: 'deferred' }, (req) =>
   createOrderReply(req, { route: 'POST /videos:quick', prompt: req.body.prompt }),
 );

@@ -3,6 +3,6 @@ import { createVideoBody } from '../contract/orders.ts';
 import { createOrderReply } from './create-order-reply.ts';
 import { httpRoute } from './middleware.ts';
 
-export const handler = httpRoute({ auth: true, withQueue: true, body: createVideoBody, countPost: 'deferred' }, (req) =>
+export const handler = httpRoute({ auth: true, body: createVideoBody, countPost: 'deferred' }, (req) =>
   createOrderReply(req, { route: 'POST /videos', params: req.body }),
 );

@@ -30,8 +30,6 @@ export interface HttpRequest {
 /** What a route with auth adds: the key's account, loaded by the key lookup. */
 export interface AuthedRequest extends HttpRequest {
   account: Account;
-  /** Active orders of all users, loaded with the account on routes that ask for it (otherwise 0). */
-  queueAhead: number;
   /** Whether this POST is already counted in its rate window. */
   counted: boolean;
 }
@@ -46,8 +44,6 @@ export interface Reply {
 
 export interface RouteOptions {
   auth: boolean;
-  /** Load the global queue counter with the account (creation routes: for eta_seconds). */
-  withQueue?: boolean;
   /** The JSON body's schema: the chain parses and validates the body (422 naming the field) before the handler runs. */
   body?: z.ZodMiniType;
   /**
@@ -98,13 +94,12 @@ const maintenance = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Erro
   },
 });
 
-const apiKeyAuth = (withQueue: boolean): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+const apiKeyAuth = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
   before: async (request: Req) => {
     const req = request.context.req;
-    const found = await services().accounts.authenticate(req.header('x-api-key'), withQueue);
+    const found = await services().accounts.authenticate(req.header('x-api-key'));
     if (!found) throw unauthorized();
     req.account = found.account;
-    req.queueAhead = found.queueAhead;
     req.counted = false;
   },
 });
@@ -169,7 +164,7 @@ export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: Re
     .use(publishMetrics())
     .use(envelope())
     .use(maintenance());
-  if (options.auth) chain.use(apiKeyAuth(options.withQueue ?? false));
+  if (options.auth) chain.use(apiKeyAuth());
   if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
   if (options.body) chain.use(jsonBody(options.body));
   return chain.handler(async (_event, context) => {

@@ -97,4 +97,22 @@ describe('the render queue', () => {
     assert.deepEqual(capacity.holders(), [c.id], 'B could not be woken: C got the slot');
     assert.equal(await capacity.waitingCount('api'), 0);
   });
+
+  it('measures the generation time per video second from the orders that finish', async () => {
+    const q = queue(1);
+    const a = order('api');
+    await q.awaitSlot({ ...a, videoSeconds: 20 }, 't-a');
+    clock += 10_000;
+    await q.release(a.id, true);
+    assert.equal(await capacity.rate(), 0.5, 'the first order sets it: 10 s for 20 s of video');
+    const b = order('api');
+    await q.awaitSlot({ ...b, videoSeconds: 10 }, 't-b');
+    clock += 10_000;
+    await q.release(b.id, true);
+    assert.equal(await capacity.rate(), 0.5 * 0.7 + 1 * 0.3, 'then a moving average');
+    const c = order('api');
+    await q.awaitSlot({ ...c, videoSeconds: 10 }, 't-c');
+    await q.release(c.id);
+    assert.equal(await capacity.rate(), 0.5 * 0.7 + 1 * 0.3, 'a failed order is not a measure');
+  });
 });

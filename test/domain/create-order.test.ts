@@ -28,7 +28,6 @@ const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'
 });
 const input = (userId: string, request: CreateOrderInput['request'], more: Partial<CreateOrderInput> = {}): CreateOrderInput => ({
   account: table.account(userId),
-  queueAhead: 0,
   request,
   now,
   ...more,

@@ -38,8 +38,6 @@ export class MemoryTable {
   webhooks = new Map<string, Webhook>();
   /** Orders whose workflow has not run its first step. */
   unstarted = new Set<string>();
-  /** Active orders of everyone (the queue shards, summed). */
-  queue = 0;
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
     const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a };
@@ -89,7 +87,6 @@ export class MemoryOrders implements OrderStore {
     }
     if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
     this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id });
-    this.t.queue += 1;
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
     return { kind: 'created' };
   }
@@ -123,7 +120,6 @@ export class MemoryOrders implements OrderStore {
     const slot = (holdsSlot(tr.to) ? 1 : 0) - (holdsSlot(tr.order.status) ? 1 : 0);
     const user = this.t.accounts.get(stored.userId)!;
     if (countsAgainstKey(stored)) user.activeTasks += slot;
-    this.t.queue += slot;
     if (tr.refund) {
       const { charge } = tr.order;
       user.balance += charge.cost;
@@ -158,7 +154,8 @@ export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, met
     workflow,
     limits: DEFAULT_LIMITS,
     prices: DEFAULT_PRICES,
-    throughput: { orderSeconds: 20, workers: 2 },
+    throughput: { orderSeconds: 20 },
+    queue: { view: async () => ({ slots: 2, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }) },
     metrics,
     log: { error: log },
   });
@@ -308,7 +305,14 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     const slot = this.held.get(n);
     if (slot?.holder && (slot.leaseUntil ?? 0) >= now.getTime()) return false;
     if (this.waiting.get(w.orderId)?.token !== w.token || this.run !== streak.from) return false;
-    this.held.set(n, { n, holder: w.orderId, channel: w.channel, leaseUntil: leaseUntil.getTime() });
+    this.held.set(n, {
+      n,
+      holder: w.orderId,
+      channel: w.channel,
+      leaseUntil: leaseUntil.getTime(),
+      since: now.toISOString(),
+      ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
+    });
     this.waiting.delete(w.orderId);
     this.run = streak.to;
     return true;
@@ -326,6 +330,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async botRun() {
     return this.run;
+  }
+  measuredRate: number | undefined;
+  async rate() {
+    return this.measuredRate;
+  }
+  async saveRate(v: number) {
+    this.measuredRate = v;
   }
   async wake(token: string, slot: number) {
     if (this.deadTokens.has(token)) return false;

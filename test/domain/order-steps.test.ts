@@ -67,7 +67,6 @@ async function order(userId: string, request: { prompt: string } | { topic: stri
   if (!table.accounts.has(userId)) table.addAccount({ userId, ...account });
   const r = await memoryCreation(table, workflow, metrics).create({
     account: table.account(userId),
-    queueAhead: 0,
     request: 'prompt' in request ? { route: 'POST /videos:quick', prompt: request.prompt } : { route: 'POST /videos', params: createVideoBody.parse(request) },
     now: now(),
   });
@@ -110,7 +109,7 @@ describe('order steps', () => {
       ['video.done'],
     );
     assert.match(announced[0]!.record.result_url!, new RegExp(`/files/${id}/video.mp4\\?expires=`));
-    assert.deepEqual([table.account('U').activeTasks, table.queue, metrics.of('OrdersDone')], [0, 0, 1]);
+    assert.deepEqual([table.account('U').activeTasks, metrics.of('OrdersDone')], [0, 1]);
   });
 
   it('watermark only a trial order', async () => {

@@ -20,7 +20,6 @@ describe('the recovery sweep', () => {
     workflow.failStarts = true;
     const r = await memoryCreation(table, workflow, metrics).create({
       account: table.account('U'),
-      queueAhead: 0,
       request: { route: 'POST /videos', params: createVideoBody.parse({ topic: 'Tea' }) },
       now: now(),
     });

@@ -24,6 +24,8 @@ const t = useStack({
   RENDER_SLOTS: '1',
   SWEEP_SECONDS: '3600',
   SWEEP_GRACE_SECONDS: '0',
+  // Every function reads the queue itself, as each does in its own Lambda (one process here shares a snapshot).
+  QUEUE_SNAPSHOT_MS: '0',
 });
 let receiver: Server | undefined;
 after(() => receiver?.close());

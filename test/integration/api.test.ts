@@ -132,13 +132,6 @@ describe('creating orders', () => {
       heavy_videos_left: 0,
     });
   });
-
-  it('grows eta_seconds with the queue ahead', async () => {
-    const { apiKey } = await t.user({ balance: 10_000 });
-    const etas: number[] = [];
-    for (let i = 0; i < 6; i++) etas.push((await t.api('POST', '/videos:quick', { key: apiKey, body: quick })).body.eta_seconds);
-    assert.ok(etas.at(-1)! > etas[0]!, `eta did not grow: ${etas.join(', ')}`);
-  });
 });
 
 describe('Idempotency-Key', () => {

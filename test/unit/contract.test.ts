@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keyMatches, newApiKey, userIdOfKey } from '../../functions/core/apikeys.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
-import { etaSeconds, postWindow } from '../../functions/core/limits.ts';
+import { postWindow } from '../../functions/core/limits.ts';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
 import { validate } from '../../functions/app/validate.ts';
 
@@ -62,12 +62,5 @@ describe('api keys', () => {
 describe('limits arithmetic', () => {
   it('gives the seconds left in the minute window', () => {
     assert.deepEqual(postWindow(new Date('2026-11-23T10:00:45.200Z')), { start: Date.parse('2026-11-23T10:00:00Z'), retryAfterSeconds: 15 });
-  });
-  it('grows the estimate with the queue ahead', () => {
-    const t = { orderSeconds: 60, workers: 2 };
-    assert.deepEqual(
-      [0, 1, 2, 5].map((n) => etaSeconds(n, t)),
-      [60, 60, 120, 180],
-    );
   });
 });

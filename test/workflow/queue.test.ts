@@ -8,17 +8,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ RENDER_SLOTS: '1', BOT_RUN_BEFORE_API: '1' });
+const t = useStack({ RENDER_SLOTS: '1', BOT_RUN_BEFORE_API: '1', QUEUE_SNAPSHOT_MS: '0' });
 
 describe('the render queue with one slot', () => {
   it('renders a later bot order before the waiting API orders, lets the API advance among bot orders, and fails none', async () => {
     const { apiKey: key, userId } = await t.user({ balance: 100_000, trialVideos: 0 });
     const api: string[] = [];
+    const etas: number[] = [];
     for (let i = 0; i < 10; i++) {
       const r = await t.api('POST', '/videos', { key, body: { topic: `Tea number ${i}`, duration_seconds: 10 } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       api.push(r.body.id);
+      etas.push(r.body.eta_seconds);
     }
+    assert.ok(etas[9]! > etas[0]!, `eta_seconds grows with the queue ahead: ${etas.join(', ')}`);
     const over = await t.api('POST', '/videos', { key, body: { topic: 'One too many', duration_seconds: 10 } });
     assert.deepEqual([over.status, over.body.error.code], [429, 'active_tasks_exceeded'], 'the key keeps its limit of 10');
 
@@ -34,6 +37,10 @@ describe('the render queue with one slot', () => {
     const waitingWhenBotCame = [];
     for (const id of api) if ((await t.api('GET', `/videos/${id}`, { key })).body.status === 'queued') waitingWhenBotCame.push(id);
     assert.ok(waitingWhenBotCame.length >= 8, `API orders were waiting: ${waitingWhenBotCame.length}`);
+    // A GET gives the queue's estimate now: the later an order waits in the queue, the later it is expected.
+    const etaNow = async (id: string) => (await t.api('GET', `/videos/${id}`, { key })).body.eta_seconds as number;
+    const [nearer, farther] = [await etaNow(waitingWhenBotCame[0]!), await etaNow(waitingWhenBotCame.at(-1)!)];
+    assert.ok(farther > nearer, `eta of the last waiting order ${farther} s, of the first ${nearer} s`);
 
     const finished = new Map<string, number>();
     for (const id of [...api, ...bot]) {
