@@ -23,7 +23,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { MetricName } from '../functions/core/ports.ts';
+import type { GaugeName, MetricName } from '../functions/core/ports.ts';
 
 export const METRICS_NAMESPACE = 'VideoService';
 const FIVE_MINUTES = Duration.minutes(5);
@@ -35,6 +35,8 @@ export interface ObservabilityProps {
   functions: Map<string, IFunction>;
   table: TableV2;
   alarmEmail?: string;
+  /** The oldest API order's wait for a render slot that raises an alarm. */
+  queueWaitAlarmSeconds: number;
 }
 
 export class Observability extends Construct {
@@ -85,6 +87,21 @@ export class Observability extends Construct {
       period: FIVE_MINUTES,
     });
     this.alarm('TableThrottles', tableThrottles, 1, 'DynamoDB throttled reads or writes of the table');
+    // The render queue, measured by the sweep every minute.
+    const gauge = (name: GaugeName) =>
+      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'video-service' }, statistic: 'Maximum', period: FIVE_MINUTES });
+    this.alarm(
+      'ApiOrdersWaitTooLong',
+      gauge('OldestWaitingApiSeconds'),
+      props.queueWaitAlarmSeconds,
+      `An API order has waited ${props.queueWaitAlarmSeconds} s or more for a render slot: raise renderSlots, or look at the renders`,
+    );
+    this.alarm(
+      'SweepRecovered',
+      business('OrdersRecovered'),
+      1,
+      'The sweep started an order whose workflow had not started: a StartExecution failed after a charge',
+    );
 
     const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `VideoService-${props.stage}` });
     const graph = (title: string, left: IMetric[], width = 8) => new GraphWidget({ title, left, width });
@@ -101,6 +118,11 @@ export class Observability extends Construct {
       graph('Order executions', [props.machines.order.metricStarted(), props.machines.order.metricSucceeded(), props.machines.order.metricFailed()]),
       graph('Webhook deliveries', [props.machines.delivery.metricStarted(), business('WebhookDeliveriesDropped')]),
       graph('Render duration (p50, max)', render ? [render.metricDuration({ statistic: 'p50' }), render.metricDuration({ statistic: 'Maximum' })] : []),
+    );
+    dashboard.addWidgets(
+      graph('Render queue: waiting orders', [gauge('QueueDepthApi'), gauge('QueueDepthBot')]),
+      graph('Render queue: oldest wait (s)', [gauge('OldestWaitingApiSeconds'), gauge('OldestWaitingBotSeconds')]),
+      graph('Render slots in use, recoveries', [gauge('SlotsInUse'), business('OrdersRecovered'), business('SlotsReclaimed')]),
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
 

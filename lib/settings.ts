@@ -25,6 +25,8 @@ export interface Settings {
   webhookRetryBaseMs: number;
   /** Where alarms are mailed (an SNS e-mail subscription); none when unset. */
   alarmEmail?: string;
+  /** The oldest API order's wait for a render slot that raises an alarm. */
+  queueWaitAlarmSeconds: number;
   /** Orders generated at once: the render queue's slots, and the render function's reserved concurrency. */
   renderSlots: number;
   /** The IAM principal (the chat bot's role) allowed to invoke the bot's order function; none when unset. */
@@ -76,6 +78,7 @@ export function settingsOf(node: Node): Settings {
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', 30_000, 1000),
     ...(alarmEmail ? { alarmEmail } : {}),
     renderSlots: int(node, 'renderSlots', 4, 1),
+    queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', 900, 60),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),
   };
 }

@@ -110,6 +110,7 @@ export class VideoServiceStack extends Stack {
       machines: { order: machines.order, delivery: machines.delivery },
       functions: this.functions,
       table: data.table,
+      queueWaitAlarmSeconds: settings.queueWaitAlarmSeconds,
       ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     });
     api.output(this);

@@ -9,6 +9,7 @@ const powertoolsMetrics = new PowertoolsMetrics({ namespace: process.env.POWERTO
 
 export const metrics: Metrics = {
   count: (name) => powertoolsMetrics.addMetric(name, MetricUnit.Count, 1),
+  gauge: (name, value, unit) => powertoolsMetrics.addMetric(name, unit === 'Seconds' ? MetricUnit.Seconds : MetricUnit.Count, value),
 };
 
 /**

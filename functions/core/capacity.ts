@@ -128,6 +128,24 @@ export class RenderQueue {
     return freed;
   }
 
+  /** Waiting orders and the oldest one's age per channel, and the slots in use (for the operators' metrics). */
+  async stats(): Promise<{ waiting: Record<Channel, number>; oldestSeconds: Record<Channel, number>; inUse: number }> {
+    const now = this.p.now().getTime();
+    const [slots, apiHead, botHead, api, bot] = await Promise.all([
+      this.p.store.slots(this.p.slots),
+      this.p.store.head('api'),
+      this.p.store.head('bot'),
+      this.p.store.waitingCount('api'),
+      this.p.store.waitingCount('bot'),
+    ]);
+    const age = (w: Waiter | undefined) => (w ? Math.max(0, Math.round((now - Date.parse(w.since)) / 1000)) : 0);
+    return {
+      waiting: { api, bot },
+      oldestSeconds: { api: age(apiHead), bot: age(botHead) },
+      inUse: slots.filter((s) => s.holder && (s.leaseUntil ?? 0) >= now).length,
+    };
+  }
+
   /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
   async admit(): Promise<number> {
     let admitted = 0;

@@ -88,8 +88,11 @@ export interface OrderStore {
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */
 export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped' | 'OrdersRecovered' | 'SlotsReclaimed';
+/** What the queue looks like, measured by the sweep every minute. */
+export type GaugeName = 'QueueDepthApi' | 'QueueDepthBot' | 'OldestWaitingApiSeconds' | 'OldestWaitingBotSeconds' | 'SlotsInUse';
 export interface Metrics {
   count(name: MetricName): void;
+  gauge(name: GaugeName, value: number, unit: 'Count' | 'Seconds'): void;
 }
 
 export interface Workflow {

@@ -2,7 +2,7 @@
  * The recovery sweep, one use case on both runtimes (AWS: a schedule; one machine: a timer): it starts the orders
  * that were charged but whose workflow never ran a first step (StartExecution is idempotent by the order's execution
  * name), frees render slots whose lease ended or whose holder is closed, and admits waiting orders, in case a wake-up
- * was lost.
+ * was lost. Every run also measures the queue: its depth and its oldest wait per channel, and the slots in use.
  */
 import type { RenderQueue } from './capacity.ts';
 import type { Metrics, OrderStore, Workflow } from './ports.ts';
@@ -10,7 +10,7 @@ import type { Metrics, OrderStore, Workflow } from './ports.ts';
 export interface SweepPorts {
   orders: Pick<OrderStore, 'get' | 'unstarted' | 'markStarted'>;
   workflow: Workflow;
-  queue: Pick<RenderQueue, 'reclaim' | 'admit'>;
+  queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
   metrics: Metrics;
   /** An order younger than this is left alone: its first step is normally seconds away. */
   graceSeconds: number;
@@ -42,5 +42,11 @@ export async function sweep(p: SweepPorts): Promise<SweepResult> {
   });
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
   const admitted = await p.queue.admit();
+  const stats = await p.queue.stats();
+  p.metrics.gauge('QueueDepthApi', stats.waiting.api, 'Count');
+  p.metrics.gauge('QueueDepthBot', stats.waiting.bot, 'Count');
+  p.metrics.gauge('OldestWaitingApiSeconds', stats.oldestSeconds.api, 'Seconds');
+  p.metrics.gauge('OldestWaitingBotSeconds', stats.oldestSeconds.bot, 'Seconds');
+  p.metrics.gauge('SlotsInUse', stats.inUse, 'Count');
   return { started, reclaimed, admitted };
 }

@@ -11,7 +11,17 @@ import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, StoredEvent } from
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, MetricName, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../../functions/core/ports.ts';
+import type {
+  CommitOutcome,
+  GaugeName,
+  IdempotencyRecord,
+  MetricName,
+  OrderCommit,
+  OrderEvent,
+  OrderStore,
+  Patch,
+  Transition,
+} from '../../functions/core/ports.ts';
 import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -185,6 +195,10 @@ export class MemoryMetrics {
   }
   of(name: MetricName) {
     return this.counts.get(name) ?? 0;
+  }
+  gauges = new Map<GaugeName, number>();
+  gauge(name: GaugeName, value: number) {
+    this.gauges.set(name, value);
   }
 }
 

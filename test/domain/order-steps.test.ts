@@ -198,9 +198,13 @@ describe('order steps', () => {
   });
 
   it('hold a render slot from admission to done or error, and hand it to the next order', async () => {
-    const first = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
-    const second = await order('U', { prompt: 'Calm 12 seconds video about black tea' });
-    const third = await order('U', { prompt: 'Calm 12 seconds video about white tea' });
+    // Ids made in one millisecond sort at random; the queue serves them by id, so the test takes them in that order.
+    const ids = [
+      await order('U', { prompt: 'Calm 12 seconds video about green tea' }),
+      await order('U', { prompt: 'Calm 12 seconds video about black tea' }),
+      await order('U', { prompt: 'Calm 12 seconds video about white tea' }),
+    ].sort();
+    const [first, second, third] = ids as [string, string, string];
     await steps.awaitSlot(first, 't1');
     await steps.awaitSlot(second, 't2');
     await steps.awaitSlot(third, 't3');

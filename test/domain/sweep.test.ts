@@ -54,5 +54,19 @@ describe('the recovery sweep', () => {
     // The stuck holder's lease has ended, and so has the new holder's: both are freed; nobody waits.
     assert.deepEqual(await sweep(ports), { started: 0, reclaimed: 2, admitted: 0 });
     assert.equal(metrics.of('SlotsReclaimed'), 3);
+    // Every run measures the queue for the operators.
+    for (const id of ['vid_a', 'vid_b', 'vid_c']) table.orders.set(id, { id, status: 'queued' } as never);
+    await queue.awaitSlot({ id: 'vid_a', channel: 'api' }, 't-a');
+    await queue.awaitSlot({ id: 'vid_b', channel: 'api' }, 't-b');
+    await queue.awaitSlot({ id: 'vid_c', channel: 'api' }, 't-c');
+    clock += 30_000;
+    await sweep(ports);
+    assert.deepEqual(Object.fromEntries(metrics.gauges), {
+      QueueDepthApi: 1,
+      QueueDepthBot: 0,
+      OldestWaitingApiSeconds: 30,
+      OldestWaitingBotSeconds: 0,
+      SlotsInUse: 2,
+    });
   });
 });

@@ -247,12 +247,14 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('alarms on the 5xx rate, failed executions, dropped deliveries and throttles, has a dashboard and outputs the base URL', () => {
+  it('alarms on the 5xx rate, failed executions, dropped deliveries, throttles, the queue and recoveries, has a dashboard and outputs the base URL', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
     const count = (re: RegExp) => alarms.filter((a) => re.test(a)).length;
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
     assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
+    assert.equal(count(/"OldestWaitingApiSeconds".*"Threshold":900/), 1, 'an API order waiting 15 minutes for a render slot');
+    assert.equal(count(/"OrdersRecovered"/), 1, 'any order the sweep had to start');
     assert.equal(
       count(/"Throttles"/),
       new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)]).size,
@@ -261,6 +263,9 @@ describe('the CDK stack', () => {
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');
     for (const a of ofType('AWS::CloudWatch::Alarm')) assert.equal(a[1].Properties.AlarmActions.length, 1, 'each alarm notifies the topic');
     assert.equal(ofType('AWS::CloudWatch::Dashboard').length, 1);
+    const body = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
+    for (const gauge of ['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse'])
+      assert.ok(body.includes(gauge), `the dashboard shows ${gauge}`);
     assert.ok(template.Outputs.BaseUrl, 'BaseUrl output');
     for (const o of ['TableName', 'BucketName', 'AlarmTopicArn']) assert.ok(template.Outputs[o], o);
   });
