@@ -27,7 +27,8 @@ after(async () => {
 });
 
 async function start(port: number) {
-  const { child } = await startService(port, dataDir, { TMPDIR: renderTmp });
+  // One render slot: the killed render holds it, and an order waits for it.
+  const { child } = await startService(port, dataDir, { TMPDIR: renderTmp, RENDER_SLOTS: '1' });
   services.push(child);
   return child;
 }
@@ -62,7 +63,7 @@ const encoders = (pid: number) => {
 };
 
 describe('a restart mid-render', () => {
-  it('finishes the order with one charge and one video', async () => {
+  it('finishes the order with one charge and one video, and the order waiting for its slot after it', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}/v1`;
     checkFetchesTo(base);
@@ -72,8 +73,12 @@ describe('a restart mid-render', () => {
     const created = (await (
       await fetch(`${base}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Energetic 20 seconds video about running shoes' }) })
     ).json()) as { id: string };
-    const read = async () =>
-      (await (await fetch(`${base}/videos/${created.id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
+    const waiting = (await (
+      await fetch(`${base}/videos`, { method: 'POST', headers, body: JSON.stringify({ topic: 'Walking shoes', duration_seconds: 10 }) })
+    ).json()) as { id: string };
+    const readOf = async (id: string) =>
+      (await (await fetch(`${base}/videos/${id}`, { headers })).json()) as { status: string; result_url?: string; error?: unknown };
+    const read = () => readOf(created.id);
     // Under way: the order is running and the service's ffmpeg is encoding the video (not yet stored).
     const pid = service.pid!;
     const encoder = await waitFor(
@@ -82,6 +87,7 @@ describe('a restart mid-render', () => {
       60_000,
     );
 
+    assert.equal((await readOf(waiting.id)).status, 'queued', 'the second order waits for the slot');
     service.kill('SIGKILL');
     await new Promise((r) => service.once('exit', r));
     // The store's files on disk: no video was stored before the kill, so it did come mid-render.
@@ -111,8 +117,17 @@ describe('a restart mid-render', () => {
         90_000,
       );
       assert.equal(order.status, 'done', JSON.stringify(order));
+      const second = await waitFor(
+        'the waiting order done after the restart',
+        async () => {
+          const o = await readOf(waiting.id);
+          return o.status === 'done' || o.status === 'error' ? o : undefined;
+        },
+        90_000,
+      );
+      assert.equal(second.status, 'done', JSON.stringify(second));
       const balance = (await (await fetch(`${base}/balance`, { headers })).json()) as { balance: number };
-      assert.equal(balance.balance, 400, 'charged once');
+      assert.equal(balance.balance, 300, 'each charged once');
 
       const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
       const s3 = new S3Client({
