@@ -159,8 +159,18 @@ export class RenderQueue {
       if (!next) return admitted;
       const to = next.channel === 'bot' && api ? run + 1 : 0;
       if (!(await this.p.store.claim(free.n, next, this.leaseUntil(now), now, { from: run, to }))) continue;
+      let woken: boolean;
+      try {
+        woken = await this.p.wakeup.wake(next.token, free.n);
+      } catch (err) {
+        // Step Functions could not be reached: undo the admission (the order waits again, the slot is free), so a
+        // later admission (a release, the sweep) completes this wait; the caller sees the failure.
+        await this.p.store.release(free.n, next.orderId);
+        await this.p.store.wait(next);
+        throw err;
+      }
       // The wait may have died with its execution: the slot goes back, and the order is the sweep's to restart.
-      if (!(await this.p.wakeup.wake(next.token, free.n))) await this.p.store.release(free.n, next.orderId);
+      if (!woken) await this.p.store.release(free.n, next.orderId);
       else admitted++;
     }
     return admitted;

@@ -115,4 +115,18 @@ describe('the render queue', () => {
     await q.release(c.id);
     assert.equal(await capacity.rate(), 0.5 * 0.7 + 1 * 0.3, 'a failed order is not a measure');
   });
+
+  it('undoes an admission whose wake-up could not be sent, so that a later admission completes the wait', async () => {
+    const q = queue(1);
+    const [a, b] = [order('api'), order('api')];
+    await q.awaitSlot(a, `t-${a.id}`);
+    await q.awaitSlot(b, `t-${b.id}`);
+    capacity.unreachable = true;
+    await assert.rejects(q.release(a.id), /ECONNREFUSED/);
+    assert.deepEqual([capacity.holders(), await capacity.waitingCount('api')], [[], 1], 'B waits again and the slot is free');
+    capacity.unreachable = false;
+    assert.equal(await q.admit(), 1);
+    assert.deepEqual(capacity.holders(), [b.id]);
+    assert.deepEqual(wokenOrders([a, b]), [a.id, b.id]);
+  });
 });

@@ -352,7 +352,10 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   async saveRate(v: number) {
     this.measuredRate = v;
   }
+  /** When set, a wake fails as a call to an unreachable Step Functions does. */
+  unreachable = false;
   async wake(token: string, slot: number) {
+    if (this.unreachable) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     if (this.deadTokens.has(token)) return false;
     this.woken.push({ token, slot });
     return true;
