@@ -79,5 +79,12 @@ async function shutdown(signal: string) {
   console.log('stopped');
   process.exit(0);
 }
+// Work in flight when the stores stop fails on its way out (its order resumes at the next start): that is not the
+// service failing. Before a stop, an unhandled rejection ends the process as Node would.
+process.on('unhandledRejection', (err) => {
+  if (stopping) return;
+  console.error(err);
+  process.exit(1);
+});
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

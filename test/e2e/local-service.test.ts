@@ -66,7 +66,7 @@ describe('npm start', () => {
     assert.equal(admin('top-up', '--user', '01JZ0000000000000000000000', '--amount', '5').error.code, 'not_found', 'no such user');
     assert.equal(admin('create-user', '--plan', 'platinum').error.code, 'bad_request');
 
-    assert.equal(await stop(first.child), 0);
+    assert.equal(await stop(first.child), 0, first.output().slice(-3000));
     assert.equal(await javaOfDataDir(), '', 'DynamoDB Local still running after stop');
 
     const second = await start(port);
