@@ -12,28 +12,25 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Layer of each top folder, innermost first; folders on one rank are peers. */
-export const LAYERS: { folder: string; rank: number }[] = [
-  { folder: 'functions/contract', rank: 0 },
-  { folder: 'functions/core', rank: 1 },
-  { folder: 'functions/adapters', rank: 2 },
-  { folder: 'functions/generator', rank: 2 },
-  { folder: 'functions/app', rank: 3 },
-  { folder: 'functions/http', rank: 4 },
-  { folder: 'functions/steps', rank: 4 },
-  { folder: 'functions/bot', rank: 4 },
-  { folder: 'functions/jobs', rank: 4 },
-  { folder: 'lib', rank: 5 },
-  { folder: 'local', rank: 5 },
-  { folder: 'bin', rank: 6 },
+/** The folders of each layer, innermost first; folders in one layer are peers. */
+const ORDER: string[][] = [
+  ['functions/contract'],
+  ['functions/core'],
+  ['functions/adapters', 'functions/generator'],
+  ['functions/app'],
+  ['functions/http', 'functions/steps', 'functions/bot', 'functions/jobs'],
+  ['lib', 'local'],
+  ['bin'],
 ];
+export const LAYERS: { folder: string; rank: number }[] = ORDER.flatMap((folders, rank) => folders.map((folder) => ({ folder, rank })));
 
 /** Edges the ranks allow but the design does not. */
-const FORBIDDEN: { from: string; to: string; why: string }[] = [
-  { from: 'functions/http', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
-  { from: 'functions/jobs', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
-  { from: 'functions/bot', to: 'functions/generator', why: 'handlers reach the generator only through app, which gives the API just the prompt planner' },
-];
+const THROUGH_APP = 'handlers reach the generator only through app, which gives the API just the prompt planner';
+const FORBIDDEN: { from: string; to: string; why: string }[] = ['functions/http', 'functions/jobs', 'functions/bot'].map((from) => ({
+  from,
+  to: 'functions/generator',
+  why: THROUGH_APP,
+}));
 
 const layerOf = (file: string) => LAYERS.find((l) => file === l.folder || file.startsWith(`${l.folder}/`));
 
