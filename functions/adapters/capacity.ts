@@ -5,6 +5,7 @@ import type { CapacityStore, Slot, Waiter, Wakeup } from '../core/capacity.ts';
 import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
 import { sdk } from './aws.ts';
+import { isGoneToken } from './workflow.ts';
 import { queryAll, recordOf, transact, writeIf } from './dynamo.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
@@ -145,7 +146,7 @@ export class Capacity implements CapacityStore {
   }
 }
 
-/** Completes a slot wait's task token; a token whose execution has ended is answered TaskDoesNotExist or TaskTimedOut. */
+/** Completes a slot wait's task token; false when the wait is gone. */
 export class StepFunctionsWakeup implements Wakeup {
   constructor(private readonly sfn: () => Promise<SFNClient>) {}
 
@@ -155,7 +156,7 @@ export class StepFunctionsWakeup implements Wakeup {
       await (await this.sfn()).send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify({ slot }) }));
       return true;
     } catch (err) {
-      if (['TaskDoesNotExist', 'TaskTimedOut', 'InvalidToken'].includes((err as Error).name)) return false;
+      if (isGoneToken(err)) return false;
       throw err;
     }
   }

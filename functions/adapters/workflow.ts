@@ -5,6 +5,12 @@ import type { Order } from '../core/orders.ts';
 import type { Workflow } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 
+/**
+ * Whether Step Functions refused a task token because its wait is gone: AWS answers TaskTimedOut for a token whose
+ * execution has ended (stopped, failed, timed out), TaskDoesNotExist or InvalidToken for one it does not know.
+ */
+export const isGoneToken = (err: unknown) => ['TaskDoesNotExist', 'TaskTimedOut', 'InvalidToken'].includes((err as Error | undefined)?.name ?? '');
+
 export class StepFunctionsWorkflow implements Workflow {
   constructor(
     private readonly sfn: () => Promise<SFNClient>,
@@ -45,7 +51,7 @@ export class StepFunctionsWorkflow implements Workflow {
       if (!order.reviewToken) throw Object.assign(new Error('no task token'), { name: 'TaskDoesNotExist' });
       await sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify({ action: decision.action }) }));
     } catch (err) {
-      if ((err as Error).name !== 'TaskDoesNotExist') throw err;
+      if (!isGoneToken(err)) throw err;
       await sfn.send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),

@@ -142,6 +142,12 @@ describe('least privilege', () => {
     assert.ok(await services().orders.patch(lost.body.id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, lost.body.id, ['done', 'error'])).status, 'done');
+    // The same with the dead wait's own token: Step Functions answers TaskTimedOut for it, as AWS does.
+    const stopped = await t.api('POST', '/videos', { key, body: { topic: 'Cream', duration_seconds: 10, director_mode: true } });
+    await waitForStatus(t, key, stopped.body.id, ['awaiting_review']);
+    await (await aws().sfn()).send(new StopExecutionCommand({ executionArn: executionArn.replace(lost.body.id, stopped.body.id) }));
+    assert.equal((await t.api('POST', `/videos/${stopped.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
+    assert.equal((await waitForStatus(t, key, stopped.body.id, ['done', 'error'])).status, 'done');
 
     // A failure that frees a slot another order waits for: the slot is held by an order whose run died (no such order
     // is left), a new order waits, and the failure handling of the dead one releases the slot and admits the new one.
