@@ -154,12 +154,13 @@ describe('least privilege', () => {
     const { Capacity } = await import('../../functions/adapters/capacity.ts');
     const store = new Capacity(aws().ddb, t.stack.env.TABLE_NAME!);
     const dead = { orderId: 'vid_01jz0000000000000000000000', channel: 'api' as const, token: 'dead', since: new Date().toISOString() };
-    await store.wait(dead);
-    // The orders before are done; the last one's publish releases its slot just after its status says done.
+    // The orders before are done; the last one's publish releases its slot just after its status says done (and
+    // admits whoever waits then: the dead order waits only once the slot is free).
     const slotFree = async () => {
       for (const end = Date.now() + 10_000; (await store.slots(1))[0]!.holder && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
     };
     await slotFree();
+    await store.wait(dead);
     assert.ok(await store.claim(0, dead, new Date(Date.now() + 600_000), new Date(), { from: await store.botRun(), to: 0 }));
     const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', duration_seconds: 10 } });
     assert.equal((await t.api('GET', `/videos/${waiting.body.id}`, { key })).body.status, 'queued');
@@ -170,8 +171,8 @@ describe('least privilege', () => {
     // The sweep: a slot whose dead holder's lease ended is reclaimed and given to the order waiting for it; then an
     // order charged while Step Functions could not be reached is started.
     const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString() };
-    await store.wait(ghost);
     await slotFree();
+    await store.wait(ghost);
     assert.ok(await store.claim(0, ghost, new Date(Date.now() + 600_000), new Date(), { from: await store.botRun(), to: 0 }));
     const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', duration_seconds: 10 } });
     for (const end = Date.now() + 10_000; (await store.waitingCount('api')) === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
