@@ -10,7 +10,7 @@ import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
-import { QUEUE_SHARDS } from '../functions/core/create-order.ts';
+import { SHARDS } from '../functions/core/ids.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
@@ -51,7 +51,7 @@ export function creationFloor(ctx: FloorContext) {
   /** The six items of one creation, for a new order id. */
   const itemsOf = (u: FloorUser, id: string, now: Date) => {
     const ts = now.toISOString();
-    const shard = shardTurn++ % QUEUE_SHARDS;
+    const shard = shardTurn++ % SHARDS;
     const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
     const order = {
       ...ctx.orderItem,

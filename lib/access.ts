@@ -61,10 +61,12 @@ export const ACCESS: Record<string, Access> = {
   'render-video': { table: CHANGE, bucket: ['PutObject'] },
   'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
-  'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem'] },
-  // The sweep: unstarted orders (a query per shard, the order, the marker's delete) and their start; the slots
-  // (reclaim and admission) and the wake-up of an admitted order.
-  sweep: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], orderMachine: ['StartExecution', 'SendTaskSuccess'] },
+  // An attempt's record; the first one also deletes the event's not-taken marker.
+  'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  // The sweep: unstarted orders (a query per shard, the order, the marker's delete) and their start; events no
+  // delivery took (a query per shard, the marker's delete) and their delivery's start; the slots (reclaim and
+  // admission) and the wake-up of an admitted order.
+  sweep: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], orderMachine: ['StartExecution', 'SendTaskSuccess'], startDelivery: true },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
 };

@@ -96,11 +96,16 @@ export class Observability extends Construct {
       props.queueWaitAlarmSeconds,
       `An API order has waited ${props.queueWaitAlarmSeconds} s or more for a render slot: raise renderSlots, or look at the renders`,
     );
+    const recovered = new MathExpression({
+      expression: 'orders + deliveries',
+      usingMetrics: { orders: business('OrdersRecovered'), deliveries: business('DeliveriesRecovered') },
+      period: FIVE_MINUTES,
+    });
     this.alarm(
       'SweepRecovered',
-      business('OrdersRecovered'),
+      recovered,
       1,
-      'The sweep started an order whose workflow had not started: a StartExecution failed after a charge',
+      'The sweep started an order or a webhook delivery that had not started: a StartExecution failed after the charge or the event',
     );
 
     const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `VideoService-${props.stage}` });
@@ -122,7 +127,7 @@ export class Observability extends Construct {
     dashboard.addWidgets(
       graph('Render queue: waiting orders', [gauge('QueueDepthApi'), gauge('QueueDepthBot')]),
       graph('Render queue: oldest wait (s)', [gauge('OldestWaitingApiSeconds'), gauge('OldestWaitingBotSeconds')]),
-      graph('Render slots in use, recoveries', [gauge('SlotsInUse'), business('OrdersRecovered'), business('SlotsReclaimed')]),
+      graph('Render slots in use, recoveries', [gauge('SlotsInUse'), business('OrdersRecovered'), business('DeliveriesRecovered'), business('SlotsReclaimed')]),
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
 

@@ -1,10 +1,10 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
-import type { OrderEvent } from '../core/ports.ts';
+import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryAttempt, DeliveryStatus, EventRef, StoredEvent } from '../core/deliveries.ts';
+import { SHARDS, shardOf } from '../core/ids.ts';
 import { sdk } from './aws.ts';
-import { recordOf, transact } from './dynamo.ts';
+import { queryAll, recordOf, transact } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -52,6 +52,19 @@ export class DeliveryEvents {
     if (!cancelled) return true;
     if (cancelled.failed('event')) return false;
     throw cancelled.error;
+  }
+
+  async taken(event: EventRef): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unsentEvent(shardOf(event.orderId), event.id) }));
+  }
+
+  async unsent(before: Date): Promise<EventRef[]> {
+    const found: EventRef[] = [];
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.unsentPartition(shard)), ConsistentRead: true });
+      for (const i of items) if (String(i.at) < before.toISOString()) found.push({ id: String(i.eventId), orderId: String(i.orderId) });
+    }
+    return found;
   }
 
   async mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void> {
@@ -104,7 +117,7 @@ export class DeliveryWorkflow {
     private readonly stateMachineArn: () => string,
   ) {}
 
-  async start(event: Pick<OrderEvent, 'id' | 'orderId'>): Promise<void> {
+  async start(event: EventRef): Promise<void> {
     const { StartExecutionCommand } = await sdk.sfn();
     try {
       await (await this.sfn()).send(

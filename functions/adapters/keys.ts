@@ -7,6 +7,7 @@
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   order not started yet          PK UNSTARTED#<shard>  SK <order id>  (until its first step runs)
+ *   event not taken by delivery    PK UNSENT#<shard>     SK <event id>  (until its delivery's first step)
  *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
  *   admission state                PK CAPACITY      SK ADMISSIONS
  *   measured generation rate       PK CAPACITY      SK STATS
@@ -38,6 +39,8 @@ export const keys = {
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
   unstartedPartition: (shard: number) => `UNSTARTED#${shard}`,
   unstarted: (shard: number, orderId: string) => ({ PK: `UNSTARTED#${shard}`, SK: orderId }),
+  unsentPartition: (shard: number) => `UNSENT#${shard}`,
+  unsentEvent: (shard: number, eventId: string) => ({ PK: `UNSENT#${shard}`, SK: eventId }),
   capacityPartition: 'CAPACITY',
   slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
   slotPrefix: SLOT_PREFIX,

@@ -1,8 +1,8 @@
 /** Orders and their creation transaction. */
 import { DeleteCommand, GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { QUEUE_SHARDS } from '../core/create-order.ts';
 import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
+import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
 import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
@@ -95,7 +95,7 @@ function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
 type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'unstarted' | 'idempotency';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
-type TransitionItem = 'order' | 'ledger' | 'user' | 'event';
+type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'unsent';
 
 export class Orders implements OrderStore {
   constructor(
@@ -212,6 +212,9 @@ export class Orders implements OrderStore {
     }
     if (t.event) {
       items.push(['event', { Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: ITEM.isNew } }]);
+      // Until its delivery workflow takes it: a start that fails after this commit is the sweep's to redo.
+      const { id: eventId, createdAt: at } = t.event;
+      items.push(['unsent', { Put: { TableName: T, Item: { ...keys.unsentEvent(shardOf(order.id), eventId), orderId: order.id, eventId, at } } }]);
     }
     for (let attempt = 0; ; attempt++) {
       const cancelled = await transact(this.ddb, items);
@@ -259,7 +262,7 @@ export class Orders implements OrderStore {
 
   async unstarted(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
     const found: Pick<Order, 'id' | 'queueShard'>[] = [];
-    for (let shard = 0; shard < QUEUE_SHARDS; shard++) {
+    for (let shard = 0; shard < SHARDS; shard++) {
       const items = await queryAll(this.ddb, {
         TableName: this.tableName,
         ...inPartition(keys.unstartedPartition(shard)),

@@ -64,7 +64,7 @@ function build() {
     config: cfg,
     queue,
     snapshots,
-    sweep: () => sweep({ orders, workflow, queue, metrics, graceSeconds: cfg.sweepGraceSeconds, now: () => new Date() }),
+    sweep: () => sweep({ orders, workflow, events, delivery: deliveryWorkflow, queue, metrics, graceSeconds: cfg.sweepGraceSeconds, now: () => new Date() }),
     links,
     webhooks,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },

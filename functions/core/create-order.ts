@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { CreationResponse, OrderParams } from '../contract/orders.ts';
 import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
-import { newOrderId } from './ids.ts';
+import { newOrderId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
 import { postWindow, type Throughput } from './limits.ts';
 import { type QueueView, queuedEta } from './eta.ts';
@@ -15,8 +15,6 @@ import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.t
 import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** Partitions of the not-started markers, so that creations spread their writes. */
-export const QUEUE_SHARDS = 10;
 const MAX_ATTEMPTS = 12;
 
 /** What a client asked for, on one of the two creation routes. */
@@ -128,7 +126,7 @@ export class OrderCreation {
         createdAt: ts,
         updatedAt: ts,
         etaSeconds: eta,
-        queueShard: parseInt(sha256(id).slice(0, 8), 16) % QUEUE_SHARDS,
+        queueShard: shardOf(id),
       };
       const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: eta };
       const outcome = await this.deps.orders.create({

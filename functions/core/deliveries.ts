@@ -31,8 +31,22 @@ export interface DeliveryAttempt {
   outcome: DeliveryStatus;
 }
 
+/** An event as the delivery workflow and the sweep name it. */
+export type EventRef = Pick<OrderEvent, 'id' | 'orderId'>;
+
+/**
+ * Events recorded with a status change and not yet taken by their delivery workflow (its start failed, or the step
+ * that recorded the event stopped before starting it): the sweep starts their delivery.
+ */
+export interface UnsentEvents {
+  /** The delivery workflow carries the event now: the sweep no longer needs to start it. */
+  taken(event: EventRef): Promise<void>;
+  /** Events recorded before `before` that no delivery has taken. */
+  unsent(before: Date): Promise<EventRef[]>;
+}
+
 export interface DeliveryPorts {
-  events: {
+  events: Pick<UnsentEvents, 'taken'> & {
     get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
     /** Records the attempt and the event's new state; false when another run recorded this attempt first. */
     record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean>;
@@ -56,6 +70,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   const event = await p.events.get(orderId, eventId);
   if (!event) return { outcome: 'gone', attempt: 0 };
   const done = event.attempts ?? 0;
+  if (done === 0) await p.events.taken(event);
   if (event.delivery === 'delivered') return { outcome: 'delivered', attempt: done };
   if (event.delivery === 'dropped' || event.delivery === 'no_webhook') return { outcome: 'gone', attempt: done };
   // The webhook as it is now: a replaced url and secret take the next attempt; a deleted one stops delivery.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 
 /** Time-sortable ids with 80 random bits: unguessable, and ordered for listings. */
@@ -8,3 +9,8 @@ export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
 /** Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. */
 export const ORDER_ID_RE = /^vid_[0-9a-hjkmnp-tv-z]{26}$/;
 export const WEBHOOK_ID_RE = /^wh_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** Partitions of the markers the sweep reads (orders not started, events not handed to delivery): writes spread. */
+export const SHARDS = 10;
+/** The marker partition of an order, and of its events: a hash of its id. */
+export const shardOf = (orderId: string) => parseInt(createHash('sha256').update(orderId).digest('hex').slice(0, 8), 16) % SHARDS;

@@ -87,7 +87,15 @@ export interface OrderStore {
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */
-export type MetricName = 'OrdersCreated' | 'OrdersDone' | 'OrdersFailed' | 'OrdersRefunded' | 'WebhookDeliveriesDropped' | 'OrdersRecovered' | 'SlotsReclaimed';
+export type MetricName =
+  | 'OrdersCreated'
+  | 'OrdersDone'
+  | 'OrdersFailed'
+  | 'OrdersRefunded'
+  | 'WebhookDeliveriesDropped'
+  | 'OrdersRecovered'
+  | 'DeliveriesRecovered'
+  | 'SlotsReclaimed';
 /** What the queue looks like, measured by the sweep every minute. */
 export type GaugeName = 'QueueDepthApi' | 'QueueDepthBot' | 'OldestWaitingApiSeconds' | 'OldestWaitingBotSeconds' | 'SlotsInUse';
 export interface Metrics {

@@ -11,6 +11,6 @@ export const handler = middy<unknown, SweepResult>()
   .handler(async () => {
     const result = await services().sweep();
     // Anything recovered means something failed on the way (a start, a release, a wake-up): operators look.
-    if (result.started || result.reclaimed) logger.warn('the sweep recovered work', { ...result });
+    if (result.started || result.sent || result.reclaimed) logger.warn('the sweep recovered work', { ...result });
     return result;
   });

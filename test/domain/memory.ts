@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
-import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, StoredEvent } from '../../functions/core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, StoredEvent, UnsentEvents } from '../../functions/core/deliveries.ts';
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
@@ -48,6 +48,8 @@ export class MemoryTable {
   webhooks = new Map<string, Webhook>();
   /** Orders whose workflow has not run its first step. */
   unstarted = new Set<string>();
+  /** Events no delivery workflow has taken yet. */
+  unsent = new Set<string>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
     const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a };
@@ -137,7 +139,10 @@ export class MemoryOrders implements OrderStore {
       if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
       this.t.ledger.push({ userId: stored.userId, amount: charge.cost, kind: 'refund', orderId: stored.id });
     }
-    if (tr.event) this.t.events.set(tr.event.id, clone(tr.event));
+    if (tr.event) {
+      this.t.events.set(tr.event.id, clone(tr.event));
+      this.t.unsent.add(tr.event.id);
+    }
     return true;
   }
 
@@ -169,6 +174,14 @@ export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, met
     metrics,
     log: { error: log },
   });
+}
+
+/** The delivery workflow's start: records the events started (once each, as execution names make it). */
+export class MemoryDeliveryWorkflow {
+  started: string[] = [];
+  async start(event: EventRef): Promise<void> {
+    if (!this.started.includes(event.id)) this.started.push(event.id);
+  }
 }
 
 /** The workflow port: records what was started and resumed. */
@@ -258,8 +271,19 @@ export class MemoryWebhooks implements WebhookStore {
 }
 
 /** Recorded events and attempts, with the adapter's rule: one record per attempt number. */
-export class MemoryEvents implements Pick<DeliveryPorts['events'], 'get' | 'record' | 'mark'> {
+type EventsPort = DeliveryPorts['events'] & UnsentEvents;
+
+export class MemoryEvents implements EventsPort {
   constructor(private readonly t: MemoryTable) {}
+  async taken(event: EventRef) {
+    this.t.unsent.delete(event.id);
+  }
+  async unsent(before: Date) {
+    return [...this.t.unsent]
+      .map((id) => this.t.events.get(id)!)
+      .filter((e) => e.createdAt < before.toISOString())
+      .map((e) => ({ id: e.id, orderId: e.orderId }));
+  }
   async get(_orderId: string, eventId: string) {
     const e = this.t.events.get(eventId);
     return e && clone(e);
@@ -291,6 +315,7 @@ export class ScriptedReceiver {
 /** The event a status change records, as the steps write it. */
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
+  t.unsent.add(e.id);
   return clone(e);
 }
 

@@ -254,7 +254,7 @@ describe('the CDK stack', () => {
     assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
     assert.equal(count(/"OldestWaitingApiSeconds".*"Threshold":900/), 1, 'an API order waiting 15 minutes for a render slot');
-    assert.equal(count(/"OrdersRecovered"/), 1, 'any order the sweep had to start');
+    assert.equal(count(/"OrdersRecovered".*"DeliveriesRecovered"/), 1, 'any order or delivery the sweep had to start');
     assert.equal(
       count(/"Throttles"/),
       new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)]).size,
