@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { benchApi } from './api.ts';
 import { benchCost } from './cost.ts';
 import { benchLambdas, sdkImportMs } from './lambdas.ts';
+import { benchQueue } from './queue.ts';
 import { reliabilityFigures } from './reliability.ts';
 import { emit, readFigures, writeReport, type Figure } from './report.ts';
 import { benchRender } from './render.ts';
@@ -21,7 +22,7 @@ const only = process.argv[2];
 if (!only) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'figures.jsonl');
-  for (const part of ['api', 'render', 'workflow', 'webhooks', 'lambdas', 'cost', 'reliability']) {
+  for (const part of ['api', 'render', 'workflow', 'queue', 'webhooks', 'lambdas', 'cost', 'reliability']) {
     const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], {
       stdio: 'inherit',
       env: { ...process.env, BENCH_FIGURES: file },
@@ -79,6 +80,35 @@ if (only === 'workflow') {
     { section, name: 'state transitions, quick order', value: w.quickTransitions, unit: 'transitions', target: { op: '<=', limit: 12 } },
     { section, name: 'state transitions, director mode with one approve', value: w.directorTransitions, unit: 'transitions' },
     { section, name: 'creation to done, 15 s quick order', value: w.createToDoneSeconds, unit: 's', target: { op: '<', limit: 30 } },
+  ]);
+}
+if (only === 'queue') {
+  const q = await benchQueue();
+  const verdict = (ok: boolean) => (ok ? 'OK' : 'MISSED');
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\n| render queue at peak (local stack, 2 slots, ${q.orders.api} API + ${q.orders.bot} bot orders of 10 s) | measured | target |`);
+  console.log('|---|---|---|');
+  console.log(`| slot utilisation while orders wait | ${pct(q.utilisation)} | >= 90% ${verdict(q.utilisation >= 0.9)} |`);
+  console.log(`| one render, admission to done, p50 | ${q.renderP50.toFixed(1)} s | |`);
+  console.log(`| bot wait for a slot, p50 | ${q.botWaitP50.toFixed(1)} s | < one render ${verdict(q.botWaitP50 < q.renderP50)} |`);
+  console.log(`| API wait for a slot, p50 | ${q.apiWaitP50.toFixed(1)} s | |`);
+  console.log(`| eta error of the creation answer, p50 | ${pct(q.etaErrorP50)} | <= 25% ${verdict(q.etaErrorP50 <= 0.25)} |`);
+  console.log(`| eta error of the creation answer, p90 | ${pct(q.etaErrorP90)} | |`);
+  console.log(`| state transitions per quick order with its wait, max | ${q.transitionsMax} | <= 12 ${verdict(q.transitionsMax <= 12)} |`);
+  console.log(`| failed orders | ${q.failures} | 0 ${verdict(q.failures === 0)} |`);
+  console.log(`| burst, first creation to last done | ${q.burstSeconds.toFixed(0)} s | |`);
+  const section = `Render queue at peak (local stack, 2 slots, ${q.orders.api} API + ${q.orders.bot} bot quick orders of 10 s)`;
+  const render = { value: q.renderP50, what: 'one render, admission to done, p50: the target of the bot wait' };
+  emit([
+    { section, name: 'slot utilisation while orders wait', value: q.utilisation * 100, unit: '%', target: { op: '>=', limit: 90 } },
+    { section, name: 'one render, admission to done, p50', value: q.renderP50, unit: 's' },
+    { section, name: 'bot wait for a slot, p50', value: q.botWaitP50, unit: 's', target: { op: '<', limit: q.renderP50 }, floor: render },
+    { section, name: 'API wait for a slot, p50', value: q.apiWaitP50, unit: 's' },
+    { section, name: 'eta error |eta - actual| / actual of the creation answer, p50', value: q.etaErrorP50 * 100, unit: '%', target: { op: '<=', limit: 25 } },
+    { section, name: 'eta error of the creation answer, p90', value: q.etaErrorP90 * 100, unit: '%' },
+    { section, name: 'state transitions per quick order with its wait, max', value: q.transitionsMax, unit: 'transitions', target: { op: '<=', limit: 12 } },
+    { section, name: 'failed orders', value: q.failures, unit: 'orders', target: { op: '<=', limit: 0 } },
+    { section, name: 'burst, first creation to last done', value: q.burstSeconds, unit: 's' },
   ]);
 }
 if (only === 'webhooks') {

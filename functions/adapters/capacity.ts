@@ -162,30 +162,14 @@ export class StepFunctionsWakeup implements Wakeup {
   }
 }
 
-/**
- * The queue as eta_seconds reads it, kept for a few seconds per process: every GET of an active order and every
- * creation would otherwise read the capacity partition, and a burst of them would make it hot.
- */
-export class QueueSnapshots {
-  private kept: { view: Promise<QueueView>; at: number } | undefined;
-
+/** The queue as eta_seconds reads it (core's QueueViews keeps it for a few seconds per process). */
+export class QueueReader {
   constructor(
     private readonly store: Capacity,
     private readonly settings: { slots: number; botRun: number; defaultSecondsPerVideoSecond: number },
-    private readonly maxAgeMs = 2000,
   ) {}
 
-  view(now = Date.now()): Promise<QueueView> {
-    if (!this.kept || now - this.kept.at > this.maxAgeMs) {
-      const view = this.read(now);
-      this.kept = { view, at: now };
-      // A failed read is not kept: the next request tries again.
-      view.catch(() => (this.kept = undefined));
-    }
-    return this.kept.view;
-  }
-
-  private async read(now: number): Promise<QueueView> {
+  async read(now = Date.now()): Promise<QueueView> {
     const [slots, api, bot, rate] = await Promise.all([
       this.store.slots(this.settings.slots),
       this.store.waitingIds('api'),

@@ -21,8 +21,9 @@ import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { planFromPrompt } from '../generator/planner.ts';
 import { RenderQueue } from '../core/capacity.ts';
+import { QueueViews } from '../core/eta.ts';
 import { sweep } from '../core/sweep.ts';
-import { Capacity, QueueSnapshots, StepFunctionsWakeup } from '../adapters/capacity.ts';
+import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
 export const logger = new Logger({ serviceName: 'video-service' });
@@ -59,7 +60,8 @@ function build() {
   const capacity = new Capacity(ddb, cfg.tableName);
   const queue = new RenderQueue({ store: capacity, wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });
   // Until an order has been measured: the typical order's seconds spread over a typical 30-second video.
-  const snapshots = new QueueSnapshots(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 }, cfg.queueSnapshotMs);
+  const reader = new QueueReader(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
+  const snapshots = new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
   return {
     config: cfg,
     queue,

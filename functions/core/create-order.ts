@@ -9,7 +9,7 @@ import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized 
 import { newOrderId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
 import { postWindow, type Throughput } from './limits.ts';
-import { type QueueView, queuedEta } from './eta.ts';
+import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
@@ -44,8 +44,8 @@ export type PromptPlanner = (prompt: string) => OrderParams;
 
 export interface OrderCreationDeps {
   orders: OrderStore;
-  /** The render queue as it stands, for eta_seconds. */
-  queue: { view(): Promise<QueueView> };
+  /** The render queue as this process sees it, for eta_seconds. */
+  queue: Pick<QueueViews, 'view' | 'drop'>;
   planPrompt: PromptPlanner;
   workflow: Workflow;
   limits: Limits;
@@ -85,7 +85,6 @@ export class OrderCreation {
   }
 
   private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>) {
-    const { throughput } = this.deps;
     const channel = input.channel ?? 'api';
     const keyed = countsAgainstKey({ channel });
     // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
@@ -95,8 +94,27 @@ export class OrderCreation {
     // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
     const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot'])]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
-    // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue.
-    const eta = queuedEta(await this.deps.queue.view(), { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
+    // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
+    // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
+    const view = await this.deps.queue.view(asked.params.director_mode ? undefined : { id, channel });
+    const eta = queuedEta(view, { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
+    try {
+      const committed = await this.attempts(input, asked, { id, channel, keyed, limits, route, requestHash, expiresAt, eta });
+      if (committed.kind !== 'created') this.deps.queue.drop(id);
+      return committed;
+    } catch (err) {
+      this.deps.queue.drop(id);
+      throw err;
+    }
+  }
+
+  private async attempts(
+    input: CreateOrderInput,
+    asked: Pick<Order, 'kind' | 'prompt' | 'params'>,
+    o: { id: string; channel: Channel; keyed: boolean; limits: Limits; route: OrderRequest['route']; requestHash: string; expiresAt: Date; eta: number },
+  ) {
+    const { throughput } = this.deps;
+    const { id, channel, keyed, limits, route, requestHash, expiresAt, eta } = o;
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();

@@ -58,3 +58,61 @@ export function runningEta(view: QueueView, order: { videoSeconds: number; since
   const elapsed = order.since === undefined ? 0 : (now - order.since) / 1000;
   return Math.max(1, Math.round(job - elapsed));
 }
+
+/**
+ * A process's view of the queue for eta_seconds: the queue as read at most every `maxAgeMs` (so a burst of requests
+ * does not make the queue's partitions hot), plus the orders this process created since, which a read may not show
+ * yet (their workflow has not reached its wait). Each creation counts the ones before it, even in one burst. Orders
+ * created by other processes (other Lambda environments) show from the next read after their wait begins.
+ */
+export class QueueViews {
+  private kept: { view: Promise<QueueView>; at: number } | undefined;
+  /** This process's new orders, until a read that began after their creation shows them, or for `expectMs`. */
+  private readonly expected = new Map<string, { channel: Channel; at: number }>();
+
+  constructor(
+    private readonly read: () => Promise<QueueView>,
+    private readonly maxAgeMs: number,
+    private readonly expectMs = 10_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * The queue now; with `joining`, a new order of this process that will wait for a slot, counted from this call on
+   * (in the same step as the view it is given, so the next creation of a burst sees it ahead).
+   */
+  async view(joining?: { id: string; channel: Channel }): Promise<QueueView> {
+    const now = this.clock();
+    if (!this.kept || now - this.kept.at > this.maxAgeMs) {
+      const view = this.read();
+      this.kept = { view, at: now };
+      // A failed read is not kept: the next request tries again.
+      view.catch(() => (this.kept = undefined));
+      void view.then(
+        (v) => this.settle(v, now),
+        () => undefined,
+      );
+    }
+    const read = await this.kept.view;
+    if (joining) this.expected.set(joining.id, { channel: joining.channel, at: now });
+    const waiting = { api: [...read.waiting.api], bot: [...read.waiting.bot] };
+    const shown = new Set([...waiting.api, ...waiting.bot, ...read.busy.map((b) => b.holder)]);
+    for (const [id, e] of this.expected) if (!shown.has(id)) waiting[e.channel].push(id);
+    waiting.api.sort();
+    waiting.bot.sort();
+    return { ...read, waiting };
+  }
+
+  /** A creation that did not commit: the order will not wait. */
+  drop(orderId: string): void {
+    this.expected.delete(orderId);
+  }
+
+  /** A read begun at `readAt` counts the orders it shows, and the ones expected long enough (done, or late). */
+  private settle(read: QueueView, readAt: number): void {
+    const shown = new Set([...read.waiting.api, ...read.waiting.bot, ...read.busy.map((b) => b.holder)]);
+    for (const [id, e] of this.expected) {
+      if ((e.at < readAt && shown.has(id)) || readAt - e.at > this.expectMs) this.expected.delete(id);
+    }
+  }
+}

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
+import { QueueViews } from '../../functions/core/eta.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, StoredEvent, UnsentEvents } from '../../functions/core/deliveries.ts';
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
@@ -170,7 +171,7 @@ export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, met
     limits: DEFAULT_LIMITS,
     prices: DEFAULT_PRICES,
     throughput: { orderSeconds: 20 },
-    queue: { view: async () => ({ slots: 2, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }) },
+    queue: new QueueViews(async () => ({ slots: 2, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,
     log: { error: log },
   });
