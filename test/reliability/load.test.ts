@@ -1,6 +1,7 @@
 /**
  * Money under load with faults (test/reliability/load.ts): the small scale in `npm test`, the full one (1,000
- * creations from 20 users over 60 s, 10 kills, the receiver down for a minute) in `npm run test:reliability`.
+ * creations from 20 users over 120 s, 15% by the bot, 10 kills, the receiver down for a minute, at least 300
+ * orders) in `npm run test:reliability`.
  * Its figures go to reports/tmp/reliability-<scale>.json for the benchmark report and docs/reliability.md.
  */
 import assert from 'node:assert/strict';
@@ -24,7 +25,11 @@ describe(`money under load with faults (${scale.name}: ${scale.creations} creati
     assert.equal(report.faults.dynamoRestarts, 1);
     assert.ok(report.orders.total > 0 && report.orders.done + report.orders.error === report.orders.total);
     // At full scale both ends are certain to be reached; the small run has too few orders to insist.
-    if (scale.name === 'full') assert.ok(report.orders.done > 0 && report.orders.error > 0, 'both ends were reached');
+    if (scale.name === 'full') {
+      assert.ok(report.orders.done > 0 && report.orders.error > 0, 'both ends were reached');
+      assert.ok(report.orders.total >= 300, `at least 300 orders: ${report.orders.total}`);
+      assert.ok(report.creations.bot > 0, 'the bot placed orders among them');
+    }
     assert.ok(report.creations.replayed > 0, 'some creations were repeated with their key');
     assert.ok(report.webhooks.delivered > 0);
   });

@@ -28,11 +28,15 @@ export interface LoadScale {
   receiverDownSeconds: number;
   /** Each user's top-up: it bounds how many orders are accepted, so how many are rendered. */
   balance: number;
+  /** The share of creations the operators' bot places (its channel: not held to a key's limits, first in the queue). */
+  botShare: number;
+  /** How long orders may take to settle after the load. */
+  settleMinutes: number;
 }
 
 export const SCALES: Record<'small' | 'full', LoadScale> = {
-  small: { name: 'small', users: 3, creations: 60, seconds: 8, kills: 1, receiverDownSeconds: 5, balance: 200 },
-  full: { name: 'full', users: 20, creations: 1000, seconds: 60, kills: 10, receiverDownSeconds: 60, balance: 400 },
+  small: { name: 'small', users: 3, creations: 60, seconds: 8, kills: 1, receiverDownSeconds: 5, balance: 200, botShare: 0.2, settleMinutes: 15 },
+  full: { name: 'full', users: 20, creations: 1000, seconds: 120, kills: 10, receiverDownSeconds: 60, balance: 3000, botShare: 0.15, settleMinutes: 40 },
 };
 
 export interface LoadReport {
@@ -42,6 +46,8 @@ export interface LoadReport {
   creations: {
     attempted: number;
     created: number;
+    /** Of those, placed by the bot. */
+    bot: number;
     replayed: number;
     refused: Record<string, number>;
     repeatedOnPurpose: number;
@@ -157,7 +163,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     scale: scale.name,
     seed,
     seconds: { load: 0, settle: 0, total: 0 },
-    creations: { attempted: 0, created: 0, replayed: 0, refused: {}, repeatedOnPurpose: 0, clientRetries: 0, unansweredRetried: 0 },
+    creations: { attempted: 0, created: 0, bot: 0, replayed: 0, refused: {}, repeatedOnPurpose: 0, clientRetries: 0, unansweredRetried: 0 },
     orders: { total: 0, done: 0, error: 0, refunded: 0, reviews: { approve: 0, regen: 0, lapse: 0 } },
     faults: { serviceKills: 0, restartSeconds: sut.restartSeconds, dynamoRestarts: 0, receiverDownSeconds: scale.receiverDownSeconds },
     webhooks: { events: 0, delivered: 0, dropped: 0, received: 0, badSignatures: 0 },
@@ -174,6 +180,9 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     Object.assign(process.env, readRuntime(sut.dataDir)!.env);
     const { services } = await import('../../functions/app/services.ts');
     const { accounts, orders } = services();
+    // The bot's entry, run in this process as the operator CLI runs it (on AWS: the function the bot's role invokes).
+    const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
+    const { lambdaContext } = await import('../../local/gateway.ts');
     const baseUrl = `http://127.0.0.1:${port}/v1`;
 
     const users: { userId: string; client: VideoClient; ids: Set<string> }[] = [];
@@ -191,11 +200,29 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
       const key = randomUUID();
       const roll = random();
       const subject = Math.floor(random() * 100);
+      const viaBot = random() < scale.botShare;
+      // The bot answers an unreachable store with service_unavailable: like no answer, it sends the same key again.
+      const byBot = async (): Promise<CreationResponse> => {
+        const answer = await placeOrder(
+          {
+            user_id: u.userId,
+            ...(roll < 0.5 ? { prompt: `A 10 second video about bot load ${subject}` } : { topic: `Bot load ${subject}`, params: { duration_seconds: 10 } }),
+            ...(roll > 0.8 ? { director: true } : {}),
+            idempotency_key: key,
+          },
+          lambdaContext('place-order'),
+        );
+        if (!('error' in answer)) return answer;
+        if (answer.error.code === 'service_unavailable') throw new Error(answer.error.message);
+        throw new ApiError(0, answer.error.code as never, answer.error.message);
+      };
       // A repeat is the same request with the same key (a different one would rightly be refused).
       const once = (): Promise<CreationResponse> =>
-        roll < 0.5
-          ? u.client.createQuick(`A 10 second video about load test ${subject}`, { idempotencyKey: key })
-          : u.client.createVideo({ topic: `Load ${subject}`, duration_seconds: 10, director_mode: roll > 0.8 }, { idempotencyKey: key });
+        viaBot
+          ? byBot()
+          : roll < 0.5
+            ? u.client.createQuick(`A 10 second video about load test ${subject}`, { idempotencyKey: key })
+            : u.client.createVideo({ topic: `Load ${subject}`, duration_seconds: 10, director_mode: roll > 0.8 }, { idempotencyKey: key });
       // As the spec's guidance asks of a client: when no answer comes (the service is down longer than the client's
       // own retries), send the same creation with the same key again, until it is answered.
       const call = async (): Promise<CreationResponse> => {
@@ -228,6 +255,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
       if (ids.size > 1) violation(`one Idempotency-Key gave ${ids.size} orders: ${[...ids].join(', ')}`);
       for (const id of ids) {
         report.creations.created++;
+        if (viaBot) report.creations.bot++;
         u.ids.add(id);
       }
     };
@@ -314,7 +342,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     // Settle: faults finish, every order reaches done or error, every event is delivered or dropped.
     const settleStart = Date.now();
     await faults;
-    const deadline = Date.now() + 15 * 60_000;
+    const deadline = Date.now() + scale.settleMinutes * 60_000;
     const finals = new Map<string, Order>();
     let rounds = 0;
     while (Date.now() < deadline) {
