@@ -87,7 +87,7 @@ export function creationFloor(ctx: FloorContext) {
         },
       },
       { Put: { TableName: T, Item: { ...keys.ledger(u.userId, ulid()), amount: -cost, kind: 'charge', orderId: id, createdAt: ts } } },
-      { Put: { TableName: T, Item: { ...keys.unstarted(shard, id), orderId: id, createdAt: ts } } },
+      { Put: { TableName: T, Item: { ...keys.openOrder(shard, id), orderId: id, createdAt: ts } } },
       {
         Put: {
           TableName: T,

@@ -16,6 +16,8 @@ export interface Access {
   orderMachine?: OrderMachineAction[];
   /** Starts executions of the webhook delivery state machine (the steps that record an event). */
   startDelivery?: boolean;
+  /** Reads where the executions of both state machines stand (the sweep). */
+  describeExecutions?: boolean;
   /** Reads the link-signing secret (the functions that sign or check download links). */
   linkKey?: boolean;
 }
@@ -25,7 +27,10 @@ const AUTH: TableAction[] = ['GetItem'];
 /** eta_seconds: the queue's snapshot (the slots and the waits, queried; the measured rate, read). */
 const ETA: TableAction[] = ['Query', 'GetItem'];
 const POST: TableAction[] = [...AUTH, 'UpdateItem'];
-/** A status change: the order, the user's slot and the queue shard; with an event (and a refund's ledger entry), a put. */
+/**
+ * A status change: the order and the user's slot; with an event, puts (the event, its pending marker, a refund's
+ * ledger entry). The change to done or error also deletes the open-order marker (those steps hold DeleteItem by ADMIT).
+ */
 const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem'];
 /**
@@ -52,8 +57,7 @@ export const ACCESS: Record<string, Access> = {
   'get-openapi': {},
   'get-docs': {},
   'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess'] },
-  // A director-mode order's first step: it also deletes the order's not-started marker.
-  'start-order': { table: [...CHANGE, 'DeleteItem'] },
+  'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE },
   'write-script': { table: CHANGE },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
@@ -61,12 +65,17 @@ export const ACCESS: Record<string, Access> = {
   'render-video': { table: CHANGE, bucket: ['PutObject'] },
   'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
-  // An attempt's record; the first one also deletes the event's not-taken marker.
+  // An attempt's record; a settled event's marker is deleted.
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  // The sweep: unstarted orders (a query per shard, the order, the marker's delete) and their start; events no
-  // delivery took (a query per shard, the marker's delete) and their delivery's start; the slots (reclaim and
-  // admission) and the wake-up of an admitted order.
-  sweep: { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], orderMachine: ['StartExecution', 'SendTaskSuccess'], startDelivery: true },
+  // The sweep: open orders and unsettled events (a query per shard, the item, where its execution stands, a start, a
+  // new execution's name recorded, a stray marker's delete); the slots (reclaim and admission) and the wake-up of an
+  // admitted order.
+  sweep: {
+    table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    orderMachine: ['StartExecution', 'SendTaskSuccess'],
+    startDelivery: true,
+    describeExecutions: true,
+  },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
 };

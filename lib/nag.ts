@@ -22,6 +22,9 @@ export const REASONS = {
   machineLogs: 'Step Functions log delivery (logs:CreateLogDelivery and the rest) and X-Ray accept no resource narrower than *.',
   machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
   orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
+  executions:
+    "DescribeExecution takes an execution's ARN, and the sweep reads any order's or event's execution: the grant names " +
+    'the executions of the two state machines of this stack, no other.',
   secretRotation:
     'The link-signing key signs download links valid for 7 days; rotating it invalidates every link issued, so it is rotated ' +
     'by hand (docs/deploy.md), not on a schedule.',
@@ -39,6 +42,9 @@ export interface Findings {
   bucket: Bucket;
   /** The functions granted actions on order files. */
   fileUsers: NodejsFunction[];
+  /** The functions that read where executions stand, and the names of the state machines whose executions they read. */
+  executionReaders: NodejsFunction[];
+  machineNames: string[];
 }
 
 export function acknowledgeFindings(f: Findings): void {
@@ -46,6 +52,11 @@ export function acknowledgeFindings(f: Findings): void {
   acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
   for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
+  for (const fn of f.executionReaders) {
+    for (const name of f.machineNames) {
+      acknowledge(fn.role!, `IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*]`, REASONS.executions);
+    }
+  }
   for (const { machine, invokes } of f.machines) {
     acknowledge(machine, 'IAM5[Resource::*]', REASONS.machineLogs);
     for (const fn of invokes) acknowledge(machine, `IAM5[Resource::${arnOf(fn)}:*]`, REASONS.machineInvoke);

@@ -20,7 +20,7 @@ import { serviceFunction, type FunctionKind } from './functions.ts';
 import { METRICS_NAMESPACE, Observability } from './observability.ts';
 import { acknowledgeFindings } from './nag.ts';
 import type { Settings } from './settings.ts';
-import { machineArnOf, stateMachine } from './workflow.ts';
+import { executionsArnOf, machineArnOf, machineName, stateMachine } from './workflow.ts';
 
 export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
@@ -73,6 +73,11 @@ export class VideoServiceStack extends Stack {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [orderMachineArn] }));
       }
       if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
+      if (access.describeExecutions) {
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executionsArnOf(this, 'order'), executionsArnOf(this, 'delivery')] }),
+        );
+      }
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
       this.functions.set(name, fn);
       return fn;
@@ -130,6 +135,8 @@ export class VideoServiceStack extends Stack {
       secret: data.linkSigningKey,
       bucket: data.bucket,
       fileUsers: [...this.functions].filter(([name]) => ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
+      executionReaders: [...this.functions].filter(([name]) => ACCESS[name]?.describeExecutions).map(([, fn]) => fn),
+      machineNames: [machineName(this, 'order'), machineName(this, 'delivery')],
     });
   }
 }

@@ -17,6 +17,15 @@ export const machineName = (scope: Construct, name: MachineName) => `${Stack.of(
 export const machineArnOf = (scope: Construct, name: MachineName) =>
   Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: machineName(scope, name), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
+/** The executions of a state machine, for a policy on them (DescribeExecution). */
+export const executionsArnOf = (scope: Construct, name: MachineName) =>
+  Stack.of(scope).formatArn({
+    service: 'states',
+    resource: 'execution',
+    resourceName: `${machineName(scope, name)}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+
 export function stateMachine(scope: Construct, name: MachineName, functionOf: (module: string) => IFunction): StateMachine {
   const substitutions: Record<string, string> = {};
   const fns = STEPS.filter((s) => s.machine === name).map((s) => {

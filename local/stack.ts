@@ -47,10 +47,11 @@ export interface LocalStackOptions {
   /** DynamoDB Local's port (a free one when not given): a fixed one lets tools reach it across restarts. */
   dynamoPort?: number;
   /**
-   * Give unfinished orders and undelivered events new executions (the service does; a tool that only needs the stores,
-   * such as the operator CLI, does not: its process would start work it cannot finish).
+   * Run the scheduled jobs: the recovery sweep once at start (it gives the orders and events a stop left behind new
+   * executions) and then on its timer. The service does; a tool that only needs the stores, such as the operator
+   * CLI, does not: its process would start work it cannot finish.
    */
-  resume?: boolean;
+  jobs?: boolean;
   /** The HMAC key of download links; a random one when not given (links then die with the process). */
   linkSigningKey?: string;
   /**
@@ -154,33 +155,31 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, env);
 
     const { services } = await import('../functions/app/services.ts');
-    const { orders, workflow, files, config, deliveries } = services();
-    // Orders a stop left unfinished get a new execution; their steps pick up from where the order stands. So do
-    // the deliveries of events not yet delivered or dropped.
-    if (opts.resume ?? true) {
-      for (const order of await orders.unfinished()) await workflow.start(order);
-      for (const event of await deliveries.events.undelivered()) await deliveries.workflow.start(event);
-    }
+    const { files, config } = services();
     // The local stand-in of the S3 lifecycle rule.
     const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
     await expire();
     const sweeper = setInterval(() => void expire(), 3_600_000);
     sweeper.unref();
     stops.push(async () => clearInterval(sweeper));
-    // The scheduled jobs (the recovery sweep) on a timer, as EventBridge runs them on AWS; SWEEP_SECONDS sets its period.
-    for (const job of JOBS) {
+    // The scheduled jobs (the recovery sweep) on a timer, as EventBridge runs them on AWS; SWEEP_SECONDS sets its
+    // period. Once at start too: executions live in this process, so a stop loses them, and the sweep's first run
+    // gives the orders and events it left behind new ones (their steps pick up from where each stands).
+    for (const job of (opts.jobs ?? true) ? JOBS : []) {
       const mod = (await import(moduleOf('job', job.name))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
       const every = Number(env[`${job.name.toUpperCase()}_SECONDS`] ?? job.everySeconds) * 1000;
       let busy = false;
-      const timer = setInterval(() => {
+      const run = async (event: unknown = {}) => {
         if (busy) return;
         busy = true;
-        void invoke(job.name, () => mod.handler({}, lambdaContext(`job-${job.name}`)))
+        await invoke(job.name, () => mod.handler(event, lambdaContext(`job-${job.name}`)))
           .catch(() => undefined)
           .finally(() => {
             busy = false;
           });
-      }, every);
+      };
+      await run(job.atStart);
+      const timer = setInterval(() => void run(), every);
       timer.unref();
       stops.push(async () => clearInterval(timer));
     }

@@ -3,8 +3,10 @@ import type { SFNClient } from '@aws-sdk/client-sfn';
 import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, EventRef, StoredEvent } from '../core/deliveries.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
+import type { ExecutionState } from '../core/ports.ts';
 import { sdk } from './aws.ts';
-import { queryAll, recordOf, transact } from './dynamo.ts';
+import { executionState } from './workflow.ts';
+import { queryAll, recordOf, transact, writeIf } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -54,14 +56,30 @@ export class DeliveryEvents {
     throw cancelled.error;
   }
 
-  async taken(event: EventRef): Promise<void> {
-    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unsentEvent(shardOf(event.orderId), event.id) }));
+  async settled(event: EventRef): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.pendingEvent(shardOf(event.orderId), event.id) }));
   }
 
-  async unsent(before: Date): Promise<EventRef[]> {
+  async restartAs(event: StoredEvent, execution: string): Promise<boolean> {
+    return writeIf(
+      this.ddb.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.orderEvent(event.orderId, event.id),
+          UpdateExpression: 'SET execution = :e',
+          // Only while no attempt was recorded since it was read: a delivery that moved on is alive.
+          ...(event.attempts === undefined
+            ? { ConditionExpression: 'attribute_not_exists(attempts)', ExpressionAttributeValues: { ':e': execution } }
+            : { ConditionExpression: 'attempts = :n', ExpressionAttributeValues: { ':e': execution, ':n': event.attempts } }),
+        }),
+      ),
+    );
+  }
+
+  async pending(before: Date): Promise<EventRef[]> {
     const found: EventRef[] = [];
     for (let shard = 0; shard < SHARDS; shard++) {
-      const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.unsentPartition(shard)), ConsistentRead: true });
+      const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.pendingPartition(shard)), ConsistentRead: true });
       for (const i of items) if (String(i.at) < before.toISOString()) found.push({ id: String(i.eventId), orderId: String(i.orderId) });
     }
     return found;
@@ -91,7 +109,7 @@ export class DeliveryEvents {
     return (out.Items ?? []).map((i) => recordOf<DeliveryAttempt>(i));
   }
 
-  /** Events not delivered, dropped or without a webhook. One machine only (a Scan): resumed on start. */
+  /** Events not delivered, dropped or without a webhook, by a Scan: for tests and one machine, never on AWS. */
   async undelivered(): Promise<StoredEvent[]> {
     const found: StoredEvent[] = [];
     for await (const page of paginateScan(
@@ -117,14 +135,22 @@ export class DeliveryWorkflow {
     private readonly stateMachineArn: () => string,
   ) {}
 
-  async start(event: EventRef): Promise<void> {
+  /** Execution names allow letters, digits, - and _. */
+  private nameOf(event: EventRef & { execution?: string }): string {
+    return event.execution ?? event.id.replace(/[^A-Za-z0-9_-]/g, '-');
+  }
+
+  async state(event: EventRef & { execution?: string }): Promise<ExecutionState> {
+    return executionState(await this.sfn(), `${this.stateMachineArn().replace(':stateMachine:', ':execution:')}:${this.nameOf(event)}`);
+  }
+
+  async start(event: EventRef & { execution?: string }): Promise<void> {
     const { StartExecutionCommand } = await sdk.sfn();
     try {
       await (await this.sfn()).send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
-          // Execution names allow letters, digits, - and _.
-          name: event.id.replace(/[^A-Za-z0-9_-]/g, '-'),
+          name: this.nameOf(event),
           input: JSON.stringify({ orderId: event.orderId, eventId: event.id }),
         }),
       );

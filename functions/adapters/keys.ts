@@ -6,8 +6,8 @@
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
- *   order not started yet          PK UNSTARTED#<shard>  SK <order id>  (until its first step runs)
- *   event not taken by delivery    PK UNSENT#<shard>     SK <event id>  (until its delivery's first step)
+ *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
+ *   event not settled              PK PENDING#<shard>    SK <event id>  (until delivered, dropped or no webhook)
  *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
  *   admission state                PK CAPACITY      SK ADMISSIONS
  *   measured generation rate       PK CAPACITY      SK STATS
@@ -37,10 +37,10 @@ export const keys = {
   orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
-  unstartedPartition: (shard: number) => `UNSTARTED#${shard}`,
-  unstarted: (shard: number, orderId: string) => ({ PK: `UNSTARTED#${shard}`, SK: orderId }),
-  unsentPartition: (shard: number) => `UNSENT#${shard}`,
-  unsentEvent: (shard: number, eventId: string) => ({ PK: `UNSENT#${shard}`, SK: eventId }),
+  openPartition: (shard: number) => `OPEN#${shard}`,
+  openOrder: (shard: number, orderId: string) => ({ PK: `OPEN#${shard}`, SK: orderId }),
+  pendingPartition: (shard: number) => `PENDING#${shard}`,
+  pendingEvent: (shard: number, eventId: string) => ({ PK: `PENDING#${shard}`, SK: eventId }),
   capacityPartition: 'CAPACITY',
   slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
   slotPrefix: SLOT_PREFIX,

@@ -1,5 +1,5 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, paginateScan, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
@@ -93,9 +93,9 @@ function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]
 }
 
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'unstarted' | 'idempotency';
+type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
-type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'unsent';
+type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open';
 
 export class Orders implements OrderStore {
   constructor(
@@ -121,7 +121,7 @@ export class Orders implements OrderStore {
         }),
       ],
       // Until its workflow runs a first step: the sweep starts an order whose StartExecution failed after the charge.
-      ['unstarted', { Put: { TableName: T, Item: { ...keys.unstarted(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
+      ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
@@ -212,10 +212,12 @@ export class Orders implements OrderStore {
     }
     if (t.event) {
       items.push(['event', { Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: ITEM.isNew } }]);
-      // Until its delivery workflow takes it: a start that fails after this commit is the sweep's to redo.
+      // Until its delivery settles: a delivery that fails to start, or dies, is the sweep's to start again.
       const { id: eventId, createdAt: at } = t.event;
-      items.push(['unsent', { Put: { TableName: T, Item: { ...keys.unsentEvent(shardOf(order.id), eventId), orderId: order.id, eventId, at } } }]);
+      items.push(['pending', { Put: { TableName: T, Item: { ...keys.pendingEvent(shardOf(order.id), eventId), orderId: order.id, eventId, at } } }]);
     }
+    // A closed order needs no workflow any more: the sweep stops looking at it.
+    if (t.to === 'done' || t.to === 'error') items.push(['open', { Delete: { TableName: T, Key: keys.openOrder(order.queueShard, order.id) } }]);
     for (let attempt = 0; ; attempt++) {
       const cancelled = await transact(this.ddb, items);
       if (!cancelled) return true;
@@ -256,16 +258,16 @@ export class Orders implements OrderStore {
     );
   }
 
-  async markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
-    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unstarted(order.queueShard, order.id) }));
+  async dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.openOrder(order.queueShard, order.id) }));
   }
 
-  async unstarted(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
+  async open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
     const found: Pick<Order, 'id' | 'queueShard'>[] = [];
     for (let shard = 0; shard < SHARDS; shard++) {
       const items = await queryAll(this.ddb, {
         TableName: this.tableName,
-        ...inPartition(keys.unstartedPartition(shard)),
+        ...inPartition(keys.openPartition(shard)),
         ConsistentRead: true,
       });
       for (const i of items) if (String(i.createdAt) < before.toISOString()) found.push({ id: String(i.orderId), queueShard: shard });
@@ -283,27 +285,6 @@ export class Orders implements OrderStore {
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
     return out.Item ? recordOf<Order>(out.Item) : undefined;
-  }
-
-  /**
-   * Orders still queued, running or awaiting review. One machine only (a Scan): the local runtime resumes them on
-   * start, since its executions do not outlive the process.
-   */
-  async unfinished(): Promise<Order[]> {
-    const items: Record<string, unknown>[] = [];
-    for await (const page of paginateScan(
-      { client: this.ddb },
-      {
-        TableName: this.tableName,
-        FilterExpression: '#sk = :order AND #s IN (:q, :r, :a)',
-        ExpressionAttributeNames: { '#sk': TABLE_KEYS.sk, '#s': 'status' },
-        ExpressionAttributeValues: { ':order': keys.orderSk, ':q': 'queued', ':r': 'running', ':a': 'awaiting_review' },
-        ConsistentRead: true,
-      },
-    )) {
-      items.push(...(page.Items ?? []));
-    }
-    return items.map((i) => recordOf<Order>(i));
   }
 
   /** The events recorded for an order, oldest first. */

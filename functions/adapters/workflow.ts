@@ -1,8 +1,11 @@
-/** The order workflow behind the Workflow port: one Step Functions execution per order, named by the order id. */
+/**
+ * The order workflow behind the Workflow port: one Step Functions execution at a time per order, named by the order
+ * id (or by the name a restart recorded on the order).
+ */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { ReviewDecision } from '../contract/review.ts';
 import type { Order } from '../core/orders.ts';
-import type { Workflow } from '../core/ports.ts';
+import type { ExecutionState, Workflow } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 
 /**
@@ -23,6 +26,10 @@ export class StepFunctionsWorkflow implements Workflow {
     return JSON.stringify({ orderId: order.id, directorMode: order.params.director_mode, reviewTimeoutSeconds: this.reviewDeadlineSeconds });
   }
 
+  private arnOf(execution: string): string {
+    return `${this.stateMachineArn().replace(':stateMachine:', ':execution:')}:${execution}`;
+  }
+
   async start(order: Order): Promise<void> {
     const { StartExecutionCommand } = await sdk.sfn();
     try {
@@ -30,7 +37,7 @@ export class StepFunctionsWorkflow implements Workflow {
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           // The name makes a second start of the same order a no-op instead of a second video.
-          name: order.id,
+          name: order.execution ?? order.id,
           input: this.input(order),
         }),
       );
@@ -40,25 +47,30 @@ export class StepFunctionsWorkflow implements Workflow {
     }
   }
 
-  /**
-   * Completes the review wait's task token with the decision; the workflow goes on from there. A token whose wait no
-   * longer exists (its execution ended with a stop) gets a new execution, which picks up from the recorded decision.
-   */
-  async resumeAfterReview(order: Order, decision: ReviewDecision): Promise<void> {
-    const { SendTaskSuccessCommand, StartExecutionCommand } = await sdk.sfn();
-    const sfn = await this.sfn();
+  async state(order: Order): Promise<ExecutionState> {
+    return executionState(await this.sfn(), this.arnOf(order.execution ?? order.id));
+  }
+
+  async answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean> {
+    const { SendTaskSuccessCommand } = await sdk.sfn();
     try {
-      if (!order.reviewToken) throw Object.assign(new Error('no task token'), { name: 'TaskDoesNotExist' });
-      await sfn.send(new SendTaskSuccessCommand({ taskToken: order.reviewToken, output: JSON.stringify({ action: decision.action }) }));
+      await (await this.sfn()).send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify({ action: decision.action }) }));
+      return true;
     } catch (err) {
-      if (!isGoneToken(err)) throw err;
-      await sfn.send(
-        new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn(),
-          name: `${order.id}-r${Date.now()}`,
-          input: this.input(order),
-        }),
-      );
+      if (isGoneToken(err)) return false;
+      throw err;
     }
+  }
+}
+
+/** DescribeExecution's answer as the sweep reads it. */
+export async function executionState(sfn: SFNClient, executionArn: string): Promise<ExecutionState> {
+  const { DescribeExecutionCommand } = await sdk.sfn();
+  try {
+    const out = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    return out.status === 'RUNNING' ? 'running' : 'ended';
+  } catch (err) {
+    if ((err as Error).name === 'ExecutionDoesNotExist') return 'missing';
+    throw err;
   }
 }

@@ -66,7 +66,8 @@ function build() {
     config: cfg,
     queue,
     snapshots,
-    sweep: () => sweep({ orders, workflow, events, delivery: deliveryWorkflow, queue, metrics, graceSeconds: cfg.sweepGraceSeconds, now: () => new Date() }),
+    sweep: (graceSeconds = cfg.sweepGraceSeconds) =>
+      sweep({ orders, workflow, events, delivery: deliveryWorkflow, queue, metrics, graceSeconds, now: () => new Date() }),
     links,
     webhooks,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },

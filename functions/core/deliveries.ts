@@ -14,7 +14,12 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dropped' | 'no_webhook';
 export interface StoredEvent extends OrderEvent {
   delivery?: DeliveryStatus;
   attempts?: number;
+  /** The name of its current delivery execution, when not the event's own (a restart by the sweep). */
+  execution?: string;
 }
+
+/** Delivered, dropped or without a webhook: nothing more will be sent. */
+export const isSettled = (e: Pick<StoredEvent, 'delivery'>) => e.delivery !== undefined && e.delivery !== 'pending';
 
 export interface DeliveryAttempt {
   eventId: string;
@@ -35,18 +40,18 @@ export interface DeliveryAttempt {
 export type EventRef = Pick<OrderEvent, 'id' | 'orderId'>;
 
 /**
- * Events recorded with a status change and not yet taken by their delivery workflow (its start failed, or the step
- * that recorded the event stopped before starting it): the sweep starts their delivery.
+ * Events whose delivery is not settled: the status change records a marker with the event, and the delivery removes
+ * it once the event is delivered, dropped or has no webhook. The sweep keeps a workflow carrying each one.
  */
-export interface UnsentEvents {
-  /** The delivery workflow carries the event now: the sweep no longer needs to start it. */
-  taken(event: EventRef): Promise<void>;
-  /** Events recorded before `before` that no delivery has taken. */
-  unsent(before: Date): Promise<EventRef[]>;
+export interface PendingEvents {
+  /** The event is settled (or gone): the sweep no longer looks at it. */
+  settled(event: EventRef): Promise<void>;
+  /** Events recorded before `before` whose delivery is not settled. */
+  pending(before: Date): Promise<EventRef[]>;
 }
 
 export interface DeliveryPorts {
-  events: Pick<UnsentEvents, 'taken'> & {
+  events: Pick<PendingEvents, 'settled'> & {
     get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
     /** Records the attempt and the event's new state; false when another run recorded this attempt first. */
     record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean>;
@@ -70,13 +75,15 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   const event = await p.events.get(orderId, eventId);
   if (!event) return { outcome: 'gone', attempt: 0 };
   const done = event.attempts ?? 0;
-  if (done === 0) await p.events.taken(event);
-  if (event.delivery === 'delivered') return { outcome: 'delivered', attempt: done };
-  if (event.delivery === 'dropped' || event.delivery === 'no_webhook') return { outcome: 'gone', attempt: done };
+  if (isSettled(event)) {
+    await p.events.settled(event);
+    return { outcome: event.delivery === 'delivered' ? 'delivered' : 'gone', attempt: done };
+  }
   // The webhook as it is now: a replaced url and secret take the next attempt; a deleted one stops delivery.
   const webhook = await p.webhooks.ofUser(event.userId);
   if (!webhook?.active) {
     await p.events.mark(event, 'no_webhook');
+    await p.events.settled(event);
     return { outcome: 'gone', attempt: done };
   }
   const attempt = done + 1;
@@ -109,6 +116,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
     event.userId,
   );
   if (!recorded) return deliver(p, orderId, eventId);
+  if (outcome !== 'pending') await p.events.settled(event);
   if (outcome === 'delivered') return { outcome, attempt };
   if (outcome === 'dropped') {
     p.metrics.count('WebhookDeliveriesDropped');

@@ -26,7 +26,7 @@ export interface StepState {
 }
 
 export interface StepPorts {
-  orders: Pick<OrderStore, 'get' | 'transition' | 'patch' | 'markStarted'>;
+  orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
   accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
   generator: Generator;
   files: {
@@ -86,15 +86,12 @@ export class OrderSteps {
   /** The order waits for a render slot (its status unchanged); an admission completes the wait's token. */
   async awaitSlot(orderId: string, taskToken: string): Promise<void> {
     const order = await this.load(orderId);
-    await this.p.orders.markStarted(order);
     await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken);
   }
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */
   async start(orderId: string): Promise<StepState> {
     const order = await this.load(orderId);
-    // A director-mode order's first step (the others wait for a slot first, and are marked there).
-    if (order.status === 'queued') await this.p.orders.markStarted(order);
     if (order.status === 'queued') {
       if (!(await this.p.orders.transition({ order, to: 'running', now: this.p.now() }))) return this.start(orderId);
     }

@@ -34,8 +34,10 @@ export interface Order {
   createdAt: string;
   updatedAt: string;
   etaSeconds: number;
-  /** Which partition its not-started marker went to (spreads the creations' writes). */
+  /** Which partition its open-order marker went to (spreads the creations' writes). */
   queueShard: number;
+  /** The name of its current workflow execution, when not the order id (a restart or a review's new execution). */
+  execution?: string;
   /** A quick order's parameters were refined by the workflow's planning step. */
   planned?: boolean;
   script?: Script;

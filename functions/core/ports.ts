@@ -80,10 +80,13 @@ export interface OrderStore {
   /** False when the order was no longer in the expected status: someone else moved it first. */
   transition(t: Transition): Promise<boolean>;
   patch(orderId: string, p: Patch, now: Date): Promise<boolean>;
-  /** The order's workflow ran its first step: the order no longer needs the sweep to start it. */
-  markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
-  /** Orders committed before `before` whose workflow has not run its first step (the creation marks each one). */
-  unstarted(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
+  /**
+   * Orders committed before `before` and not closed: the creation writes a marker that the transition to done or
+   * error removes, so the sweep finds every order a workflow must still carry without a scan.
+   */
+  open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
+  /** Removes the marker of an order found closed (or gone) by other means. */
+  dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */
@@ -103,7 +106,11 @@ export interface Metrics {
   gauge(name: GaugeName, value: number, unit: 'Count' | 'Seconds'): void;
 }
 
+/** Where an order's current execution stands: running, never started (or lost with a local stop), or ended. */
+export type ExecutionState = 'running' | 'missing' | 'ended';
+
 export interface Workflow {
-  /** Starts the order's workflow; starting it again for the same order is a no-op. */
+  /** Starts the order's current execution (`order.execution`, else the order id); a second start is a no-op. */
   start(order: Order): Promise<void>;
+  state(order: Order): Promise<ExecutionState>;
 }

@@ -7,12 +7,15 @@ import type { ReviewDecision } from '../contract/review.ts';
 import { parseScript } from './script-text.ts';
 import { notAwaitingReview } from './errors.ts';
 import type { Order } from './orders.ts';
-import type { OrderStore } from './ports.ts';
+import type { OrderStore, Workflow } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
 
 export interface ReviewPorts {
-  orders: Pick<OrderStore, 'get' | 'transition'>;
-  workflow: { resumeAfterReview(order: Order, decision: ReviewDecision): Promise<void> };
+  orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
+  workflow: Pick<Workflow, 'start'> & {
+    /** Completes the review wait's task token with the decision; false when that wait no longer exists. */
+    answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean>;
+  };
 }
 
 function decisionFields(order: Order, decision: ReviewDecision): Partial<Order> {
@@ -34,6 +37,11 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   if (!(await p.orders.transition({ order, to: 'running', set, remove: ['reviewToken'], now }))) {
     throw notAwaitingReview((await p.orders.get(order.id))?.status ?? order.status);
   }
-  await p.workflow.resumeAfterReview(order, decision);
+  const answered = order.reviewToken !== undefined && (await p.workflow.answerReview(order.reviewToken, decision));
+  if (!answered) {
+    // The wait died with its execution (a stop): a new execution, its name recorded first, goes on from the decision.
+    const execution = `${order.id}-r${now.getTime()}`;
+    if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...order, status: 'running', execution });
+  }
   return (await p.orders.get(order.id)) ?? order;
 }

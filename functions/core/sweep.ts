@@ -1,59 +1,115 @@
 /**
- * The recovery sweep, one use case on both runtimes (AWS: a schedule; one machine: a timer): it starts the orders
- * that were charged but whose workflow never ran a first step (StartExecution is idempotent by the order's execution
- * name), starts the webhook delivery of events that no delivery took (idempotent by the event's execution name),
- * frees render slots whose lease ended or whose holder is closed, and admits waiting orders, in case a wake-up was
- * lost. Every run also measures the queue: its depth and its oldest wait per channel, and the slots in use.
+ * The recovery sweep, one use case on both runtimes (AWS: a schedule; one machine: a timer, and once at start): it
+ * keeps every open order and every undelivered event carried by a running workflow, frees render slots whose lease
+ * ended or whose holder is closed, and admits waiting orders, in case a wake-up was lost. Every run also measures the
+ * queue: its depth and its oldest wait per channel, and the slots in use.
+ *
+ * An order's (or event's) workflow is missing when its StartExecution failed after the commit, or when a local stop
+ * took it: the sweep starts it under its name (a no-op if it started meanwhile). It has ended with the order still
+ * open when it failed before closing the order (on AWS: its failure handling itself failed) or was stopped: the
+ * sweep records a new execution name on the order, then starts that, so a second sweep cannot start two.
  */
 import type { RenderQueue } from './capacity.ts';
-import type { EventRef, UnsentEvents } from './deliveries.ts';
-import type { Metrics, OrderStore, Workflow } from './ports.ts';
+import { type EventRef, isSettled, type PendingEvents, type StoredEvent } from './deliveries.ts';
+import type { Order } from './orders.ts';
+import type { ExecutionState, Metrics, OrderStore, Workflow } from './ports.ts';
 
 export interface SweepPorts {
-  orders: Pick<OrderStore, 'get' | 'unstarted' | 'markStarted'>;
+  orders: Pick<OrderStore, 'get' | 'open' | 'dropOpen' | 'patch'>;
   workflow: Workflow;
-  events: UnsentEvents;
-  delivery: { start(event: EventRef): Promise<void> };
+  events: PendingEvents & {
+    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
+    /** Records the name of the event's new delivery execution; false when the event moved on meanwhile. */
+    restartAs(event: StoredEvent, execution: string): Promise<boolean>;
+  };
+  delivery: {
+    start(event: EventRef & { execution?: string }): Promise<void>;
+    state(event: EventRef & { execution?: string }): Promise<ExecutionState>;
+  };
   queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
   metrics: Metrics;
-  /** An order younger than this is left alone: its first step is normally seconds away. */
+  /** A marker younger than this is left alone: its workflow's start is normally on its way. */
   graceSeconds: number;
   now: () => Date;
 }
 
 export interface SweepResult {
+  /** Orders whose workflow the sweep started (missing) or started anew (ended with the order open). */
   started: number;
-  /** Events whose delivery the sweep started. */
+  /** Events whose delivery the sweep started or started anew. */
   sent: number;
   reclaimed: number;
   admitted: number;
 }
 
+const isClosed = (o: Order | undefined) => !o || o.status === 'done' || o.status === 'error';
+/** A new execution's name: the id and the moment (names allow letters, digits, - and _, up to 80). */
+const restartName = (id: string, now: Date) => `${id.replace(/[^A-Za-z0-9_-]/g, '-')}-s${now.getTime()}`;
+
+async function keepOrder(p: SweepPorts, marked: Pick<Order, 'id' | 'queueShard'>): Promise<boolean> {
+  const order = await p.orders.get(marked.id);
+  if (isClosed(order)) {
+    await p.orders.dropOpen(marked);
+    return false;
+  }
+  const state = await p.workflow.state(order!);
+  if (state === 'running') return false;
+  if (state === 'missing') {
+    await p.workflow.start(order!);
+    return true;
+  }
+  // Ended: read again, since an execution that just closed the order ends right after.
+  const now = await p.orders.get(marked.id);
+  if (isClosed(now)) {
+    await p.orders.dropOpen(marked);
+    return false;
+  }
+  const execution = restartName(now!.id, p.now());
+  if (!(await p.orders.patch(now!.id, { status: now!.status, set: { execution } }, p.now()))) return false;
+  await p.workflow.start({ ...now!, execution });
+  return true;
+}
+
+async function keepEvent(p: SweepPorts, ref: EventRef): Promise<boolean> {
+  const event = await p.events.get(ref.orderId, ref.id);
+  if (!event || isSettled(event)) {
+    await p.events.settled(ref);
+    return false;
+  }
+  const state = await p.delivery.state(event);
+  if (state === 'running') return false;
+  if (state === 'missing') {
+    await p.delivery.start(event);
+    return true;
+  }
+  const now = await p.events.get(ref.orderId, ref.id);
+  if (!now || isSettled(now)) {
+    await p.events.settled(ref);
+    return false;
+  }
+  const execution = restartName(now.id, p.now());
+  if (!(await p.events.restartAs(now, execution))) return false;
+  await p.delivery.start({ ...now, execution });
+  return true;
+}
+
 export async function sweep(p: SweepPorts): Promise<SweepResult> {
   const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
   let started = 0;
-  for (const marked of await p.orders.unstarted(before)) {
-    const order = await p.orders.get(marked.id);
-    if (!order || order.status === 'done' || order.status === 'error') {
-      await p.orders.markStarted(marked);
-      continue;
+  for (const marked of await p.orders.open(before)) {
+    if (await keepOrder(p, marked)) {
+      started++;
+      p.metrics.count('OrdersRecovered');
     }
-    await p.workflow.start(order);
-    started++;
-    p.metrics.count('OrdersRecovered');
   }
   let sent = 0;
-  for (const event of await p.events.unsent(before)) {
-    // An execution of this event that exists already (it ran, or runs) makes the start a no-op: the marker goes.
-    await p.delivery.start(event);
-    await p.events.taken(event);
-    sent++;
-    p.metrics.count('DeliveriesRecovered');
+  for (const ref of await p.events.pending(before)) {
+    if (await keepEvent(p, ref)) {
+      sent++;
+      p.metrics.count('DeliveriesRecovered');
+    }
   }
-  const reclaimed = await p.queue.reclaim(async (orderId) => {
-    const order = await p.orders.get(orderId);
-    return !order || order.status === 'done' || order.status === 'error';
-  });
+  const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
   const admitted = await p.queue.admit();
   const stats = await p.queue.stats();

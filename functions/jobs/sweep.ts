@@ -1,15 +1,20 @@
 /** The recovery sweep's entry: on AWS a schedule invokes it every minute; on one machine a timer of the local runtime. */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import * as z from 'zod/mini';
 import type { SweepResult } from '../core/sweep.ts';
 import { publishMetrics } from '../adapters/metrics.ts';
 import { logger, services } from '../app/services.ts';
 
+/** EventBridge's scheduled event, or the local runtime's at start, which may set the grace. */
+const sweepEvent = z.looseObject({ graceSeconds: z.optional(z.int().check(z.gte(0))) });
+
 export const handler = middy<unknown, SweepResult>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishMetrics())
-  .handler(async () => {
-    const result = await services().sweep();
+  .handler(async (event) => {
+    const parsed = sweepEvent.safeParse(event ?? {});
+    const result = await services().sweep(parsed.success ? parsed.data.graceSeconds : undefined);
     // Anything recovered means something failed on the way (a start, a release, a wake-up): operators look.
     if (result.started || result.sent || result.reclaimed) logger.warn('the sweep recovered work', { ...result });
     return result;

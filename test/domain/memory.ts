@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
-import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, StoredEvent, UnsentEvents } from '../../functions/core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
   CommitOutcome,
+  ExecutionState,
   GaugeName,
   IdempotencyRecord,
   MetricName,
@@ -47,10 +48,10 @@ export class MemoryTable {
   events = new Map<string, StoredEvent>();
   attempts: DeliveryAttempt[] = [];
   webhooks = new Map<string, Webhook>();
-  /** Orders whose workflow has not run its first step. */
-  unstarted = new Set<string>();
-  /** Events no delivery workflow has taken yet. */
-  unsent = new Set<string>();
+  /** Orders not done or in error (their markers). */
+  open = new Set<string>();
+  /** Events whose delivery has not settled (their markers). */
+  pending = new Set<string>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
     const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a };
@@ -90,7 +91,7 @@ export class MemoryOrders implements OrderStore {
     if (this.t.orders.has(order.id)) return { kind: 'conflict' };
 
     this.t.orders.set(order.id, clone(order));
-    this.t.unstarted.add(order.id);
+    this.t.open.add(order.id);
     if (keyed) user.activeTasks += 1;
     user.balance -= charge.cost;
     if (charge.trial) user.trialVideosLeft -= 1;
@@ -104,14 +105,14 @@ export class MemoryOrders implements OrderStore {
     return { kind: 'created' };
   }
 
-  async markStarted(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
-    this.t.unstarted.delete(order.id);
+  async dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
+    this.t.open.delete(order.id);
   }
 
-  async unstarted(before: Date) {
-    return [...this.t.unstarted]
-      .filter((id) => this.t.orders.get(id)!.createdAt < before.toISOString())
-      .map((id) => ({ id, queueShard: this.t.orders.get(id)!.queueShard }));
+  async open(before: Date) {
+    return [...this.t.open]
+      .filter((id) => !this.t.orders.has(id) || this.t.orders.get(id)!.createdAt < before.toISOString())
+      .map((id) => ({ id, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
   }
 
   async get(orderId: string): Promise<Order | undefined> {
@@ -142,8 +143,9 @@ export class MemoryOrders implements OrderStore {
     }
     if (tr.event) {
       this.t.events.set(tr.event.id, clone(tr.event));
-      this.t.unsent.add(tr.event.id);
+      this.t.pending.add(tr.event.id);
     }
+    if (tr.to === 'done' || tr.to === 'error') this.t.open.delete(stored.id);
     return true;
   }
 
@@ -177,28 +179,61 @@ export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, met
   });
 }
 
-/** The delivery workflow's start: records the events started (once each, as execution names make it). */
-export class MemoryDeliveryWorkflow {
+/**
+ * Executions by name, as Step Functions keeps them: a start of a name that exists is a no-op; `end` makes one end
+ * (stopped, or failed before it closed its order), `lose` makes it vanish as a local stop does.
+ */
+class MemoryExecutions {
+  executions = new Map<string, 'running' | 'ended'>();
+  /** The names started, in order. */
   started: string[] = [];
-  async start(event: EventRef): Promise<void> {
-    if (!this.started.includes(event.id)) this.started.push(event.id);
+  /** When set, a start fails as StartExecution does when Step Functions is away. */
+  failStarts = false;
+  protected run(name: string) {
+    if (this.failStarts) throw Object.assign(new Error('Step Functions is away'), { name: 'ServiceUnavailable' });
+    if (this.executions.has(name)) return;
+    this.executions.set(name, 'running');
+    this.started.push(name);
+  }
+  protected stateOf(name: string): ExecutionState {
+    return this.executions.get(name) ?? 'missing';
+  }
+  end(name: string) {
+    this.executions.set(name, 'ended');
+  }
+  lose(name: string) {
+    this.executions.delete(name);
   }
 }
 
-/** The workflow port: records what was started and resumed. */
-export class MemoryWorkflow {
-  started: string[] = [];
-  resumed: { orderId: string; action: string }[] = [];
-  /** When set, start fails as StartExecution would when Step Functions is away. */
-  failStarts = false;
+/** The delivery workflow: executions named by the event (or the name a restart recorded on it). */
+export class MemoryDeliveryWorkflow extends MemoryExecutions {
+  async start(event: EventRef & { execution?: string }): Promise<void> {
+    this.run(event.execution ?? event.id);
+  }
+  async state(event: EventRef & { execution?: string }): Promise<ExecutionState> {
+    return this.stateOf(event.execution ?? event.id);
+  }
+}
+
+/** The order workflow: executions named by the order (or the name a restart recorded on it); review answers. */
+export class MemoryWorkflow extends MemoryExecutions {
+  answered: { taskToken: string; action: string }[] = [];
+  /** Task tokens whose wait is gone (its execution was stopped). */
+  goneTokens = new Set<string>();
 
   async start(order: Order): Promise<void> {
-    if (this.failStarts) throw Object.assign(new Error('Step Functions is away'), { name: 'ServiceUnavailable' });
-    if (!this.started.includes(order.id)) this.started.push(order.id);
+    this.run(order.execution ?? order.id);
   }
 
-  async resumeAfterReview(order: Order, decision: { action: string }): Promise<void> {
-    this.resumed.push({ orderId: order.id, action: decision.action });
+  async state(order: Order): Promise<ExecutionState> {
+    return this.stateOf(order.execution ?? order.id);
+  }
+
+  async answerReview(taskToken: string, decision: { action: string }): Promise<boolean> {
+    if (this.goneTokens.has(taskToken)) return false;
+    this.answered.push({ taskToken, action: decision.action });
+    return true;
   }
 }
 
@@ -272,15 +307,21 @@ export class MemoryWebhooks implements WebhookStore {
 }
 
 /** Recorded events and attempts, with the adapter's rule: one record per attempt number. */
-type EventsPort = DeliveryPorts['events'] & UnsentEvents;
+type EventsPort = DeliveryPorts['events'] & PendingEvents;
 
 export class MemoryEvents implements EventsPort {
   constructor(private readonly t: MemoryTable) {}
-  async taken(event: EventRef) {
-    this.t.unsent.delete(event.id);
+  async settled(event: EventRef) {
+    this.t.pending.delete(event.id);
   }
-  async unsent(before: Date) {
-    return [...this.t.unsent]
+  async restartAs(event: StoredEvent, execution: string) {
+    const stored = this.t.events.get(event.id);
+    if (!stored || stored.attempts !== event.attempts) return false;
+    stored.execution = execution;
+    return true;
+  }
+  async pending(before: Date) {
+    return [...this.t.pending]
       .map((id) => this.t.events.get(id)!)
       .filter((e) => e.createdAt < before.toISOString())
       .map((e) => ({ id: e.id, orderId: e.orderId }));
@@ -316,7 +357,7 @@ export class ScriptedReceiver {
 /** The event a status change records, as the steps write it. */
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
-  t.unsent.add(e.id);
+  t.pending.add(e.id);
   return clone(e);
 }
 

@@ -164,8 +164,20 @@ describe('order steps', () => {
     assert.deepEqual([reviewed.status, reviewed.reviewed, reviewed.script!.scenes.length], ['running', true, 1]);
     await assert.rejects(reviewOrder(ports, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
     await assert.rejects(reviewOrder(ports, 'Other', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'forbidden');
-    assert.deepEqual(workflow.resumed, [{ orderId: id, action: 'edit' }]);
+    assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'edit' }]);
     assert.equal(table.account('U').activeTasks, 1, 'running again takes the slot back');
+  });
+
+  it('answer a review whose wait died with its execution by a new execution, its name recorded on the order first', async () => {
+    const id = await order('U', { topic: 'Green tea', director_mode: true });
+    await steps.start(id);
+    await steps.write(id);
+    await steps.awaitReview(id, 'token-1');
+    workflow.end(id);
+    workflow.goneTokens.add('token-1');
+    const reviewed = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
+    assert.equal(reviewed.execution, `${id}-r${now().getTime()}`);
+    assert.deepEqual([reviewed.status, workflow.started], ['running', [id, reviewed.execution]]);
   });
 
   it('rewrite the script on regen and come back to the review in a new round', async () => {

@@ -43,6 +43,7 @@ function actionsOf(commandName: string, input: Record<string, any>): string[] {
   if (s3[name]) return [s3[name]];
   if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
   if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
+  if (name === 'DescribeExecution') return [`states:DescribeExecution:${String(input.executionArn).split(':').at(-2)}`];
   return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
 }
 
@@ -53,6 +54,7 @@ function granted(a: Access): Set<string> {
     ...(a.bucket ?? []).map((x) => `s3:${x}`),
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
+    ...(a.describeExecutions ? ['states:DescribeExecution:order', 'states:DescribeExecution:delivery'] : []),
     ...(a.linkKey ? ['secretsmanager:GetSecretValue'] : []),
   ]);
 }

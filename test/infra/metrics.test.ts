@@ -26,7 +26,10 @@ after(() => {
   receiver?.close();
 });
 
-/** The sum of each metric over the EMF lines written so far, for the service's namespace. */
+/** The queue's gauges, which the sweep measures at start and every minute: not counts. */
+const GAUGES = new Set(['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse']);
+
+/** The sum of each counted metric over the EMF lines written so far, for the service's namespace. */
 function metrics(): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const line of lines) {
@@ -37,6 +40,7 @@ function metrics(): Record<string, number> {
     for (const group of emf._aws.CloudWatchMetrics) {
       assert.equal(group.Namespace, 'VideoService');
       for (const m of group.Metrics) {
+        if (GAUGES.has(m.Name)) continue;
         assert.equal(m.Unit, 'Count');
         sums[m.Name] = (sums[m.Name] ?? 0) + [emf[m.Name] as number | number[]].flat().reduce((a, b) => a + b, 0);
       }
