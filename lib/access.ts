@@ -16,8 +16,8 @@ export interface Access {
   orderMachine?: OrderMachineAction[];
   /** Starts executions of the webhook delivery state machine (the steps that record an event). */
   startDelivery?: boolean;
-  /** Reads where the executions of both state machines stand (the sweep). */
-  describeExecutions?: boolean;
+  /** Reads where executions of these state machines stand (DescribeExecution). */
+  describeExecutions?: ('order' | 'delivery')[];
   /** Reads the link-signing secret (the functions that sign or check download links). */
   linkKey?: boolean;
 }
@@ -45,8 +45,8 @@ export const ACCESS: Record<string, Access> = {
   'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
   'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
   'get-video': { table: [...AUTH, ...ETA], linkKey: true },
-  // A lost review wait is answered with a new execution.
-  'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'] },
+  // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
+  'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
   'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
   'list-webhooks': { table: [...AUTH, 'GetItem'] },
   'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
@@ -74,7 +74,7 @@ export const ACCESS: Record<string, Access> = {
     table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     orderMachine: ['StartExecution', 'SendTaskSuccess'],
     startDelivery: true,
-    describeExecutions: true,
+    describeExecutions: ['order', 'delivery'],
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },

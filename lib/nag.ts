@@ -23,8 +23,8 @@ export const REASONS = {
   machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
   orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
   executions:
-    "DescribeExecution takes an execution's ARN, and the sweep reads any order's or event's execution: the grant names " +
-    'the executions of the two state machines of this stack, no other.',
+    "DescribeExecution takes an execution's ARN, and the sweep (or a review) reads any order's or event's execution: " +
+    "the grant names the executions of this stack's state machines, no other.",
   secretRotation:
     'The link-signing key signs download links valid for 7 days; rotating it invalidates every link issued, so it is rotated ' +
     'by hand (docs/deploy.md), not on a schedule.',
@@ -42,9 +42,8 @@ export interface Findings {
   bucket: Bucket;
   /** The functions granted actions on order files. */
   fileUsers: NodejsFunction[];
-  /** The functions that read where executions stand, and the names of the state machines whose executions they read. */
-  executionReaders: NodejsFunction[];
-  machineNames: string[];
+  /** The functions that read where executions stand, with the names of the state machines whose executions they read. */
+  executionReaders: { fn: NodejsFunction; machines: string[] }[];
 }
 
 export function acknowledgeFindings(f: Findings): void {
@@ -52,8 +51,8 @@ export function acknowledgeFindings(f: Findings): void {
   acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
   for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
-  for (const fn of f.executionReaders) {
-    for (const name of f.machineNames) {
+  for (const { fn, machines } of f.executionReaders) {
+    for (const name of machines) {
       acknowledge(fn.role!, `IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*]`, REASONS.executions);
     }
   }

@@ -73,9 +73,9 @@ export class VideoServiceStack extends Stack {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [orderMachineArn] }));
       }
       if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
-      if (access.describeExecutions) {
+      if (access.describeExecutions?.length) {
         fn.addToRolePolicy(
-          new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executionsArnOf(this, 'order'), executionsArnOf(this, 'delivery')] }),
+          new PolicyStatement({ actions: ['states:DescribeExecution'], resources: access.describeExecutions.map((m) => executionsArnOf(this, m)) }),
         );
       }
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
@@ -135,8 +135,9 @@ export class VideoServiceStack extends Stack {
       secret: data.linkSigningKey,
       bucket: data.bucket,
       fileUsers: [...this.functions].filter(([name]) => ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
-      executionReaders: [...this.functions].filter(([name]) => ACCESS[name]?.describeExecutions).map(([, fn]) => fn),
-      machineNames: [machineName(this, 'order'), machineName(this, 'delivery')],
+      executionReaders: [...this.functions]
+        .filter(([name]) => ACCESS[name]?.describeExecutions?.length)
+        .map(([name, fn]) => ({ fn, machines: ACCESS[name]!.describeExecutions!.map((m) => machineName(this, m)) })),
     });
   }
 }

@@ -12,7 +12,7 @@ import { readOwnOrder } from './read-order.ts';
 
 export interface ReviewPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
-  workflow: Pick<Workflow, 'start'> & {
+  workflow: Pick<Workflow, 'start' | 'state'> & {
     /** Completes the review wait's task token with the decision; false when that wait no longer exists. */
     answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean>;
   };
@@ -39,9 +39,15 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   }
   const answered = order.reviewToken !== undefined && (await p.workflow.answerReview(order.reviewToken, decision));
   if (!answered) {
-    // The wait died with its execution (a stop): a new execution, its name recorded first, goes on from the decision.
-    const execution = `${order.id}-r${now.getTime()}`;
-    if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...order, status: 'running', execution });
+    // The wait is gone. An execution lost with a local stop starts again under its name; otherwise (it ended, or the
+    // one running waits on a token the order no longer holds) a new execution, its name recorded first, goes on from
+    // the decision. A second execution left running cannot charge or close twice: every status change is conditional.
+    const running: Order = { ...order, status: 'running' };
+    if ((await p.workflow.state(running)) === 'missing') await p.workflow.start(running);
+    else {
+      const execution = `${order.id}-r${now.getTime()}`;
+      if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...running, execution });
+    }
   }
   return (await p.orders.get(order.id)) ?? order;
 }

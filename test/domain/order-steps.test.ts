@@ -178,6 +178,15 @@ describe('order steps', () => {
     const reviewed = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
     assert.equal(reviewed.execution, `${id}-r${now().getTime()}`);
     assert.deepEqual([reviewed.status, workflow.started], ['running', [id, reviewed.execution]]);
+    // One lost with a local stop starts again under its own name.
+    const other = await order('U', { topic: 'Black tea', director_mode: true });
+    await steps.start(other);
+    await steps.write(other);
+    await steps.awaitReview(other, 'token-2');
+    workflow.lose(other);
+    workflow.goneTokens.add('token-2');
+    await reviewOrder({ orders, workflow }, 'U', other, { action: 'approve' }, now());
+    assert.deepEqual([table.orders.get(other)!.execution, workflow.started.slice(3)], [undefined, [other]]);
   });
 
   it('rewrite the script on regen and come back to the review in a new round', async () => {

@@ -54,7 +54,7 @@ function granted(a: Access): Set<string> {
     ...(a.bucket ?? []).map((x) => `s3:${x}`),
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
-    ...(a.describeExecutions ? ['states:DescribeExecution:order', 'states:DescribeExecution:delivery'] : []),
+    ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
     ...(a.linkKey ? ['secretsmanager:GetSecretValue'] : []),
   ]);
 }

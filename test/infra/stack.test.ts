@@ -185,7 +185,7 @@ describe('the CDK stack', () => {
         ...(access.linkKey ? ['secretsmanager:GetSecretValue'] : []),
         ...(access.orderMachine ?? []).map((a) => `states:${a}`),
         ...(access.startDelivery ? ['states:StartExecution'] : []),
-        ...(access.describeExecutions ? ['states:DescribeExecution'] : []),
+        ...(access.describeExecutions?.length ? ['states:DescribeExecution'] : []),
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }
