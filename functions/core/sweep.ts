@@ -93,22 +93,24 @@ async function keepEvent(p: SweepPorts, ref: EventRef): Promise<boolean> {
   return true;
 }
 
+/** How many items the sweep checks at once: a few calls in flight, under Step Functions' DescribeExecution rate. */
+const AT_ONCE = 4;
+
+/** Runs `check` over the items, AT_ONCE at a time; how many it answered true for. */
+async function countChecked<T>(items: T[], check: (item: T) => Promise<boolean>): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < items.length; i += AT_ONCE) {
+    for (const hit of await Promise.all(items.slice(i, i + AT_ONCE).map(check))) if (hit) count++;
+  }
+  return count;
+}
+
 export async function sweep(p: SweepPorts): Promise<SweepResult> {
   const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
-  let started = 0;
-  for (const marked of await p.orders.open(before)) {
-    if (await keepOrder(p, marked)) {
-      started++;
-      p.metrics.count('OrdersRecovered');
-    }
-  }
-  let sent = 0;
-  for (const ref of await p.events.pending(before)) {
-    if (await keepEvent(p, ref)) {
-      sent++;
-      p.metrics.count('DeliveriesRecovered');
-    }
-  }
+  const started = await countChecked(await p.orders.open(before), (marked) => keepOrder(p, marked));
+  for (let i = 0; i < started; i++) p.metrics.count('OrdersRecovered');
+  const sent = await countChecked(await p.events.pending(before), (ref) => keepEvent(p, ref));
+  for (let i = 0; i < sent; i++) p.metrics.count('DeliveriesRecovered');
   const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
   const admitted = await p.queue.admit();
