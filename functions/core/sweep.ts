@@ -106,11 +106,7 @@ async function countChecked<T>(items: T[], check: (item: T) => Promise<boolean>)
 }
 
 export async function sweep(p: SweepPorts): Promise<SweepResult> {
-  const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
-  const started = await countChecked(await p.orders.open(before), (marked) => keepOrder(p, marked));
-  for (let i = 0; i < started; i++) p.metrics.count('OrdersRecovered');
-  const sent = await countChecked(await p.events.pending(before), (ref) => keepEvent(p, ref));
-  for (let i = 0; i < sent; i++) p.metrics.count('DeliveriesRecovered');
+  // The slots first: cheap, and not left undone should a long run below reach the job's timeout.
   const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
   const admitted = await p.queue.admit();
@@ -120,5 +116,10 @@ export async function sweep(p: SweepPorts): Promise<SweepResult> {
   p.metrics.gauge('OldestWaitingApiSeconds', stats.oldestSeconds.api, 'Seconds');
   p.metrics.gauge('OldestWaitingBotSeconds', stats.oldestSeconds.bot, 'Seconds');
   p.metrics.gauge('SlotsInUse', stats.inUse, 'Count');
+  const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
+  const started = await countChecked(await p.orders.open(before), (marked) => keepOrder(p, marked));
+  for (let i = 0; i < started; i++) p.metrics.count('OrdersRecovered');
+  const sent = await countChecked(await p.events.pending(before), (ref) => keepEvent(p, ref));
+  for (let i = 0; i < sent; i++) p.metrics.count('DeliveriesRecovered');
   return { started, sent, reclaimed, admitted };
 }
