@@ -76,7 +76,7 @@ export interface Config {
   capacity: { slots: number; leaseSeconds: number; botRun: number };
   /** How long a process keeps its snapshot of the queue for eta_seconds. */
   queueSnapshotMs: number;
-  /** The sweep leaves an order this young alone: its workflow's first step is normally seconds away. */
+  /** The sweep leaves an order or event this young alone: its workflow's start is normally on its way. */
   sweepGraceSeconds: number;
   /** Order files are deleted this many days after they were written. */
   retentionDays: number;

@@ -120,7 +120,7 @@ export class Orders implements OrderStore {
           createdAt: order.createdAt,
         }),
       ],
-      // Until its workflow runs a first step: the sweep starts an order whose StartExecution failed after the charge.
+      // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);

@@ -22,8 +22,8 @@ function build(): OrderSteps {
     metrics,
     serviceAddress: cfg.serviceAddress,
     scratch: { make: () => mkdtempSync(join(tmpdir(), 'order-')), remove: (dir) => rm(dir, { recursive: true, force: true }) },
-    // An event whose delivery fails to start keeps its not-taken marker (written with the event): the sweep starts
-    // it after its grace, on AWS as on one machine.
+    // An event whose delivery fails to start keeps its pending marker (written with the event): the sweep starts it
+    // after its grace, on AWS as on one machine.
     capacity: queue,
     announce: (event) =>
       deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),

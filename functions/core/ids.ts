@@ -10,7 +10,7 @@ export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
 export const ORDER_ID_RE = /^vid_[0-9a-hjkmnp-tv-z]{26}$/;
 export const WEBHOOK_ID_RE = /^wh_[0-9a-hjkmnp-tv-z]{26}$/;
 
-/** Partitions of the markers the sweep reads (orders not started, events not handed to delivery): writes spread. */
+/** Partitions of the markers the sweep reads (open orders, unsettled events): their writes spread. */
 export const SHARDS = 10;
 /** The marker partition of an order, and of its events: a hash of its id. */
 export const shardOf = (orderId: string) => parseInt(createHash('sha256').update(orderId).digest('hex').slice(0, 8), 16) % SHARDS;
