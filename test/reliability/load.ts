@@ -54,7 +54,7 @@ export interface LoadReport {
     clientRetries: number;
     unansweredRetried: number;
   };
-  orders: { total: number; done: number; error: number; refunded: number; reviews: Record<string, number> };
+  orders: { total: number; done: number; error: number; refunded: number; reviews: Record<string, number>; errors: Record<string, number> };
   faults: { serviceKills: number; restartSeconds: number[]; dynamoRestarts: number; receiverDownSeconds: number };
   webhooks: { events: number; delivered: number; dropped: number; received: number; badSignatures: number };
   money: { users: number; toppedUp: number; charged: number; refunded: number; balances: number };
@@ -164,7 +164,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     seed,
     seconds: { load: 0, settle: 0, total: 0 },
     creations: { attempted: 0, created: 0, bot: 0, replayed: 0, refused: {}, repeatedOnPurpose: 0, clientRetries: 0, unansweredRetried: 0 },
-    orders: { total: 0, done: 0, error: 0, refunded: 0, reviews: { approve: 0, regen: 0, lapse: 0 } },
+    orders: { total: 0, done: 0, error: 0, refunded: 0, reviews: { approve: 0, regen: 0, lapse: 0 }, errors: {} },
     faults: { serviceKills: 0, restartSeconds: sut.restartSeconds, dynamoRestarts: 0, receiverDownSeconds: scale.receiverDownSeconds },
     webhooks: { events: 0, delivered: 0, dropped: 0, received: 0, badSignatures: 0 },
     money: { users: scale.users, toppedUp: 0, charged: 0, refunded: 0, balances: 0 },
@@ -392,7 +392,11 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         report.money.refunded += refunds.reduce((s, e) => s + e.amount, 0);
         report.orders.refunded += refunds.length;
         if (order?.status === 'done') report.orders.done++;
-        if (order?.status === 'error') report.orders.error++;
+        if (order?.status === 'error') {
+          report.orders.error++;
+          const code = order.error?.code ?? 'none';
+          report.orders.errors[code] = (report.orders.errors[code] ?? 0) + 1;
+        }
         report.orders.total++;
         for (const event of await orders.events(id)) {
           const stored = await services().deliveries.events.get(id, event.id);
