@@ -8,9 +8,19 @@ import { GeneratorFailed, type Generator } from './generator.ts';
 import { toRecord, type Order, type OrderFile, type OrderLinks } from './orders.ts';
 import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
-/** Thrown when the order is already done or in error; the workflow ends quietly (Catch -> Closed). */
+/**
+ * Thrown when the order is already done or in error, or when the execution running the step is no longer the
+ * order's (a restart or a review started a newer one): the workflow ends quietly (Catch -> Closed).
+ */
 export class OrderClosed extends Error {
   override readonly name = 'OrderClosed';
+  constructor(
+    message: string,
+    /** The order is open, but another execution carries it. */
+    readonly superseded = false,
+  ) {
+    super(message);
+  }
 }
 
 /** The facts the workflow's Choice states route on; every step returns them. */
@@ -73,9 +83,14 @@ function errorOf(failure: { Error?: string } | undefined, order: Order): { code:
 export class OrderSteps {
   constructor(private readonly p: StepPorts) {}
 
-  private async load(orderId: string): Promise<Order> {
+  /** The order, for a step of `execution` (its workflow's execution name, when the workflow passes it). */
+  private async load(orderId: string, execution?: string): Promise<Order> {
     const order = await this.p.orders.get(orderId);
     if (!order || order.status === 'done' || order.status === 'error') throw new OrderClosed(`Order ${orderId} is closed`);
+    // A fence: of two executions of one order, only the one the order names goes on.
+    if (execution !== undefined && execution !== (order.execution ?? order.id)) {
+      throw new OrderClosed(`Order ${orderId} is carried by ${order.execution ?? order.id}, not ${execution}`, true);
+    }
     return order;
   }
 
@@ -84,23 +99,23 @@ export class OrderSteps {
   }
 
   /** The order waits for a render slot (its status unchanged); an admission completes the wait's token. */
-  async awaitSlot(orderId: string, taskToken: string): Promise<void> {
-    const order = await this.load(orderId);
+  async awaitSlot(orderId: string, taskToken: string, execution?: string): Promise<void> {
+    const order = await this.load(orderId, execution);
     await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken);
   }
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */
-  async start(orderId: string): Promise<StepState> {
-    const order = await this.load(orderId);
+  async start(orderId: string, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
     if (order.status === 'queued') {
-      if (!(await this.p.orders.transition({ order, to: 'running', now: this.p.now() }))) return this.start(orderId);
+      if (!(await this.p.orders.transition({ order, to: 'running', now: this.p.now() }))) return this.start(orderId, execution);
     }
     return stateOf(order);
   }
 
   /** Quick orders: the planner refines the parameters that do not change the price. */
-  async plan(orderId: string): Promise<StepState> {
-    const order = await this.load(orderId);
+  async plan(orderId: string, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
     if (order.kind === 'quick' && !order.planned) {
       const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
       const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
@@ -111,8 +126,8 @@ export class OrderSteps {
   }
 
   /** The first script; a second run finds it and writes none. */
-  async write(orderId: string): Promise<StepState> {
-    const order = await this.load(orderId);
+  async write(orderId: string, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
     if (!order.script) {
       const script = await this.p.generator.writer.write({ orderId, params: order.params });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, withoutScript: true }, this.p.now());
@@ -121,8 +136,8 @@ export class OrderSteps {
   }
 
   /** running -> awaiting_review with the wait's task token (a resumed wait replaces a token that died with it). */
-  async awaitReview(orderId: string, taskToken: string): Promise<void> {
-    const order = await this.load(orderId);
+  async awaitReview(orderId: string, taskToken: string, execution?: string): Promise<void> {
+    const order = await this.load(orderId, execution);
     const now = this.p.now();
     if (order.status === 'awaiting_review') {
       // The same wait run again has nothing to record; a resumed wait has a new token.
@@ -134,13 +149,13 @@ export class OrderSteps {
     const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
     const event = this.event(next, 'video.awaiting_review', `awaiting_review:${round}`);
     const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
-    if (!moved) return this.awaitReview(orderId, taskToken);
+    if (!moved) return this.awaitReview(orderId, taskToken, execution);
     await this.p.announce(event);
   }
 
   /** A regen decision: the script is rewritten along the note, then the order goes back to the review wait. */
-  async regen(orderId: string): Promise<StepState> {
-    const order = await this.load(orderId);
+  async regen(orderId: string, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
     if (order.regenNote !== undefined && order.script) {
       const script = await this.p.generator.writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
@@ -153,8 +168,8 @@ export class OrderSteps {
    * Renders and stores the mp4 and the cover, unless a run before this one already did: the order's `rendered` mark
    * is written (atomically, in DynamoDB) only after both files are stored, so an upload cut short by a stop is redone.
    */
-  async render(orderId: string): Promise<StepState> {
-    const order = await this.load(orderId);
+  async render(orderId: string, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const outDir = this.p.scratch.make();
@@ -177,8 +192,8 @@ export class OrderSteps {
   }
 
   /** The posting pack beside the video, then running -> done with the metadata. */
-  async publish(orderId: string): Promise<void> {
-    const order = await this.load(orderId);
+  async publish(orderId: string, execution?: string): Promise<void> {
+    const order = await this.load(orderId, execution);
     if (!order.script) throw new GeneratorFailed('The order has no script');
     await this.p.files.put(orderId, 'pack', JSON.stringify(order.script.pack, null, 2));
     const now = this.p.now();
@@ -186,20 +201,21 @@ export class OrderSteps {
     const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
     const event = this.event(done, 'video.done', 'done', await this.p.links.issue(orderId, now));
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
-    if (!moved) return this.publish(orderId);
+    if (!moved) return this.publish(orderId, execution);
     this.p.metrics.count('OrdersDone');
     await this.p.capacity.release(orderId, true);
     await this.p.announce(event);
   }
 
   /** Any active state -> error, refunding exactly what the order took, once. */
-  async fail(orderId: string, failure?: { Error?: string; Cause?: string }): Promise<void> {
+  async fail(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<void> {
     let order: Order;
     try {
-      order = await this.load(orderId);
+      order = await this.load(orderId, execution);
     } catch (err) {
-      // A closed order may still hold its slot, if the run that closed it stopped before releasing it.
-      if (err instanceof OrderClosed) return this.p.capacity.release(orderId);
+      // A closed order may still hold its slot, if the run that closed it stopped before releasing it; a superseded
+      // execution's failure is not the order's, and the slot is the newer execution's.
+      if (err instanceof OrderClosed) return err.superseded ? undefined : this.p.capacity.release(orderId);
       throw err;
     }
     const now = this.p.now();
@@ -210,7 +226,7 @@ export class OrderSteps {
     delete failed.reviewToken;
     const event = this.event(failed, 'video.error', 'error');
     const moved = await this.p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
-    if (!moved) return this.fail(orderId, failure);
+    if (!moved) return this.fail(orderId, failure, execution);
     this.p.metrics.count('OrdersFailed');
     this.p.metrics.count('OrdersRefunded');
     await this.p.capacity.release(orderId);

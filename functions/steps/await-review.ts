@@ -4,6 +4,6 @@ import { stepHandler } from './step.ts';
 
 export const handler = stepHandler(async (input) => {
   if (!input.taskToken) throw new Error('The review wait was started without a task token');
-  await orderSteps().awaitReview(input.orderId, input.taskToken);
+  await orderSteps().awaitReview(input.orderId, input.taskToken, input.execution);
   return {};
 });

@@ -4,6 +4,6 @@ import { stepHandler } from './step.ts';
 
 export const handler = stepHandler(async (input) => {
   if (!input.taskToken) throw new Error('The slot wait was started without a task token');
-  await orderSteps().awaitSlot(input.orderId, input.taskToken);
+  await orderSteps().awaitSlot(input.orderId, input.taskToken, input.execution);
   return {};
 });

@@ -6,6 +6,6 @@ import { stepHandler } from './step.ts';
 export const handler = stepHandler(async (input) => {
   // The client sees a safe reason; the operator sees what happened.
   logger.warn('order failed', { failure: input.failure });
-  await orderSteps().fail(input.orderId, input.failure);
+  await orderSteps().fail(input.orderId, input.failure, input.execution);
   return {};
 });

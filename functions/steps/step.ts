@@ -8,6 +8,8 @@ import { isTransient, TRANSIENT_ERROR_NAME } from '../adapters/transient.ts';
 
 const stepInput = z.object({
   orderId: z.string().check(z.minLength(1)),
+  /** The execution's name ($$.Execution.Name): a step of an execution the order no longer names ends it. */
+  execution: z.optional(z.string()),
   taskToken: z.optional(z.string()),
   eventId: z.optional(z.string()),
   failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),

@@ -2,4 +2,4 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((input) => orderSteps().write(input.orderId));
+export const handler = stepHandler((input) => orderSteps().write(input.orderId, input.execution));

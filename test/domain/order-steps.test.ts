@@ -189,6 +189,16 @@ describe('order steps', () => {
     assert.deepEqual([table.orders.get(other)!.execution, workflow.started.slice(3)], [undefined, [other]]);
   });
 
+  it('end the steps of an execution the order no longer names, and never fail the order for it', async () => {
+    const id = await order('U', { topic: 'Green tea' });
+    await steps.start(id, id);
+    await orders.patch(id, { status: 'running', set: { execution: `${id}-s1` } }, now());
+    await assert.rejects(steps.write(id, id), (e: OrderClosed) => e.superseded, 'the old execution ends at its next step');
+    await steps.fail(id, { Error: 'States.Timeout' }, id);
+    assert.deepEqual([table.orders.get(id)!.status, table.account('U').balance], ['running', 900], 'not failed, not refunded');
+    assert.equal((await steps.write(id, `${id}-s1`)).orderId, id, 'the named one goes on');
+  });
+
   it('rewrite the script on regen and come back to the review in a new round', async () => {
     const id = await order('U', { topic: 'Green tea', director_mode: true });
     await steps.start(id);
