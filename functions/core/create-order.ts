@@ -192,8 +192,13 @@ export class OrderCreation {
   /** A repeat returns the original task, with its status as it is now. */
   private async replay(orderId: string, original: CreationResponse): Promise<CreateOrderResult> {
     const order = await this.deps.orders.get(orderId);
-    // The first request may have died between its commit and its start; starting again is a no-op otherwise.
-    if (order?.status === 'queued') await this.deps.workflow.start(order);
+    // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start
+    // that fails here too still answers the order: the recovery sweep starts it.
+    if (order?.status === 'queued') {
+      await this.deps.workflow
+        .start(order)
+        .catch((cause: unknown) => this.deps.log.error('workflow start failed', { orderId: order.id, cause: String(cause) }));
+    }
     return {
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
       replayed: true,

@@ -127,6 +127,9 @@ describe('order creation', () => {
     workflow.failStarts = true;
     const r = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
     assert.deepEqual([r.response.status, workflow.started, errors], ['queued', [], ['workflow start failed']]);
+    // A repeat while Step Functions is still away answers the order all the same (the sweep will start it).
+    const meanwhile = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
+    assert.deepEqual([meanwhile.replayed, meanwhile.response.id, errors.length], [true, r.response.id, 2]);
     workflow.failStarts = false;
     const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
     assert.deepEqual([again.replayed, workflow.started], [true, [r.response.id]]);

@@ -181,6 +181,8 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     const { services } = await import('../../functions/app/services.ts');
     const { accounts, orders } = services();
     // The bot's entry, run in this process as the operator CLI runs it (on AWS: the function the bot's role invokes).
+    // Its clients keep the first start's Step Functions address, which a restart moves: after the first kill the
+    // bot's orders fail their StartExecution after the charge, and the recovery sweep starts them.
     const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
     const { lambdaContext } = await import('../../local/gateway.ts');
     const baseUrl = `http://127.0.0.1:${port}/v1`;
