@@ -2,7 +2,7 @@
  * npm start: the whole service on this machine (docs/architecture.md: One machine). Ctrl-C stops every child it started.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -39,6 +39,8 @@ console.log(`Starting the video service (data in ${dataDir}) ...`);
 // Download links are signed with a key kept in the data folder, so they survive restarts like the files do.
 const keyFile = join(dataDir, 'link-signing-key');
 if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+// Secrets in the data folder are the owner's alone, also when an older start left them readable.
+chmodSync(keyFile, 0o600);
 const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
 const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
 const stack = await startLocalStack({
@@ -59,8 +61,9 @@ if (!existsSync(demoFile)) {
   const { services } = await import('../functions/app/services.ts');
   const { DEFAULT_TRIAL_VIDEOS } = await import('../functions/core/plans.ts');
   const demo = await services().accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
-  writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2));
+  writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2), { mode: 0o600 });
 }
+chmodSync(demoFile, 0o600);
 const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string };
 
 console.log(`API:       ${publicUrl}`);

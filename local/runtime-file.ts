@@ -1,5 +1,5 @@
 /** DATA_DIR/runtime.json: where a running `npm start` has its local services, so the operator CLI can reach them. */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface RuntimeInfo {
@@ -10,7 +10,11 @@ export interface RuntimeInfo {
 
 const fileOf = (dataDir: string) => join(dataDir, 'runtime.json');
 
-export const writeRuntime = (dataDir: string, info: RuntimeInfo) => writeFileSync(fileOf(dataDir), JSON.stringify(info, null, 2));
+/** Owner-only: the settings hold the link-signing key. */
+export const writeRuntime = (dataDir: string, info: RuntimeInfo) => {
+  writeFileSync(fileOf(dataDir), JSON.stringify(info, null, 2), { mode: 0o600 });
+  chmodSync(fileOf(dataDir), 0o600);
+};
 export const removeRuntime = (dataDir: string) => rmSync(fileOf(dataDir), { force: true });
 
 /** The running service's info, or undefined when none runs on this data folder. */

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -39,6 +39,10 @@ describe('npm start', () => {
     });
     assert.equal(created.status, 201);
     const { id } = (await created.json()) as { id: string };
+    // The files that hold secrets (the link key, the demo key, the settings with the link key) are the owner's only.
+    for (const file of ['link-signing-key', 'demo-user.json', 'runtime.json']) {
+      assert.equal(statSync(join(dataDir, file)).mode & 0o777, 0o600, file);
+    }
 
     // The operator CLI works against the running service's data.
     const user = admin('create-user', '--balance', '300');
