@@ -5,8 +5,8 @@ import type { DeliveryAttempt, DeliveryStatus, EventRef, StoredEvent } from '../
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState } from '../core/ports.ts';
 import { sdk } from './aws.ts';
-import { executionState } from './workflow.ts';
-import { queryAll, recordOf, transact, writeIf } from './dynamo.ts';
+import { executionArn, executionState } from './workflow.ts';
+import { markersBefore, recordOf, transact, writeIf } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -77,12 +77,8 @@ export class DeliveryEvents {
   }
 
   async pending(before: Date): Promise<EventRef[]> {
-    const found: EventRef[] = [];
-    for (let shard = 0; shard < SHARDS; shard++) {
-      const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.pendingPartition(shard)), ConsistentRead: true });
-      for (const i of items) if (String(i.at) < before.toISOString()) found.push({ id: String(i.eventId), orderId: String(i.orderId) });
-    }
-    return found;
+    const found = await markersBefore(this.ddb, this.tableName, keys.pendingPartition, SHARDS, 'at', before);
+    return found.map(({ item }) => ({ id: String(item.eventId), orderId: String(item.orderId) }));
   }
 
   async mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void> {
@@ -141,7 +137,7 @@ export class DeliveryWorkflow {
   }
 
   async state(event: EventRef & { execution?: string }): Promise<ExecutionState> {
-    return executionState(await this.sfn(), `${this.stateMachineArn().replace(':stateMachine:', ':execution:')}:${this.nameOf(event)}`);
+    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), this.nameOf(event)));
   }
 
   async start(event: EventRef & { execution?: string }): Promise<void> {

@@ -12,7 +12,7 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { TABLE_KEYS } from './keys.ts';
+import { inPartition, TABLE_KEYS } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
 
@@ -101,6 +101,26 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
   const items: Record<string, unknown>[] = [];
   for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
   return items;
+}
+
+/**
+ * The markers the sweep reads (open orders, unsettled events): every item of the `shards` partitions whose time
+ * attribute `at` is before `before`, with the shard it was found in.
+ */
+export async function markersBefore(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  partitionOf: (shard: number) => string,
+  shards: number,
+  at: string,
+  before: Date,
+): Promise<{ item: Record<string, unknown>; shard: number }[]> {
+  const found: { item: Record<string, unknown>; shard: number }[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    const items = await queryAll(client, { TableName: tableName, ...inPartition(partitionOf(shard)), ConsistentRead: true });
+    for (const item of items) if (String(item[at]) < before.toISOString()) found.push({ item, shard });
+  }
+  return found;
 }
 
 /** Deletes every item of one partition (account and order deletion). */

@@ -5,7 +5,7 @@ import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderSt
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
@@ -263,16 +263,8 @@ export class Orders implements OrderStore {
   }
 
   async open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
-    const found: Pick<Order, 'id' | 'queueShard'>[] = [];
-    for (let shard = 0; shard < SHARDS; shard++) {
-      const items = await queryAll(this.ddb, {
-        TableName: this.tableName,
-        ...inPartition(keys.openPartition(shard)),
-        ConsistentRead: true,
-      });
-      for (const i of items) if (String(i.createdAt) < before.toISOString()) found.push({ id: String(i.orderId), queueShard: shard });
-    }
-    return found;
+    const found = await markersBefore(this.ddb, this.tableName, keys.openPartition, SHARDS, 'createdAt', before);
+    return found.map(({ item, shard }) => ({ id: String(item.orderId), queueShard: shard }));
   }
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {

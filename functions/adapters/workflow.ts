@@ -26,10 +26,6 @@ export class StepFunctionsWorkflow implements Workflow {
     return JSON.stringify({ orderId: order.id, directorMode: order.params.director_mode, reviewTimeoutSeconds: this.reviewDeadlineSeconds });
   }
 
-  private arnOf(execution: string): string {
-    return `${this.stateMachineArn().replace(':stateMachine:', ':execution:')}:${execution}`;
-  }
-
   async start(order: Order): Promise<void> {
     const { StartExecutionCommand } = await sdk.sfn();
     try {
@@ -48,7 +44,7 @@ export class StepFunctionsWorkflow implements Workflow {
   }
 
   async state(order: Order): Promise<ExecutionState> {
-    return executionState(await this.sfn(), this.arnOf(order.execution ?? order.id));
+    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), order.execution ?? order.id));
   }
 
   async answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean> {
@@ -62,6 +58,9 @@ export class StepFunctionsWorkflow implements Workflow {
     }
   }
 }
+
+/** An execution's ARN, from its state machine's and its name. */
+export const executionArn = (stateMachineArn: string, name: string) => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /** DescribeExecution's answer as the sweep reads it. */
 export async function executionState(sfn: SFNClient, executionArn: string): Promise<ExecutionState> {

@@ -73,6 +73,14 @@ async function order(userId: string, request: { prompt: string } | { topic: stri
   return r.response.id;
 }
 
+/** A director-mode order of U waiting for its review with `token`. */
+async function atReview(topic: string, token: string) {
+  const id = await order('U', { topic, director_mode: true });
+  await steps.start(id);
+  await steps.write(id);
+  await steps.awaitReview(id, token);
+  return id;
+}
 /** Runs a step twice, as Step Functions may after a lost answer; the second run must change nothing. */
 async function twice<R>(step: () => Promise<R>): Promise<R> {
   const snapshot = () =>
@@ -169,20 +177,14 @@ describe('order steps', () => {
   });
 
   it('answer a review whose wait died with its execution by a new execution, its name recorded on the order first', async () => {
-    const id = await order('U', { topic: 'Green tea', director_mode: true });
-    await steps.start(id);
-    await steps.write(id);
-    await steps.awaitReview(id, 'token-1');
+    const id = await atReview('Green tea', 'token-1');
     workflow.end(id);
     workflow.goneTokens.add('token-1');
     const reviewed = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
     assert.equal(reviewed.execution, `${id}-r${now().getTime()}`);
     assert.deepEqual([reviewed.status, workflow.started], ['running', [id, reviewed.execution]]);
     // One lost with a local stop starts again under its own name.
-    const other = await order('U', { topic: 'Black tea', director_mode: true });
-    await steps.start(other);
-    await steps.write(other);
-    await steps.awaitReview(other, 'token-2');
+    const other = await atReview('Black tea', 'token-2');
     workflow.lose(other);
     workflow.goneTokens.add('token-2');
     await reviewOrder({ orders, workflow }, 'U', other, { action: 'approve' }, now());
