@@ -50,7 +50,8 @@ export function benchLambdas(): BundleFigures[] {
     if (r.Type !== 'AWS::Lambda::Function') continue;
     const m = /\/(http|step)-([\w-]+)\/Resource$/.exec(r.Metadata!['aws:cdk:path']!);
     if (!m) continue;
-    const file = join(out, r.Metadata!['aws:asset:path']!, 'index.mjs');
+    // The render step's bundle sits in its image's build context, under app/ (lib/render-image.ts).
+    const file = join(out, r.Metadata!['aws:asset:path']!, ...(r.Metadata!['aws:asset:dockerfile-path'] ? ['app'] : []), 'index.mjs');
     figures.push({ name: m[2]!, kind: m[1] as 'http' | 'step', bytes: statSync(file).size, importMs: importMs(file) });
   }
   return figures;

@@ -5,12 +5,13 @@
  * envelope, and an authorizer that lets every request through would only add an invocation per call.
  */
 import { CfnOutput } from 'aws-cdk-lib';
-import { type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_PREFIX, DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
+import { logGroup, type LogSettings } from './logs.ts';
+import type { StageConfig } from './stages.ts';
 
 /** What API Gateway writes per request to the access log (JSON, one line each). */
 const ACCESS_LOG_FORMAT = JSON.stringify({
@@ -30,26 +31,44 @@ export class Api extends Construct {
   readonly httpApi: HttpApi;
   /** The base address of the contract, /v1 included. */
   readonly baseUrl: string;
+  private readonly stage: CfnStage;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: { logs: LogSettings; throttle: StageConfig['throttle'] }) {
     super(scope, id);
     this.httpApi = new HttpApi(this, 'Http', { createDefaultStage: true, description: 'Video service public API v1' });
     this.baseUrl = `${this.httpApi.apiEndpoint}${API_PREFIX}`;
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
+    const accessLogs = logGroup(this, 'AccessLogs', props.logs);
     const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
+    this.stage = stage;
     stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
-    // A ceiling for the whole API in front of the per-key limits, so a flood cannot run up the bill.
-    stage.defaultRouteSettings = { throttlingBurstLimit: 500, throttlingRateLimit: 200 };
+    // Ceilings for all callers together, in front of the per-key limits, so a flood cannot run up the bill: every route
+    // gets the default bucket of its own (API Gateway applies the default per route, not to the stage as a whole), and
+    // the routes that cost most get a lower one.
+    const bucket = (t: { rate: number; burst: number }) => ({ throttlingRateLimit: t.rate, throttlingBurstLimit: t.burst });
+    stage.defaultRouteSettings = bucket(props.throttle.default);
+    const known = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
+    const unknown = Object.keys(props.throttle.routes).filter((k) => !known.has(k));
+    if (unknown.length) throw new Error(`Throttled routes not in the route table: ${unknown.join(', ')}`);
+    // RouteSettings is plain JSON to CDK: its keys are written as CloudFormation spells them.
+    stage.routeSettings = Object.fromEntries(
+      Object.entries(props.throttle.routes).map(([key, t]) => {
+        const [method, path] = key.split(' ');
+        return [`${method} ${API_PREFIX}${path}`, { ThrottlingRateLimit: t.rate, ThrottlingBurstLimit: t.burst }];
+      }),
+    );
   }
 
   /** Routes every entry of the route table (and $default) to the function named by its handler. */
   route(functionOf: (handler: string) => IFunction): void {
+    const throttled = Object.keys((this.stage.routeSettings ?? {}) as object);
     for (const r of ROUTES) {
-      new HttpRoute(this, `${r.method} ${r.path}`, {
+      const route = new HttpRoute(this, `${r.method} ${r.path}`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(API_PREFIX + r.path, HttpMethod[r.method]),
         integration: new HttpLambdaIntegration(`${r.method} ${r.path} integration`, functionOf(r.handler)),
       });
+      // A stage's route settings name routes that must exist first, or CloudFormation cannot find them.
+      if (throttled.includes(`${r.method} ${API_PREFIX}${r.path}`)) this.stage.addDependency(route.node.defaultChild as CfnRoute);
     }
     new HttpRoute(this, 'default', {
       httpApi: this.httpApi,

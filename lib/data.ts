@@ -1,13 +1,15 @@
 /**
  * The single table, the files bucket and the link-signing secret. Keys and TTL come from the one key builder, as on
- * one machine. Table and bucket are retained when the stack is deleted: they hold customers' balances and videos.
+ * one machine. In a stage that retains (prod) they outlive the stack and the table cannot be deleted: they hold
+ * customers' balances and videos. A dev stage deletes them with the stack, the buckets emptied first.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
+import { type LogSettings, removalPolicyOf } from './logs.ts';
 
 /** Order files are deleted this many days after they were written (spec: Limits). */
 export const RETENTION_DAYS = 30;
@@ -17,9 +19,11 @@ export class Data extends Construct {
   readonly bucket: Bucket;
   readonly linkSigningKey: Secret;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: { removal: LogSettings['removal'] }) {
     super(scope, id);
     const k = TABLE_KEYS;
+    const removalPolicy = removalPolicyOf(props.removal);
+    const retain = props.removal === 'retain';
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: k.pk, type: AttributeType.STRING },
       sortKey: { name: k.sk, type: AttributeType.STRING },
@@ -27,7 +31,7 @@ export class Data extends Construct {
       // Idempotency records, POST windows and delivery attempts expire by themselves.
       timeToLiveAttribute: k.ttl,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
+      deletionProtection: retain,
       globalSecondaryIndexes: [
         {
           indexName: k.gsi1,
@@ -35,7 +39,7 @@ export class Data extends Construct {
           sortKey: { name: k.gsi1sk, type: AttributeType.STRING },
         },
       ],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
     });
     const accessLogs = new Bucket(this, 'FilesAccessLogs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -43,7 +47,8 @@ export class Data extends Construct {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
+      autoDeleteObjects: !retain,
     });
     this.bucket = new Bucket(this, 'Files', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -53,12 +58,14 @@ export class Data extends Construct {
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'files/',
       lifecycleRules: [{ prefix: 'orders/', expiration: Duration.days(RETENTION_DAYS) }, { abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
+      autoDeleteObjects: !retain,
     });
     // The HMAC key of the 7-day download links: generated here, never in code or configuration.
     this.linkSigningKey = new Secret(this, 'LinkSigningKey', {
       description: 'HMAC key of the video service download links',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
     });
   }
 }

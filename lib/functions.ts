@@ -1,30 +1,23 @@
 /**
  * One Lambda function per route handler and per workflow step, bundled by esbuild from the same modules the local
  * runtime runs. The AWS SDK v3 comes from the Lambda runtime (NodejsFunction's default), which keeps each API bundle
- * near 100 KB. The render step also ships the ffmpeg binary, the fonts and eSpeak NG beside its bundle.
+ * near 100 KB. The render step is a container image instead (lib/render-image.ts): its bundle, the fonts, eSpeak NG
+ * and a maintained ffmpeg.
  */
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { Duration, Size } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, DockerImageFunction, type Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { logGroup as newLogGroup, type LogSettings } from './logs.ts';
 import { ROOT } from './paths.ts';
+import { renderImageCode } from './render-image.ts';
 
 export type FunctionKind = 'http' | 'step' | 'bot' | 'job';
 
 /** Files of node packages a function reads from disk at run time, copied beside its bundle. */
 const PACKAGE_FILES: Record<string, readonly string[]> = {
-  // The render step: ffmpeg, the fonts, eSpeak NG's WebAssembly.
-  'render-video': [
-    '@ffmpeg-installer/ffmpeg',
-    '@ffmpeg-installer/linux-x64',
-    'espeak-ng',
-    '@expo-google-fonts/montserrat/package.json',
-    '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
-    '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
-  ],
   // The docs page: Swagger UI's two assets.
   'get-docs': ['swagger-ui-dist/package.json', 'swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
 };
@@ -57,33 +50,42 @@ export function serviceFunction(
   kind: FunctionKind,
   name: string,
   environment: Record<string, string>,
+  logs: LogSettings,
   extra: { reservedConcurrentExecutions?: number } = {},
-): NodejsFunction {
-  const render = name === 'render-video';
+): LambdaFunction {
   const id = `${kind}-${name}`;
-  const logGroup = new LogGroup(scope, `${id}-logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const logGroup = newLogGroup(scope, `${id}-logs`, logs);
   // Its own role, allowed to write to its own log group only (instead of the managed AWSLambdaBasicExecutionRole).
   const role = new Role(scope, `${id}-role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   logGroup.grantWrite(role);
-  return new NodejsFunction(scope, id, {
+  const common = {
     role,
-    entry: entryOf(kind, name),
-    projectRoot: ROOT,
-    depsLockFilePath: join(ROOT, 'package-lock.json'),
-    runtime: Runtime.NODEJS_24_X,
-    // The render step runs the x86-64 ffmpeg build that npm installs here; everything else runs on Graviton.
-    architecture: render ? Architecture.X86_64 : Architecture.ARM_64,
-    ...SIZES[render ? 'render' : kind],
-    ...(render ? { ephemeralStorageSize: Size.gibibytes(2) } : {}),
     ...extra,
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
     logGroup,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+  };
+  if (name === 'render-video') {
+    return new DockerImageFunction(scope, id, {
+      ...common,
+      code: renderImageCode(scope, entryOf(kind, name), { target: BUNDLING.target, external: BUNDLING.externalModules }),
+      // The image is built for x86-64 (Platform.LINUX_AMD64), so it builds the same from any host.
+      architecture: Architecture.X86_64,
+      ...SIZES.render,
+      ephemeralStorageSize: Size.gibibytes(2),
+    });
+  }
+  return new NodejsFunction(scope, id, {
+    ...common,
+    entry: entryOf(kind, name),
+    projectRoot: ROOT,
+    depsLockFilePath: join(ROOT, 'package-lock.json'),
+    runtime: Runtime.NODEJS_24_X,
+    architecture: Architecture.ARM_64,
+    ...SIZES[kind],
     bundling: {
       ...BUNDLING,
-      // eSpeak NG finds its WebAssembly next to its own module, so it stays a package instead of being bundled.
-      ...(render ? { externalModules: [...BUNDLING.externalModules, 'espeak-ng'] } : {}),
       ...(PACKAGE_FILES[name]
         ? {
             commandHooks: {

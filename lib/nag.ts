@@ -3,9 +3,9 @@
  * reason. Any other finding fails `cdk synth` and the infrastructure tests. The data grants themselves are checked by
  * the tests apart from cdk-nag: no wildcard action or resource on the table or the bucket.
  */
-import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { IConstruct } from 'constructs';
@@ -30,20 +30,23 @@ export const REASONS = {
     'by hand (docs/deploy.md), not on a schedule.',
 } as const;
 
+/** How cdk-nag writes a stack's region or account in a finding: the value when the stage pins it, else the pseudo parameter. */
+const pinned = (value: string, pseudo: string) => (Token.isUnresolved(value) ? `<AWS::${pseudo}>` : value);
+
 /** How cdk-nag names a resource in a finding: `<LogicalId.Arn>`. */
 const arnOf = (construct: IConstruct) => `<${Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement)}.Arn>`;
 
 export interface Findings {
-  functions: Map<string, NodejsFunction>;
+  functions: Map<string, LambdaFunction>;
   /** Each state machine with the functions its Task states invoke. */
-  machines: { machine: StateMachine; invokes: NodejsFunction[] }[];
+  machines: { machine: StateMachine; invokes: LambdaFunction[] }[];
   routes: IConstruct;
   secret: Secret;
   bucket: Bucket;
   /** The functions granted actions on order files. */
-  fileUsers: NodejsFunction[];
+  fileUsers: LambdaFunction[];
   /** The functions that read where executions stand, with the names of the state machines whose executions they read. */
-  executionReaders: { fn: NodejsFunction; machines: string[] }[];
+  executionReaders: { fn: LambdaFunction; machines: string[] }[];
 }
 
 export function acknowledgeFindings(f: Findings): void {
@@ -51,9 +54,11 @@ export function acknowledgeFindings(f: Findings): void {
   acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
   for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
+  const stack = Stack.of(f.routes);
+  const [region, account] = [pinned(stack.region, 'Region'), pinned(stack.account, 'AccountId')];
   for (const { fn, machines } of f.executionReaders) {
     for (const name of machines) {
-      acknowledge(fn.role!, `IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*]`, REASONS.executions);
+      acknowledge(fn.role!, `IAM5[Resource::arn:<AWS::Partition>:states:${region}:${account}:execution:${name}:*]`, REASONS.executions);
     }
   }
   for (const { machine, invokes } of f.machines) {

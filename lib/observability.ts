@@ -1,7 +1,10 @@
 /**
- * What the platform team watches: alarms (to an SNS topic, and by e-mail when alarmEmail is set) on the API's 5xx
- * rate, failed executions, dropped webhook deliveries and throttles, and one dashboard with the business metrics
- * (orders created, done, failed, refunded; deliveries dropped) beside the AWS ones.
+ * What the platform team watches: alarms (to an SNS topic, and by e-mail to the stage's alarmEmails) on the API's 5xx
+ * rate, failed and throttled executions, each function's error rate, throttles and runs near its timeout, dropped
+ * webhook deliveries, charged orders whose workflow did not start, and one dashboard with the business metrics
+ * (orders created, done, failed, refunded; deliveries dropped) beside the AWS ones. An alarm whose metric can blip
+ * once without an outage (a rate, a throttle) needs M of N breaching periods; one that counts events that should
+ * never happen (a failed execution, a start that failed after the charge) pages on the first.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -18,7 +21,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -27,14 +30,21 @@ import type { GaugeName, MetricName } from '../functions/core/ports.ts';
 
 export const METRICS_NAMESPACE = 'VideoService';
 const FIVE_MINUTES = Duration.minutes(5);
+const ONE_OF_ONE = { datapoints: 1, periods: 1 };
+const TWO_OF_THREE = { datapoints: 2, periods: 3 };
+const THREE_OF_FIVE = { datapoints: 3, periods: 5 };
+/** A function's error rate that pages (percent of calls). */
+const ERROR_RATE_PERCENT = 5;
+/** The share of a function's timeout at which a call counts as near it. */
+const NEAR_TIMEOUT = 0.8;
 
 export interface ObservabilityProps {
   stage: string;
   api: HttpApi;
   machines: { order: StateMachine; delivery: StateMachine };
-  functions: Map<string, IFunction>;
+  functions: Map<string, LambdaFunction>;
   table: TableV2;
-  alarmEmail?: string;
+  alarmEmails: readonly string[];
   /** The oldest API order's wait for a render slot that raises an alarm. */
   queueWaitAlarmSeconds: number;
 }
@@ -46,7 +56,7 @@ export class Observability extends Construct {
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
     this.topic = new Topic(this, 'Alarms', { displayName: `Video service ${props.stage} alarms`, enforceSSL: true });
-    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    for (const email of props.alarmEmails) this.topic.addSubscription(new EmailSubscription(email));
     const business = (name: MetricName, period = FIVE_MINUTES) =>
       new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'video-service' }, statistic: 'Sum', period });
 
@@ -59,7 +69,7 @@ export class Observability extends Construct {
       period: FIVE_MINUTES,
       label: '5xx %',
     });
-    this.alarm('Api5xxRate', errorRate, 1, 'More than 1% of API requests answered 5xx in 5 minutes');
+    this.alarm('Api5xxRate', errorRate, 1, '1% or more of API requests answered 5xx, in 2 of 3 five-minute periods', TWO_OF_THREE);
     for (const [name, machine] of Object.entries(props.machines)) {
       const failed = new MathExpression({
         expression: 'failed + timedOut + aborted',
@@ -70,13 +80,61 @@ export class Observability extends Construct {
         },
         period: FIVE_MINUTES,
       });
-      // Orders that fail generation end their execution normally (refunded, status error); a failed execution is a bug.
-      this.alarm(`${name[0]!.toUpperCase()}${name.slice(1)}ExecutionsFailed`, failed, 1, `A ${name} workflow execution failed, timed out or was aborted`);
+      // Orders that fail generation end their execution in success (MarkFailed -> Refunded); a failed execution is a bug
+      // or an outage of the steps themselves.
+      const title = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+      this.alarm(`${title}ExecutionsFailed`, failed, 1, `A ${name} workflow execution failed, timed out or was aborted`);
+      this.alarm(
+        `${title}ExecutionsThrottled`,
+        machine.metric('ExecutionThrottled', { period: FIVE_MINUTES, statistic: 'Sum' }),
+        1,
+        `Step Functions throttled the ${name} workflow's state transitions, in 2 of 3 five-minute periods`,
+        TWO_OF_THREE,
+      );
     }
+    // Charged orders whose StartExecution failed: each waits for the sweep (a minute), so the first one pages.
+    this.alarm(
+      'WorkflowStartsFailed',
+      business('WorkflowStartsFailed'),
+      1,
+      'A charged order could not start its workflow (Step Functions refused or was unreachable); the sweep starts it',
+    );
     // One receiver down drops its events after 5 attempts; many drops in an hour point at the sender.
     this.alarm('WebhookDeliveriesDropped', business('WebhookDeliveriesDropped', Duration.hours(1)), 10, 'Ten or more webhook events dropped in an hour');
     for (const [name, fn] of props.functions) {
-      this.alarm(`Throttles-${name}`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1, `The ${name} function was throttled`);
+      this.alarm(
+        `Throttles-${name}`,
+        fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        1,
+        `The ${name} function was throttled, in 2 of 3 five-minute periods`,
+        TWO_OF_THREE,
+      );
+      // A step throws a failed generation as its error (the workflow's catch refunds it), so a few errors are business
+      // as usual: the rate, once there are calls enough, for 3 of 5 periods.
+      const errorRate = new MathExpression({
+        expression: 'IF(calls >= 10, 100 * errors / calls, 0)',
+        usingMetrics: {
+          calls: fn.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          errors: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        },
+        period: FIVE_MINUTES,
+        label: `${name} errors %`,
+      });
+      this.alarm(
+        `Errors-${name}`,
+        errorRate,
+        ERROR_RATE_PERCENT,
+        `${ERROR_RATE_PERCENT}% or more of the ${name} function's calls failed, in 3 of 5 periods`,
+        THREE_OF_FIVE,
+      );
+      const timeout = fn.timeout?.toMilliseconds() ?? 3000;
+      this.alarm(
+        `NearTimeout-${name}`,
+        fn.metricDuration({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        Math.round(timeout * NEAR_TIMEOUT),
+        `A call of the ${name} function ran ${NEAR_TIMEOUT * 100}% of its ${timeout / 1000} s timeout, in 2 of 3 periods`,
+        TWO_OF_THREE,
+      );
     }
     const tableThrottles = new MathExpression({
       expression: 'reads + writes',
@@ -86,7 +144,7 @@ export class Observability extends Construct {
       },
       period: FIVE_MINUTES,
     });
-    this.alarm('TableThrottles', tableThrottles, 1, 'DynamoDB throttled reads or writes of the table');
+    this.alarm('TableThrottles', tableThrottles, 1, 'DynamoDB throttled reads or writes of the table, in 2 of 3 five-minute periods', TWO_OF_THREE);
     // The render queue, measured by the sweep every minute.
     const gauge = (name: GaugeName) =>
       new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'video-service' }, statistic: 'Maximum', period: FIVE_MINUTES });
@@ -135,11 +193,12 @@ export class Observability extends Construct {
     new CfnOutput(scope, 'DashboardName', { value: dashboard.dashboardName });
   }
 
-  private alarm(id: string, metric: IMetric, threshold: number, description: string): void {
+  private alarm(id: string, metric: IMetric, threshold: number, description: string, of: { datapoints: number; periods: number } = ONE_OF_ONE): void {
     const alarm = new Alarm(this, id, {
       metric,
       threshold,
-      evaluationPeriods: 1,
+      evaluationPeriods: of.periods,
+      datapointsToAlarm: of.datapoints,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       alarmDescription: description,

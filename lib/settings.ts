@@ -1,36 +1,26 @@
 /**
- * The deployment's settings, from CDK context (`cdk.json`, or `-c key=value` on the command line). Each is checked at
- * synth, so a wrong value fails `cdk synth` with its name instead of a function at run time. Secrets never come
- * through here: the link-signing key is generated into Secrets Manager by the stack.
+ * The deployment's settings: the stage's committed configuration (lib/stages.ts, chosen by `-c stage=<name>`, dev by
+ * default), with any single setting overridden by CDK context (`-c key=value`) for one synth. Each is checked at synth,
+ * so a wrong value fails `cdk synth` with its name instead of a function at run time. Secrets never come through here:
+ * the link-signing key is generated into Secrets Manager by the stack.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Node } from 'constructs';
-import { DEFAULT_LIMITS, pricesFrom, type Prices } from '../functions/core/pricing.ts';
+import { pricesFrom } from '../functions/core/pricing.ts';
+import { ROOT } from './paths.ts';
+import { STAGES, type StageConfig, type StageName } from './stages.ts';
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
-export interface Settings {
+export interface Settings extends Omit<StageConfig, 'logLevel'> {
   /** Part of the stack's name: VideoService-<stage>. */
-  stage: string;
-  /** The API's public base address with /v1 (a custom domain in front of the HTTP API); default: the API's own URL. */
-  publicBaseUrl?: string;
+  stage: StageName;
+  /** The tag `version` of every resource: context `version` (the pipeline passes the commit), else package.json's. */
+  version: string;
   /** The address in the trial watermark; default: the host of the public base address. */
   serviceAddress?: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  limitActiveTasks: number;
-  limitPostsPerMinute: number;
-  prices: Prices;
-  /** Seconds a director-mode script waits for its review. */
-  reviewDeadlineSeconds: number;
-  /** The first gap between webhook attempts, in milliseconds; it doubles per attempt. */
-  webhookRetryBaseMs: number;
-  /** Where alarms are mailed (an SNS e-mail subscription); none when unset. */
-  alarmEmail?: string;
-  /** The oldest API order's wait for a render slot that raises an alarm. */
-  queueWaitAlarmSeconds: number;
-  /** Orders generated at once: the render queue's slots, and the render function's reserved concurrency. */
-  renderSlots: number;
-  /** The IAM principal (the chat bot's role) allowed to invoke the bot's order function; none when unset. */
-  botPrincipalArn?: string;
 }
 
 function int(node: Node, key: string, fallback: number, min = 0): number {
@@ -48,37 +38,53 @@ function text(node: Node, key: string): string | undefined {
   return v;
 }
 
-function prices(node: Node): Prices {
+function prices(node: Node, base: StageConfig['prices']): StageConfig['prices'] {
   const v = node.tryGetContext('prices') as unknown;
-  const given = typeof v === 'string' ? (JSON.parse(v) as object) : ((v ?? {}) as object);
-  return pricesFrom(given, 'prices (context)');
+  if (v === undefined || v === '') return pricesFrom(base, 'prices (lib/stages.ts)');
+  const given = typeof v === 'string' ? (JSON.parse(v) as object) : (v as object);
+  return pricesFrom({ ...base, ...given }, 'prices (context)');
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export function settingsOf(node: Node): Settings {
   const stage = text(node, 'stage') ?? 'dev';
-  if (!/^[A-Za-z0-9-]{1,20}$/.test(stage)) throw new Error(`Context stage must be 1 to 20 letters, digits or dashes, got "${stage}"`);
-  const logLevel = (text(node, 'logLevel') ?? 'INFO').toUpperCase();
+  if (!Object.hasOwn(STAGES, stage)) throw new Error(`Context stage must be one of ${Object.keys(STAGES).join(', ')} (lib/stages.ts), got "${stage}"`);
+  const base: StageConfig = STAGES[stage as StageName];
+  const logLevel = (text(node, 'logLevel') ?? base.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}`);
-  const publicBaseUrl = text(node, 'publicBaseUrl');
-  if (publicBaseUrl && !/^https:\/\/[^/]+\/v1$/.test(publicBaseUrl)) throw new Error('Context publicBaseUrl must look like https://host/v1');
+  const publicBaseUrl = text(node, 'publicBaseUrl') ?? base.publicBaseUrl;
+  if (publicBaseUrl && !/^https:\/\/[^/]+\/v1$/.test(publicBaseUrl)) throw new Error('publicBaseUrl must look like https://host/v1');
   const serviceAddress = text(node, 'serviceAddress');
   const alarmEmail = text(node, 'alarmEmail');
-  const botPrincipalArn = text(node, 'botPrincipalArn');
+  const alarmEmails = alarmEmail ? [...base.alarmEmails, alarmEmail] : [...base.alarmEmails];
+  for (const e of alarmEmails) if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(e)) throw new Error(`alarm e-mail "${e}" is not an address`);
+  const botPrincipalArn = text(node, 'botPrincipalArn') ?? base.botPrincipalArn;
   if (botPrincipalArn && !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/.+$/.test(botPrincipalArn))
-    throw new Error('Context botPrincipalArn must be an IAM role or user ARN');
+    throw new Error('botPrincipalArn must be an IAM role or user ARN');
+  const account = text(node, 'account') ?? base.account;
+  if (account && !/^\d{12}$/.test(account)) throw new Error(`account must be 12 digits, got "${account}"`);
+  const version = text(node, 'version') ?? packageVersion();
+  if (!/^[\w.+-]{1,128}$/.test(version)) throw new Error(`Context version must be a tag value (letters, digits, . + - _), got "${version}"`);
   return {
-    stage,
+    ...base,
+    stage: stage as StageName,
+    version,
+    ...(account ? { account } : {}),
+    region: text(node, 'region') ?? base.region,
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
     ...(serviceAddress ? { serviceAddress } : {}),
     logLevel: logLevel as Settings['logLevel'],
-    limitActiveTasks: int(node, 'limitActiveTasks', DEFAULT_LIMITS.activeTasks, 1),
-    limitPostsPerMinute: int(node, 'limitPostsPerMinute', DEFAULT_LIMITS.postsPerMinute, 1),
-    prices: prices(node),
-    reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', 7 * 24 * 3600, 60),
-    webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', 30_000, 1000),
-    ...(alarmEmail ? { alarmEmail } : {}),
-    renderSlots: int(node, 'renderSlots', 4, 1),
-    queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', 900, 60),
+    alarmEmails,
+    limitActiveTasks: int(node, 'limitActiveTasks', base.limitActiveTasks, 1),
+    limitPostsPerMinute: int(node, 'limitPostsPerMinute', base.limitPostsPerMinute, 1),
+    prices: prices(node, base.prices),
+    reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', base.reviewDeadlineSeconds, 60),
+    webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', base.webhookRetryBaseMs, 1000),
+    renderSlots: int(node, 'renderSlots', base.renderSlots, 1),
+    queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', base.queueWaitAlarmSeconds, 60),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
@@ -12,7 +12,7 @@ import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
 import { JOBS } from '../functions/jobs/table.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { ACCESS } from './access.ts';
 import { Api } from './api.ts';
 import { Data } from './data.ts';
@@ -24,13 +24,14 @@ import { executionsArnOf, machineArnOf, machineName, stateMachine } from './work
 
 export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
-  readonly functions = new Map<string, NodejsFunction>();
+  readonly functions = new Map<string, LambdaFunction>();
 
   constructor(scope: Construct, id: string, props: StackProps & { settings: Settings }) {
     super(scope, id, props);
     const { settings } = props;
-    const data = new Data(this, 'Data');
-    const api = new Api(this, 'Api');
+    const logs = { retentionDays: settings.logRetentionDays, removal: settings.removal };
+    const data = new Data(this, 'Data', { removal: settings.removal });
+    const api = new Api(this, 'Api', { logs, throttle: settings.throttle });
     const machines: Partial<Record<'order' | 'delivery', StateMachine>> = {};
 
     const common: Record<string, string> = {
@@ -50,7 +51,7 @@ export class VideoServiceStack extends Stack {
     };
     // By name, not by reference: the order machine's own steps complete its tokens (the render queue's wake-up).
     const orderMachineArn = machineArnOf(this, 'order');
-    const make = (kind: FunctionKind, name: string): NodejsFunction => {
+    const make = (kind: FunctionKind, name: string): LambdaFunction => {
       const existing = this.functions.get(name);
       if (existing) return existing;
       const access = ACCESS[name];
@@ -60,7 +61,7 @@ export class VideoServiceStack extends Stack {
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
       // The render function runs as many at once as there are slots, so a burst cannot take the account's concurrency.
-      const fn = serviceFunction(this, kind, name, env, name === 'render-video' ? { reservedConcurrentExecutions: settings.renderSlots } : {});
+      const fn = serviceFunction(this, kind, name, env, logs, name === 'render-video' ? { reservedConcurrentExecutions: settings.renderSlots } : {});
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }
@@ -84,8 +85,8 @@ export class VideoServiceStack extends Stack {
     };
 
     // Built in dependency order: delivery, then the order steps that start deliveries, then the API that starts orders.
-    machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module));
-    machines.order = stateMachine(this, 'order', (module) => make('step', module));
+    machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module), logs);
+    machines.order = stateMachine(this, 'order', (module) => make('step', module), logs);
     api.route((handler) => make('http', handler));
     // The bot's entries: no route; the bot's role (context botPrincipalArn) may invoke them.
     for (const name of BOT_FUNCTIONS) {
@@ -97,7 +98,7 @@ export class VideoServiceStack extends Stack {
     for (const job of JOBS) {
       new Rule(this, `${job.name}-schedule`, {
         schedule: Schedule.rate(Duration.seconds(job.everySeconds)),
-        targets: [new LambdaFunction(make('job', job.name))],
+        targets: [new LambdaTarget(make('job', job.name))],
       });
     }
     const missing = [
@@ -116,7 +117,7 @@ export class VideoServiceStack extends Stack {
       functions: this.functions,
       table: data.table,
       queueWaitAlarmSeconds: settings.queueWaitAlarmSeconds,
-      ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+      alarmEmails: settings.alarmEmails,
     });
     api.output(this);
     // What the operator CLI needs to work on the deployed stores (docs/deploy.md).

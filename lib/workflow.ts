@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { STATE_MACHINES, STEPS, type MachineName } from '../functions/steps/table.ts';
+import { logGroup, type LogSettings } from './logs.ts';
 import { ROOT } from './paths.ts';
 
 /** A state machine's name, fixed so that its ARN is known before it exists (its own steps complete its task tokens). */
@@ -26,7 +26,7 @@ export const executionsArnOf = (scope: Construct, name: MachineName) =>
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
 
-export function stateMachine(scope: Construct, name: MachineName, functionOf: (module: string) => IFunction): StateMachine {
+export function stateMachine(scope: Construct, name: MachineName, functionOf: (module: string) => IFunction, logs: LogSettings): StateMachine {
   const substitutions: Record<string, string> = {};
   const fns = STEPS.filter((s) => s.machine === name).map((s) => {
     const fn = functionOf(s.module);
@@ -40,7 +40,7 @@ export function stateMachine(scope: Construct, name: MachineName, functionOf: (m
     definitionSubstitutions: substitutions,
     tracingEnabled: true,
     logs: {
-      destination: new LogGroup(scope, `${name}-machine-logs`, { retention: RetentionDays.ONE_MONTH }),
+      destination: logGroup(scope, `${name}-machine-logs`, logs),
       level: LogLevel.ALL,
       includeExecutionData: false,
     },

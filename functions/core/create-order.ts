@@ -65,11 +65,9 @@ export class OrderCreation {
     const outcome = await this.commit(input, this.orderOf(input.request));
     if (outcome.kind === 'created') {
       this.deps.metrics.count('OrdersCreated');
-      await this.deps.workflow.start(outcome.order).catch((cause: unknown) => {
-        // The order is committed and charged and stays queued: the recovery sweep starts it (as does a repeat of
-        // the same Idempotency-Key).
-        this.deps.log.error('workflow start failed', { orderId: outcome.order.id, cause: String(cause) });
-      });
+      // The order is committed and charged and stays queued: the recovery sweep starts it (as does a repeat of the
+      // same Idempotency-Key).
+      await this.deps.workflow.start(outcome.order).catch((cause: unknown) => this.startFailed(outcome.order.id, cause));
       return { response: outcome.response, replayed: false, counted: true };
     }
     return this.replay(outcome.record.orderId, outcome.record.response);
@@ -189,15 +187,19 @@ export class OrderCreation {
     return { kind: 'replay' as const, record };
   }
 
+  /** A charged order whose workflow did not start: logged and counted (an alarm reads the count). */
+  private startFailed(orderId: string, cause: unknown): void {
+    this.deps.log.error('workflow start failed', { orderId, cause: String(cause) });
+    this.deps.metrics.count('WorkflowStartsFailed');
+  }
+
   /** A repeat returns the original task, with its status as it is now. */
   private async replay(orderId: string, original: CreationResponse): Promise<CreateOrderResult> {
     const order = await this.deps.orders.get(orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start
     // that fails here too still answers the order: the recovery sweep starts it.
     if (order?.status === 'queued') {
-      await this.deps.workflow
-        .start(order)
-        .catch((cause: unknown) => this.deps.log.error('workflow start failed', { orderId: order.id, cause: String(cause) }));
+      await this.deps.workflow.start(order).catch((cause: unknown) => this.startFailed(order.id, cause));
     }
     return {
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },

@@ -95,6 +95,8 @@ export type MetricName =
   | 'OrdersDone'
   | 'OrdersFailed'
   | 'OrdersRefunded'
+  /** A charged order whose StartExecution failed (the sweep starts it). */
+  | 'WorkflowStartsFailed'
   | 'WebhookDeliveriesDropped'
   | 'OrdersRecovered'
   | 'DeliveriesRecovered'

@@ -1,16 +1,39 @@
-/** The ffmpeg binary that ships inside an npm package, and a runner with progress. */
-import { spawn } from 'node:child_process';
+/**
+ * The ffmpeg binary, and a runner with progress. On AWS the render image names its own (FFMPEG_PATH, Debian's
+ * release FFMPEG_RELEASE: lib/render-image); on one machine it is the one that ships inside an npm package.
+ */
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { GeneratorBusy, GeneratorFailed } from '../core/generator.ts';
 
-const require = createRequire(import.meta.url);
-export const FFMPEG = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+export const FFMPEG = process.env.FFMPEG_PATH || (createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+
+/**
+ * Throws unless the ffmpeg at `path` is the release `release` ("7.1" accepts 7.1.2-0+deb13u1): an image built with
+ * another ffmpeg fails at its first render with this message, not with subtly different videos.
+ */
+export function checkFfmpegRelease(path: string, release: string): void {
+  const res = spawnSync(path, ['-version'], { encoding: 'utf8' });
+  const first = (res.stdout ?? '').split('\n')[0] ?? '';
+  const version = /^ffmpeg version (\S+)/.exec(first)?.[1] ?? '';
+  if (version !== release && !version.startsWith(`${release}.`) && !version.startsWith(`${release}-`)) {
+    throw new Error(`ffmpeg at ${path} is "${version || res.error?.message || 'unknown'}", not release ${release}`);
+  }
+}
+
+let checked = false;
+function checkOnce(): void {
+  if (checked || !process.env.FFMPEG_RELEASE) return;
+  checkFfmpegRelease(FFMPEG, process.env.FFMPEG_RELEASE);
+  checked = true;
+}
 
 /**
  * Runs ffmpeg; `onTime` receives the seconds of output written so far. A run killed by a signal (out of memory, a
  * stop) may pass on a retry; a non-zero exit is a lasting failure of this input.
  */
 export function runFfmpeg(args: string[], onTime?: (seconds: number) => void, signal?: AbortSignal): Promise<void> {
+  checkOnce();
   return new Promise((resolve, reject) => {
     const child = spawn(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-progress', 'pipe:1', '-nostats', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -130,6 +130,7 @@ describe('order creation', () => {
     // A repeat while Step Functions is still away answers the order all the same (the sweep will start it).
     const meanwhile = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
     assert.deepEqual([meanwhile.replayed, meanwhile.response.id, errors.length], [true, r.response.id, 2]);
+    assert.equal(metrics.of('WorkflowStartsFailed'), 2, 'each failed start is counted for the alarm');
     workflow.failStarts = false;
     const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
     assert.deepEqual([again.replayed, workflow.started], [true, [r.response.id]]);

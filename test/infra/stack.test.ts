@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +18,8 @@ import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { JOBS } from '../../functions/jobs/table.ts';
 import { ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
+import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
+import { STAGES } from '../../lib/stages.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { checkFetchesTo } from '../support/contract.ts';
 import { probe } from '../support/media.ts';
@@ -42,6 +44,11 @@ const out = join(ROOT, 'cdk.out');
 let synth: { status: number | null; output: string };
 let template: Record<string, any>;
 let assertions: Template;
+// The prod stage, synthesized too (its bundles are not run here).
+const prodOut = mkdtempSync(join(tmpdir(), 'video-service-prod-synth-'));
+const ALARM_EMAIL = 'oncall@example.com';
+let prodSynth: { status: number | null; output: string };
+let prod: Record<string, any>;
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
 const resources = () => Object.entries(template.Resources as Record<string, Resource>);
@@ -52,7 +59,9 @@ function fn(kind: 'http' | 'step' | 'bot' | 'job', name: string): [string, Resou
   assert.ok(found, `a function for ${kind} ${name}`);
   return found;
 }
-const bundleOf = (kind: 'http' | 'step' | 'job', name: string) => join(out, fn(kind, name)[1].Metadata!['aws:asset:path']!, 'index.mjs');
+/** The render step's bundle sits in its image's build context, under app/. */
+const bundleOf = (kind: 'http' | 'step' | 'job', name: string) =>
+  join(out, fn(kind, name)[1].Metadata!['aws:asset:path']!, ...(name === 'render-video' ? ['app'] : []), 'index.mjs');
 /** The statements of the policies attached to a function's role. */
 function statementsOf(logicalId: string): { Action: string | string[]; Resource: unknown }[] {
   const role = (template.Resources[logicalId] as Resource).Properties.Role['Fn::GetAtt'][0] as string;
@@ -66,26 +75,118 @@ const BOT_ROLE = 'arn:aws:iam::123456789012:role/chat-bot';
 
 before(() => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
-  const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', out, '-c', `botPrincipalArn=${BOT_ROLE}`], { cwd: ROOT, env, encoding: 'utf8', timeout: 300_000 });
-  synth = { status: res.status, output: `${res.stdout}${res.stderr}` };
-  if (res.status === 0) {
+  const run = (dir: string, ...context: string[]) => {
+    const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', dir, ...context.flatMap((c) => ['-c', c])], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    return { status: res.status, output: `${res.stdout}${res.stderr}` };
+  };
+  synth = run(out, `botPrincipalArn=${BOT_ROLE}`);
+  if (synth.status === 0) {
     template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8'));
     assertions = Template.fromJSON(template);
   }
+  prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`);
+  if (prodSynth.status === 0) prod = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod.template.json'), 'utf8'));
 });
+after(() => rmSync(prodOut, { recursive: true, force: true }));
 
 describe('the CDK stack', () => {
   it('synthesizes with `cdk synth`, offline and with no AWS credentials', () => {
     assert.equal(synth.status, 0, synth.output.slice(-3000));
   });
 
-  it('passes cdk-nag AwsSolutions: no finding left, each acknowledged one with its reason', () => {
-    const report = JSON.parse(readFileSync(join(out, 'validation-report.json'), 'utf8'));
-    const nag = report.pluginReports.find((p: { pluginName: string }) => p.pluginName === 'AwsSolutions');
-    assert.ok(nag, 'the AwsSolutions pack ran');
-    assert.deepEqual(nag.violations, []);
-    assert.equal(nag.conclusion, 'success');
-    for (const s of nag.suppressedViolations) assert.ok(s.reason?.length > 30, `${s.acknowledgedId} has a reason`);
+  it('passes cdk-nag AwsSolutions in both stages: no finding left, each acknowledged one with its reason', () => {
+    assert.equal(prodSynth.status, 0, `cdk synth -c stage=prod: ${prodSynth.output.slice(-3000)}`);
+    for (const dir of [out, prodOut]) {
+      const report = JSON.parse(readFileSync(join(dir, 'validation-report.json'), 'utf8'));
+      const nag = report.pluginReports.find((p: { pluginName: string }) => p.pluginName === 'AwsSolutions');
+      assert.ok(nag, 'the AwsSolutions pack ran');
+      assert.deepEqual(nag.violations, []);
+      assert.equal(nag.conclusion, 'success');
+      for (const s of nag.suppressedViolations) assert.ok(s.reason?.length > 30, `${s.acknowledgedId} has a reason`);
+    }
+  });
+
+  it('builds each stage as lib/stages.ts says: dev is deleted with its stack, prod is retained and protected', () => {
+    const of = (t: Record<string, any>, type: string) =>
+      Object.values(t.Resources as Record<string, Resource & { DeletionPolicy?: string }>).filter((r) => r.Type === type);
+    const devTable = of(template, 'AWS::DynamoDB::GlobalTable')[0]!;
+    const prodTable = of(prod, 'AWS::DynamoDB::GlobalTable')[0]!;
+    assert.deepEqual([devTable.DeletionPolicy, devTable.Properties.Replicas[0].DeletionProtectionEnabled], ['Delete', false]);
+    assert.deepEqual([prodTable.DeletionPolicy, prodTable.Properties.Replicas[0].DeletionProtectionEnabled], ['Retain', true]);
+    for (const type of ['AWS::S3::Bucket', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
+      assert.deepEqual([...new Set(of(template, type).map((r) => r.DeletionPolicy))], ['Delete'], `dev ${type}`);
+      assert.deepEqual([...new Set(of(prod, type).map((r) => r.DeletionPolicy))], ['Retain'], `prod ${type}`);
+    }
+    // A dev bucket is emptied before its deletion; a prod one never is.
+    assert.equal(of(template, 'Custom::S3AutoDeleteObjects').length, 2);
+    assert.equal(of(prod, 'Custom::S3AutoDeleteObjects').length, 0);
+    const retention = (t: Record<string, any>) => [...new Set(of(t, 'AWS::Logs::LogGroup').map((r) => r.Properties.RetentionInDays))];
+    assert.deepEqual([retention(template), retention(prod)], [[STAGES.dev.logRetentionDays], [STAGES.prod.logRetentionDays]]);
+    const renderOf = (t: Record<string, any>) =>
+      of(t, 'AWS::Lambda::Function').find((r) => r.Metadata?.['aws:cdk:path']?.endsWith('/step-render-video/Resource'))!;
+    assert.deepEqual(
+      [renderOf(template).Properties.ReservedConcurrentExecutions, renderOf(prod).Properties.ReservedConcurrentExecutions],
+      [STAGES.dev.renderSlots, STAGES.prod.renderSlots],
+    );
+    assert.equal(renderOf(prod).Properties.Environment.Variables.POWERTOOLS_LOG_LEVEL, STAGES.prod.logLevel);
+    // The region is the stage's: in every ARN the stack builds.
+    assert.ok(JSON.stringify(prod).includes(`:states:${STAGES.prod.region}:`));
+    // Alarms mail the stage's addresses (here one given on the command line).
+    assert.deepEqual(
+      of(prod, 'AWS::SNS::Subscription').map((s) => [s.Properties.Protocol, s.Properties.Endpoint]),
+      [['email', ALARM_EMAIL]],
+    );
+    assert.equal(of(template, 'AWS::SNS::Subscription').length, STAGES.dev.alarmEmails.length);
+  });
+
+  it("throttles each route at the stage's ceiling, and the costly ones lower", () => {
+    for (const [t, stage] of [
+      [template, STAGES.dev],
+      [prod, STAGES.prod],
+    ] as const) {
+      const s = Object.values(t.Resources as Record<string, Resource>).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!.Properties;
+      assert.deepEqual(s.DefaultRouteSettings, { ThrottlingRateLimit: stage.throttle.default.rate, ThrottlingBurstLimit: stage.throttle.default.burst });
+      const expected = Object.fromEntries(
+        Object.entries(stage.throttle.routes).map(([key, v]) => {
+          const [method, path] = key.split(' ');
+          return [`${method} ${API_PREFIX}${path}`, { ThrottlingRateLimit: v.rate, ThrottlingBurstLimit: v.burst }];
+        }),
+      );
+      assert.deepEqual(s.RouteSettings, expected);
+      // Each throttled route is a route of the API (a setting for a missing route fails the deployment).
+      const keys = Object.values(t.Resources as Record<string, Resource>)
+        .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route')
+        .map((r) => r.Properties.RouteKey);
+      for (const k of Object.keys(expected)) assert.ok(keys.includes(k), k);
+    }
+    assert.ok(STAGES.prod.throttle.routes['POST /videos:quick'].rate < STAGES.prod.throttle.default.rate);
+  });
+
+  it('tags every resource that takes tags with service, stage and version, in both stages', () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    for (const [t, stage] of [
+      [template, 'dev'],
+      [prod, 'prod'],
+    ] as const) {
+      const taggable = new Set(
+        Object.values(t.Resources as Record<string, Resource>)
+          .filter((r) => r.Properties?.Tags)
+          .map((r) => r.Type),
+      );
+      for (const type of ['AWS::Lambda::Function', 'AWS::IAM::Role', 'AWS::S3::Bucket', 'AWS::StepFunctions::StateMachine', 'AWS::SNS::Topic'])
+        assert.ok(taggable.has(type), `${stage}: ${type} carries tags`);
+      for (const [id, r] of Object.entries(t.Resources as Record<string, Resource>)) {
+        const tags = r.Type === 'AWS::DynamoDB::GlobalTable' ? r.Properties.Replicas[0].Tags : r.Properties?.Tags;
+        if (!taggable.has(r.Type) && r.Type !== 'AWS::DynamoDB::GlobalTable') continue;
+        const map = Array.isArray(tags) ? Object.fromEntries(tags.map((x: { Key: string; Value: string }) => [x.Key, x.Value])) : tags;
+        assert.deepEqual({ service: map?.service, stage: map?.stage, version: map?.version }, { service: 'video-service', stage, version }, `${stage} ${id}`);
+      }
+    }
   });
 
   it('routes every spec route to the function of its handler, and $default to the 404', () => {
@@ -212,11 +313,13 @@ describe('the CDK stack', () => {
   });
 
   it('keeps the data safe: TTL, point-in-time recovery, encryption, no public access, TLS only, the 30-day lifecycle', () => {
-    assertions.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
-      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
-    });
-    assertions.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+    // Retention and deletion protection are the prod stage's (the stages test); both stages keep these.
+    for (const t of [assertions, Template.fromJSON(prod)]) {
+      t.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+      });
+    }
     assertions.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
@@ -230,37 +333,111 @@ describe('the CDK stack', () => {
   });
 
   it('runs every function on Node 24 with X-Ray, on arm64 but the render step, sized for the render and limited to the slots', () => {
-    for (const [id, f] of ofType('AWS::Lambda::Function')) {
+    for (const [id, f] of ofType('AWS::Lambda::Function').filter(([, r]) => !r.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects'))) {
       const render = id.startsWith('steprendervideo');
-      assert.equal(f.Properties.Runtime, 'nodejs24.x', id);
+      // The render step is an image of AWS's Node.js 24 base image (lib/render-image/Dockerfile).
+      if (!render) assert.equal(f.Properties.Runtime, 'nodejs24.x', id);
       assert.deepEqual(f.Properties.TracingConfig, { Mode: 'Active' }, id);
       assert.deepEqual(f.Properties.Architectures, [render ? 'x86_64' : 'arm64'], id);
       if (render) {
         assert.equal(f.Properties.MemorySize, 3008);
         assert.equal(f.Properties.Timeout, 900);
         assert.deepEqual(f.Properties.EphemeralStorage, { Size: 2048 });
-        // As many renders at once as the queue has slots (context renderSlots, default 4), and every function knows it.
-        assert.equal(f.Properties.ReservedConcurrentExecutions, 4);
+        // As many renders at once as the queue has slots (the stage's renderSlots), and every function knows it.
+        assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.renderSlots);
       } else {
         assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       }
-      assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, '4', id);
+      assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, String(STAGES.dev.renderSlots), id);
     }
+  });
+
+  it("builds the render step as an image with Debian's maintained ffmpeg, of the release the function checks, from any host", () => {
+    const [, render] = fn('step', 'render-video');
+    assert.equal(render.Properties.PackageType, 'Image');
+    assert.deepEqual(render.Metadata!['aws:asset:docker-build-args'], { FFMPEG_RELEASE });
+    const context = join(out, render.Metadata!['aws:asset:path']!);
+    const dockerfile = readFileSync(join(context, 'Dockerfile'), 'utf8');
+    for (const line of [
+      'FROM public.ecr.aws/docker/library/debian:trixie-slim AS ffmpeg',
+      'apt-get install -y --no-install-recommends ffmpeg',
+      'RUN sh /usr/local/bin/collect-ffmpeg.sh /usr/bin/ffmpeg /opt/ffmpeg "$FFMPEG_RELEASE"',
+      'FROM public.ecr.aws/lambda/nodejs:24',
+      'ENV FFMPEG_PATH=/opt/ffmpeg/bin/ffmpeg FFMPEG_RELEASE=$FFMPEG_RELEASE',
+    ])
+      assert.ok(dockerfile.includes(line), line);
+    // Nothing of the host's platform goes in: the npm ffmpeg builds are x86-64 or arm64 binaries of 2018.
+    assert.ok(!JSON.stringify(readdirSync(join(context, 'app', 'node_modules'), { recursive: true })).includes('ffmpeg-installer'));
+    assert.match(readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8'), new RegExp(`ffmpeg ${FFMPEG_RELEASE.replace('.', '\\.')}.*Debian 13`));
+  });
+
+  it('ends a failed order in a succeeded execution; every Lambda Task outlives its function and retries what AWS says to', () => {
+    const timeoutOf = (module: string) => fn('step', module)[1].Properties.Timeout as number;
+    for (const [name, machine] of Object.entries(STATE_MACHINES)) {
+      const asl = JSON.parse(readFileSync(join(ROOT, machine.file), 'utf8')) as { States: Record<string, any> };
+      for (const step of STEPS.filter((s) => s.machine === name && !s.waitForTaskToken)) {
+        const state = asl.States[step.state];
+        // Step Functions must not time a Task out (and run it again) while its function may still be running.
+        assert.ok(
+          state.TimeoutSeconds >= timeoutOf(step.module),
+          `${step.state}: ${state.TimeoutSeconds} s against the function's ${timeoutOf(step.module)} s`,
+        );
+      }
+      for (const [stateName, state] of Object.entries(asl.States).filter(([, s]) => s.Type === 'Task')) {
+        const retriers = state.Retry as { ErrorEquals: string[]; IntervalSeconds: number; MaxAttempts: number }[];
+        const of = (error: string) => retriers.find((r) => r.ErrorEquals.includes(error));
+        for (const e of ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.ClientExecutionTimeoutException'])
+          assert.ok(of(e), `${stateName} retries ${e}`);
+        const throttled = of('Lambda.TooManyRequestsException')!;
+        assert.ok(throttled && throttled.IntervalSeconds >= 5 && throttled.MaxAttempts >= 6, `${stateName} backs off longer when Lambda throttles`);
+        assert.ok(throttled !== of('Lambda.ServiceException'), `${stateName}: throttles have a retrier of their own`);
+      }
+    }
+    // A failed generation is refunded and the execution succeeds: the failed-executions alarm is for infrastructure.
+    const order = JSON.parse(readFileSync(join(ROOT, STATE_MACHINES.order.file), 'utf8')) as { States: Record<string, any> };
+    assert.equal(order.States[order.States.MarkFailed.Next].Type, 'Succeed');
+    assert.ok(!Object.values(order.States).some((s: { Type: string }) => s.Type === 'Fail'), 'no Fail state: an execution fails only when a step cannot run');
   });
 
   it('alarms on the 5xx rate, failed executions, dropped deliveries, throttles, the queue and recoveries, has a dashboard and outputs the base URL', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
     const count = (re: RegExp) => alarms.filter((a) => re.test(a)).length;
+    const functionCount = new Set([
+      ...ROUTES.map((r) => r.handler),
+      DEFAULT_ROUTE.handler,
+      ...STEPS.map((s) => s.module),
+      ...BOT_FUNCTIONS,
+      ...JOBS.map((j) => j.name),
+    ]).size;
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
+    // One blip does not page: a rate or a throttle needs 2 breaching periods of 3.
+    assert.equal(count(/^(?=.*"5xx")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/), 1, 'the 5xx rate pages on 2 of 3 periods');
     assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
+    assert.equal(
+      count(/^(?=.*"ExecutionThrottled")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/),
+      2,
+      'throttled executions of both state machines',
+    );
+    assert.equal(count(/"WorkflowStartsFailed"/), 1, 'a charged order whose workflow did not start');
+    assert.equal(
+      count(/^(?=.*"MetricName":"Errors")(?=.*"DatapointsToAlarm":3,)(?=.*"EvaluationPeriods":5,)/),
+      functionCount,
+      "each function's error rate, 3 of 5",
+    );
+    for (const [id, f] of ofType('AWS::Lambda::Function').filter(([, r]) => !r.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects'))) {
+      const near = ofType('AWS::CloudWatch::Alarm').filter(
+        ([, a]) => a.Properties.MetricName === 'Duration' && JSON.stringify(a.Properties.Dimensions).includes(id),
+      );
+      assert.deepEqual(
+        near.map(([, a]) => [a.Properties.Statistic, a.Properties.Threshold]),
+        [['Maximum', f.Properties.Timeout * 1000 * 0.8]],
+        `${id}: a call near its timeout`,
+      );
+    }
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
     assert.equal(count(/"OldestWaitingApiSeconds".*"Threshold":900/), 1, 'an API order waiting 15 minutes for a render slot');
     assert.equal(count(/"OrdersRecovered".*"DeliveriesRecovered"/), 1, 'any order or delivery the sweep had to start');
-    assert.equal(
-      count(/"Throttles"/),
-      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)]).size,
-      'throttles of every function',
-    );
+    assert.equal(count(/^(?=.*"Throttles")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/), functionCount, 'throttles of every function, 2 of 3');
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');
     for (const a of ofType('AWS::CloudWatch::Alarm')) assert.equal(a[1].Properties.AlarmActions.length, 1, 'each alarm notifies the topic');
     assert.equal(ofType('AWS::CloudWatch::Dashboard').length, 1);

@@ -1,0 +1,92 @@
+/**
+ * The smoke test of a deployment (the pipeline's gate between stages, docs/deploy.md): a few calls a client makes,
+ * against the live API, with a key the operator issued for it. One order costs the key one video.
+ *
+ *   SMOKE_BASE_URL=https://.../v1 SMOKE_API_KEY=vgk_... npm run -s smoke [-- --timeout-seconds 600]
+ *
+ * Prints one line per check and exits 1 on the first that fails. The route `/videos:quick` (a colon in the path) is
+ * one of them: it is the route key most likely to differ between API Gateway and the synthesized template.
+ */
+// biome-ignore-all lint/suspicious/noExplicitAny: answers are read field by field, each check guarding its own.
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { 'timeout-seconds': { type: 'string', default: '600' } } });
+const base = process.env.SMOKE_BASE_URL?.replace(/\/$/, '');
+const key = process.env.SMOKE_API_KEY;
+if (!base || !key) {
+  console.error('SMOKE_BASE_URL (the API with /v1) and SMOKE_API_KEY are required');
+  process.exit(2);
+}
+const deadline = Date.now() + Number(values['timeout-seconds']) * 1000;
+
+async function call(method: string, path: string, opts: { key?: boolean; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key !== false) headers['x-api-key'] = key!;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path.startsWith('http') ? path : base + path, {
+    method,
+    headers,
+    redirect: 'follow',
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  // Whatever the service answered: each check reads the fields it needs, and a missing one fails the check.
+  let json: any;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, bytes, type: res.headers.get('content-type') ?? '' };
+}
+
+let step = 0;
+function check(ok: boolean, what: string, detail: unknown): void {
+  step += 1;
+  if (!ok) {
+    console.log(`not ok ${step} ${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+    process.exit(1);
+  }
+  console.log(`ok ${step} ${what}`);
+}
+
+const doc = await call('GET', '/openapi.json', { key: false });
+check(doc.status === 200 && doc.json?.openapi?.startsWith('3.'), 'GET /openapi.json answers the contract without a key', doc.status);
+const anon = await call('GET', '/balance', { key: false });
+check(anon.status === 401 && anon.json?.error?.code === 'unauthorized', 'GET /balance without a key is 401 in the error envelope', anon.json ?? anon.status);
+const balance = await call('GET', '/balance');
+check(balance.status === 200 && Number.isInteger(balance.json?.balance), 'GET /balance with the key', balance.json ?? balance.status);
+const missing = await call('GET', '/videos/vid_01J00000000000000000000000');
+check(missing.status === 404 && missing.json?.error?.code === 'not_found', 'GET of an unknown order is 404', missing.json ?? missing.status);
+
+const idempotencyKey = `smoke-${Date.now()}`;
+const body = { prompt: 'A 10 second video about green tea' };
+const created = await call('POST', '/videos:quick', { body, headers: { 'idempotency-key': idempotencyKey } });
+check(
+  created.status === 201 && /^vid_/.test(created.json?.id ?? ''),
+  'POST /videos:quick (the route with a colon) creates an order',
+  created.json ?? created.status,
+);
+const replay = await call('POST', '/videos:quick', { body, headers: { 'idempotency-key': idempotencyKey } });
+check(
+  [200, 201].includes(replay.status) && replay.json?.id === created.json.id,
+  'the same Idempotency-Key answers the same order',
+  replay.json ?? replay.status,
+);
+
+let order = created.json;
+while (!['done', 'error'].includes(order.status) && Date.now() < deadline) {
+  await new Promise((r) => setTimeout(r, 5000));
+  const got = await call('GET', `/videos/${created.json.id}`);
+  if (got.status === 200) order = got.json;
+}
+check(order.status === 'done', `the order is done within ${values['timeout-seconds']} s`, order);
+const video = await call('GET', order.result_url, { key: false });
+check(
+  video.status === 200 && video.bytes.subarray(4, 8).toString('latin1') === 'ftyp',
+  `result_url downloads an mp4 without a key (${video.bytes.length} bytes)`,
+  video.status,
+);
+const tampered = await call('GET', order.result_url.replace(/sig=[^&]+/, 'sig=AAAA'), { key: false });
+check(tampered.status === 403 && tampered.json?.error?.code === 'forbidden', 'a tampered link is 403', tampered.json ?? tampered.status);
+console.log(`smoke test passed: ${step} checks against ${base}`);

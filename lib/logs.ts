@@ -1,0 +1,14 @@
+/** Every log group of the stack, kept as long as its stage says and deleted with the stack only where the stage is. */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+
+export interface LogSettings {
+  retentionDays: number;
+  removal: 'destroy' | 'retain';
+}
+
+export const removalPolicyOf = (removal: LogSettings['removal']) => (removal === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY);
+
+export const logGroup = (scope: Construct, id: string, logs: LogSettings) =>
+  new LogGroup(scope, id, { retention: logs.retentionDays as RetentionDays, removalPolicy: removalPolicyOf(logs.removal) });

@@ -1,0 +1,51 @@
+/**
+ * The render function's code: a container image made of AWS's Node.js 24 base image, the render bundle and a
+ * maintained ffmpeg (Debian stable's, with its libraries: lib/render-image/Dockerfile). `cdk synth` only writes the
+ * image's build context (esbuild, as for every other function, so synth needs no Docker and no platform-specific npm
+ * package: it works on any host with Node); `cdk deploy` builds the image for x86-64 and pushes it.
+ */
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stage } from 'aws-cdk-lib';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { DockerImageCode } from 'aws-cdk-lib/aws-lambda';
+import { buildSync } from 'esbuild';
+import type { Construct } from 'constructs';
+import { ROOT } from './paths.ts';
+
+/** The ffmpeg release the image must carry (Debian 13's); the image build and the function's cold start check it. */
+export const FFMPEG_RELEASE = '7.1';
+
+/** Files of node packages the render step reads from disk at run time: eSpeak NG's WebAssembly and the fonts. */
+export const RENDER_PACKAGE_FILES = [
+  'espeak-ng',
+  '@expo-google-fonts/montserrat/package.json',
+  '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
+  '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
+] as const;
+
+/** Writes the build context (Dockerfile, collect-ffmpeg.sh, app/ with the bundle) and returns the image's code. */
+export function renderImageCode(scope: Construct, entry: string, esbuild: { target: string; external: string[] }): DockerImageCode {
+  const context = join(Stage.of(scope)!.outdir, 'render-image-context');
+  rmSync(context, { recursive: true, force: true });
+  const app = join(context, 'app');
+  mkdirSync(app, { recursive: true });
+  buildSync({
+    entryPoints: [entry],
+    outfile: join(app, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: esbuild.target,
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    // eSpeak NG finds its WebAssembly next to its own module, so it stays a package beside the bundle.
+    external: [...esbuild.external, 'espeak-ng'],
+    logLevel: 'error',
+  });
+  for (const p of RENDER_PACKAGE_FILES) cpSync(join(ROOT, 'node_modules', p), join(app, 'node_modules', p), { recursive: true });
+  for (const f of ['Dockerfile', 'collect-ffmpeg.sh']) cpSync(join(ROOT, 'lib', 'render-image', f), join(context, f));
+  return DockerImageCode.fromImageAsset(context, { platform: Platform.LINUX_AMD64, buildArgs: { FFMPEG_RELEASE } });
+}

@@ -1,0 +1,91 @@
+/**
+ * The committed configuration of each stage, reviewed like code: `cdk synth -c stage=<name>` builds the stack from one
+ * entry. A command-line `-c key=value` may still override a single setting for one synth (lib/settings.ts checks it),
+ * but what a stage is lives here. A new stage is a new entry.
+ */
+import { DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../functions/core/pricing.ts';
+
+/** API Gateway's token bucket for one route: requests per second, and the burst above it. */
+export interface Throttle {
+  rate: number;
+  burst: number;
+}
+
+export interface StageConfig {
+  /** The AWS account the stage deploys to; unset: the account of the credentials `cdk deploy` runs with. */
+  account?: string;
+  region: string;
+  /** dev: table, bucket, secret and logs are deleted with the stack; prod: retained, the table deletion-protected. */
+  removal: 'destroy' | 'retain';
+  /** Days CloudWatch keeps the functions', workflows' and API's logs. */
+  logRetentionDays: 7 | 30 | 90 | 365;
+  /** Where alarms are mailed (SNS e-mail subscriptions, confirmed by each recipient). */
+  alarmEmails: readonly string[];
+  prices: Prices;
+  limitActiveTasks: number;
+  limitPostsPerMinute: number;
+  /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
+  renderSlots: number;
+  reviewDeadlineSeconds: number;
+  webhookRetryBaseMs: number;
+  queueWaitAlarmSeconds: number;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * API Gateway's throttling: `default` for every route, then the routes (route table keys, "POST /videos") that need
+   * their own. It is a ceiling for all callers together, in front of each key's own limits (LIMIT_*), so that a flood
+   * cannot run up the bill; an HTTP API has no per-key throttling of its own.
+   */
+  throttle: { default: Throttle; routes: Record<string, Throttle> };
+  /** The API's public base address with /v1 (a custom domain); unset: the API's own URL. */
+  publicBaseUrl?: string;
+  /** The chat bot's IAM role, allowed to invoke the bot's order function. */
+  botPrincipalArn?: string;
+}
+
+/** Creation starts a render (minutes of a 3 GB function); the per-key limit is 30 POSTs a minute. */
+const CREATION: Throttle = { rate: 20, burst: 40 };
+
+export const STAGES = {
+  dev: {
+    region: 'eu-central-1',
+    removal: 'destroy',
+    logRetentionDays: 7,
+    alarmEmails: [],
+    prices: { ...DEFAULT_PRICES },
+    limitActiveTasks: DEFAULT_LIMITS.activeTasks,
+    limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    renderSlots: 2,
+    // A day: a developer's review test does not wait a week for its deadline.
+    reviewDeadlineSeconds: 24 * 3600,
+    webhookRetryBaseMs: 30_000,
+    queueWaitAlarmSeconds: 900,
+    logLevel: 'DEBUG',
+    throttle: { default: { rate: 50, burst: 100 }, routes: { 'POST /videos': { rate: 5, burst: 10 }, 'POST /videos:quick': { rate: 5, burst: 10 } } },
+  },
+  prod: {
+    region: 'eu-central-1',
+    removal: 'retain',
+    logRetentionDays: 90,
+    // The on-call address goes here before the first deployment (docs/deploy.md, the checklist).
+    alarmEmails: [],
+    prices: { ...DEFAULT_PRICES },
+    limitActiveTasks: DEFAULT_LIMITS.activeTasks,
+    limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    renderSlots: 4,
+    reviewDeadlineSeconds: 7 * 24 * 3600,
+    webhookRetryBaseMs: 30_000,
+    queueWaitAlarmSeconds: 900,
+    logLevel: 'INFO',
+    throttle: {
+      default: { rate: 200, burst: 500 },
+      routes: {
+        'POST /videos': CREATION,
+        'POST /videos:quick': CREATION,
+        // Downloads need no key: the signed link is the only check, so they get their own ceiling.
+        'GET /files/{id}/{file}': { rate: 100, burst: 200 },
+      },
+    },
+  },
+} satisfies Record<string, StageConfig>;
+
+export type StageName = keyof typeof STAGES;

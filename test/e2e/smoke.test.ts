@@ -1,0 +1,42 @@
+/**
+ * The deployment's smoke test (bin/smoke.ts, the pipeline's gate between stages) passes against the local service,
+ * and fails when the service does not answer as the contract says.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { ROOT } from '../../lib/paths.ts';
+import { useStack } from '../support/stack.ts';
+
+const t = useStack();
+
+function smoke(baseUrl: string, key: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/smoke.ts', '--timeout-seconds', '120'], {
+      cwd: ROOT,
+      env: { ...process.env, SMOKE_BASE_URL: baseUrl, SMOKE_API_KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe('the smoke test of a deployment', () => {
+  it('passes against the service: contract, keys, a quick order to a downloaded mp4, a tampered link', async () => {
+    const { apiKey } = await t.user({ balance: 500 });
+    const { code, out } = await smoke(t.baseUrl, apiKey);
+    assert.equal(code, 0, out);
+    assert.match(out, /ok 5 POST \/videos:quick \(the route with a colon\) creates an order/);
+    assert.match(out, /smoke test passed: 9 checks/);
+  });
+
+  it('fails, naming the check, when the key cannot order (no balance, no trial)', async () => {
+    const { apiKey } = await t.user({ balance: 0, trialVideos: 0 });
+    const { code, out } = await smoke(t.baseUrl, apiKey);
+    assert.equal(code, 1, out);
+    assert.match(out, /not ok 5 POST \/videos:quick .*insufficient_funds/);
+  });
+});
