@@ -4,7 +4,7 @@
  * customers' balances and videos. A dev stage deletes them with the stack, the buckets emptied first.
  */
 import { Duration } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -37,6 +37,8 @@ export class Data extends Construct {
           indexName: k.gsi1,
           partitionKey: { name: k.gsi1pk, type: AttributeType.STRING },
           sortKey: { name: k.gsi1sk, type: AttributeType.STRING },
+          // Its one reader wants the ids of a user's orders, which the keys hold: nothing else is copied into it.
+          projectionType: ProjectionType.KEYS_ONLY,
         },
       ],
       removalPolicy,

@@ -26,8 +26,9 @@ export const REASONS = {
     "DescribeExecution takes an execution's ARN, and the sweep (or a review) reads any order's or event's execution: " +
     "the grant names the executions of this stack's state machines, no other.",
   secretRotation:
-    'The link-signing key signs download links valid for 7 days; rotating it invalidates every link issued, so it is rotated ' +
-    'by hand (docs/deploy.md), not on a schedule.',
+    'The link-signing key is rotated by hand (docs/deploy.md: a new value put into the secret), at least 7 days apart: the ' +
+    'functions verify links with AWSCURRENT and AWSPREVIOUS and read the secret again when a link verifies with neither, ' +
+    'so every link of the last 7 days keeps working; a schedule could rotate twice within a link lifetime.',
 } as const;
 
 /** How cdk-nag writes a stack's region or account in a finding: the value when the stage pins it, else the pseudo parameter. */

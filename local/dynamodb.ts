@@ -136,7 +136,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
             { AttributeName: k.gsi1pk, KeyType: 'HASH' },
             { AttributeName: k.gsi1sk, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: 'KEYS_ONLY' },
         },
       ],
     }),

@@ -68,6 +68,8 @@ export interface Config {
   serviceAddress: string;
   /** The HMAC key of download links, given directly (one machine) ... */
   linkSigningKey?: string;
+  /** ... with the key before its last rotation, which still verifies the links it signed (one machine) ... */
+  linkSigningKeyPrevious?: string;
   /** ... or the Secrets Manager secret that holds it (AWS); only functions that sign or check links get either. */
   linkSigningKeySecretArn?: string;
   /** How long a director-mode script waits for its review. */
@@ -118,6 +120,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return env.SERVICE_ADDRESS || new URL(required(env, 'PUBLIC_BASE_URL')).host;
     },
     ...(env.LINK_SIGNING_KEY ? { linkSigningKey: env.LINK_SIGNING_KEY } : {}),
+    ...(env.LINK_SIGNING_KEY_PREVIOUS ? { linkSigningKeyPrevious: env.LINK_SIGNING_KEY_PREVIOUS } : {}),
     ...(env.LINK_SIGNING_KEY_SECRET_ARN ? { linkSigningKeySecretArn: env.LINK_SIGNING_KEY_SECRET_ARN } : {}),
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', 30),

@@ -37,6 +37,8 @@ export const keys = {
   orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
+  /** The order id in an index entry of GSI1 (the index holds its keys only). */
+  orderIdOfIndexKey: (gsi1sk: string) => gsi1sk.slice(orderPk('').length),
   openPartition: (shard: number) => `OPEN#${shard}`,
   openOrder: (shard: number, orderId: string) => ({ PK: `OPEN#${shard}`, SK: orderId }),
   pendingPartition: (shard: number) => `PENDING#${shard}`,

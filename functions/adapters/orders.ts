@@ -297,10 +297,9 @@ export class Orders implements OrderStore {
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': TABLE_KEYS.gsi1pk },
       ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-      ProjectionExpression: 'id',
       ScanIndexForward: false,
     });
-    return items.map((i) => i.id as string);
+    return items.map((i) => keys.orderIdOfIndexKey(i[TABLE_KEYS.gsi1sk] as string));
   }
 
   /** The order and everything in its partition (its recorded events). */

@@ -6,7 +6,7 @@
 import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
-import { orderLinks } from '../core/links.ts';
+import { checkLink, orderLinks } from '../core/links.ts';
 import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
 import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
 import { WebhookSender } from '../adapters/webhook-sender.ts';
@@ -14,7 +14,7 @@ import { Accounts } from '../adapters/accounts.ts';
 import { aws } from '../adapters/aws.ts';
 import { config } from '../adapters/config.ts';
 import { metrics } from '../adapters/metrics.ts';
-import { linkSigningKey } from '../adapters/secrets.ts';
+import { LinkKeyStore } from '../adapters/secrets.ts';
 import { OrderFiles } from '../adapters/files.ts';
 import { Orders } from '../adapters/orders.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
@@ -53,9 +53,11 @@ function build() {
     metrics,
     now: () => new Date(),
   };
+  const linkKeys = new LinkKeyStore(cfg);
   const links = {
-    key: () => linkSigningKey(cfg),
-    issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, await linkSigningKey(cfg), orderId, now),
+    issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, (await linkKeys.keys()).current, orderId, now),
+    verify: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
+      checkLink(linkKeys, orderId, name, expires, sig, now),
   };
   const capacity = new Capacity(ddb, cfg.tableName);
   const queue = new RenderQueue({ store: capacity, wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });

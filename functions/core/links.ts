@@ -10,6 +10,12 @@ import { ORDER_FILES, type OrderFile, type OrderLinks } from './orders.ts';
 
 const LINK_TTL_SECONDS = 7 * 24 * 3600;
 
+/** The key that signs new links, and the one before the last rotation, which still verifies the links it signed. */
+export interface LinkKeys {
+  current: string;
+  previous?: string;
+}
+
 const signature = (key: string, orderId: string, name: string, expires: number) =>
   createHmac('sha256', key).update(`${orderId}/${name}/${expires}`).digest('base64url');
 
@@ -24,15 +30,42 @@ export const orderLinks = (baseUrl: string, key: string, orderId: string, now: D
   coverUrl: fileUrl(baseUrl, key, orderId, 'cover', now),
 });
 
-/** The file a link names, or 404 for a name that is no file, 403 for a tampered or expired link. */
-export function verifyLink(key: string, orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date): OrderFile {
+/**
+ * The file a link names, or 404 for a name that is no file, 403 for a tampered or expired link. A link signed with
+ * either key is good: rotating the key keeps the links of the last 7 days working, as long as rotations are at least
+ * 7 days apart.
+ */
+export function verifyLink(keys: LinkKeys, orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date): OrderFile {
   const file = (Object.keys(ORDER_FILES) as OrderFile[]).find((f) => ORDER_FILES[f].name === name);
   if (!file) throw notFound('file');
   const exp = Number(expires);
   if (!Number.isSafeInteger(exp) || !sig) throw new AppError('forbidden', 'The link is not signed');
-  const expected = Buffer.from(signature(key, orderId, name, exp));
   const given = Buffer.from(sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new AppError('forbidden', 'The link signature does not match');
+  const signedWith = (key: string) => {
+    const expected = Buffer.from(signature(key, orderId, name, exp));
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  };
+  if (!signedWith(keys.current) && !(keys.previous && signedWith(keys.previous))) throw new AppError('forbidden', 'The link signature does not match');
   if (exp * 1000 < now.getTime()) throw new AppError('forbidden', 'The link has expired; GET /videos/{id} issues a fresh one');
   return file;
+}
+
+/** Where the link keys come from: kept for a while, and read again on demand (rate-limited by the source). */
+export interface LinkKeySource {
+  keys(): Promise<LinkKeys>;
+  /** Reads the keys again; false when it was done too recently to do again. */
+  refresh(): boolean;
+}
+
+/**
+ * verifyLink with the source's keys; a link neither verifies may be signed with a key rotated in since they were read,
+ * so they are read once more before the link is refused.
+ */
+export async function checkLink(source: LinkKeySource, orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) {
+  try {
+    return verifyLink(await source.keys(), orderId, name, expires, sig, now);
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'forbidden') || !source.refresh()) throw err;
+    return verifyLink(await source.keys(), orderId, name, expires, sig, now);
+  }
 }

@@ -3,7 +3,6 @@
  * (403 when tampered or expired), then the file's existence (404 once retention deleted it), then a 302 to a
  * short-lived presigned S3 URL, which serves the file with its content type and range requests.
  */
-import { verifyLink } from '../core/links.ts';
 import { notFound } from '../core/errors.ts';
 import { ORDER_ID_RE } from '../core/ids.ts';
 import { services } from '../app/services.ts';
@@ -16,7 +15,7 @@ export const handler = httpRoute({ auth: false }, async (req) => {
   if (!id || !ORDER_ID_RE.test(id) || !name) throw notFound('file');
   const { links, files } = services();
   const query = req.event.queryStringParameters ?? {};
-  const file = verifyLink(await links.key(), id, name, query.expires, query.sig, req.now);
+  const file = await links.verify(id, name, query.expires, query.sig, req.now);
   if (!(await files.exists(id, file))) throw notFound('file (order files are kept 30 days)');
   return { status: 302, headers: { location: await files.presign(id, file, PRESIGNED_SECONDS), 'cache-control': 'no-store' } };
 });

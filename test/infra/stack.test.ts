@@ -313,6 +313,10 @@ describe('the CDK stack', () => {
   });
 
   it('keeps the data safe: TTL, point-in-time recovery, encryption, no public access, TLS only, the 30-day lifecycle', () => {
+    // The index of a user's orders holds its keys only (the order ids are in them): no balance or secret is copied.
+    assertions.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: [Match.objectLike({ IndexName: 'GSI1', Projection: { ProjectionType: 'KEYS_ONLY' } })],
+    });
     // Retention and deletion protection are the prod stage's (the stages test); both stages keep these.
     for (const t of [assertions, Template.fromJSON(prod)]) {
       t.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
