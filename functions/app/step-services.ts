@@ -1,12 +1,9 @@
 /** The order workflow's steps with the generator: built only where a step runs, never in the API's functions. */
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { OrderSteps } from '../core/order-steps.ts';
 import { generatorFromEnv } from '../generator/index.ts';
 import { withFaults } from './faults.ts';
 import { metrics } from '../adapters/metrics.ts';
+import { scratchFolders } from '../adapters/scratch.ts';
 import { logger, services } from './services.ts';
 
 let built: OrderSteps | undefined;
@@ -21,7 +18,7 @@ function build(): OrderSteps {
     links,
     metrics,
     serviceAddress: cfg.serviceAddress,
-    scratch: { make: () => mkdtempSync(join(tmpdir(), 'order-')), remove: (dir) => rm(dir, { recursive: true, force: true }) },
+    scratch: scratchFolders,
     // An event whose delivery fails to start keeps its pending marker (written with the event): the sweep starts it
     // after its grace, on AWS as on one machine.
     capacity: queue,

@@ -91,7 +91,8 @@ export class EmbeddedRenderer implements Renderer {
     const progress = req.onProgress ?? (() => undefined);
     if (!script.scenes.length) throw new GeneratorFailed('The script has no scenes');
     mkdirSync(req.outDir, { recursive: true });
-    const dir = mkdtempSync(join(tmpdir(), 'render-'));
+    // Named like the order's scratch folders, so that one a killed run left behind is swept with them.
+    const dir = mkdtempSync(join(tmpdir(), 'order-render-'));
     // Whatever ffmpeg still runs when this render ends (a failure elsewhere) is killed with it.
     const abort = new AbortController();
     try {
