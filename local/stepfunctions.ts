@@ -54,6 +54,18 @@ function alignTimeoutPaths(definition: Json): Json {
   return definition;
 }
 
+/** A Task state's timeout in seconds, from TimeoutSeconds or (aligned into Parameters above) TimeoutSecondsPath. */
+function timeoutOf(definition: Json, state: string): (input: unknown) => number | undefined {
+  const s = ((definition.States ?? {}) as Record<string, Json>)[state] ?? {};
+  if (typeof s.TimeoutSeconds === 'number') return () => s.TimeoutSeconds as number;
+  const path = s.TimeoutSecondsPath;
+  if (typeof path !== 'string' || !/^\$\.\w+$/.test(path)) return () => undefined;
+  return (input) => {
+    const value = (input as Json)[path.slice(2)];
+    return typeof value === 'number' ? value : undefined;
+  };
+}
+
 class SfnError extends Error {
   constructor(
     readonly type: string,
@@ -66,6 +78,12 @@ class SfnError extends Error {
 export class LocalStepFunctions {
   private readonly executions = new Map<string, Execution>();
   private readonly waiters = new Map<string, Waiter>();
+  /** Every token this endpoint handed out: one it never did is InvalidToken, one whose wait closed TaskTimedOut. */
+  private readonly minted = new Set<string>();
+  /** Failures injected by tests: the next calls of an action answer an AWS error instead of acting. */
+  private readonly faults = new Map<string, { type: string; status: number; times: number }>();
+  /** Delays injected by tests: the next call of an action is held this long before it acts (a slow network). */
+  private readonly delays = new Map<string, number>();
   private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
   private server = createServer((req, res) => void this.serve(req, res));
 
@@ -112,6 +130,19 @@ export class LocalStepFunctions {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /**
+   * The next `times` calls of `action` answer `type` with `status` as AWS would (ThrottlingException 400,
+   * ServiceUnavailable 500, ...) and do nothing: for the tests of what the code does when Step Functions fails.
+   */
+  failNext(action: string, type: string, status: number, times = 1): void {
+    this.faults.set(action, { type, status, times });
+  }
+
+  /** The next call of `action` acts only after `ms`: for a request that reaches Step Functions late. */
+  delayNext(action: string, ms: number): void {
+    this.delays.set(action, ms);
+  }
+
   /** Executions still running. */
   get running(): number {
     return [...this.executions.values()].filter((e) => e.status === 'RUNNING').length;
@@ -123,11 +154,19 @@ export class LocalStepFunctions {
     const action = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
     let status = 200;
     let body: Json;
+    const fault = this.faults.get(action);
+    const delay = this.delays.get(action);
+    this.delays.delete(action);
+    if (delay) await new Promise((r) => setTimeout(r, delay));
     try {
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
+      if (fault && fault.times-- > 0) {
+        status = fault.status;
+        throw new SfnError(fault.type, `Injected failure of ${action}`);
+      }
       body = this.dispatch(action, input);
     } catch (err) {
-      status = 400;
+      if (status === 200) status = 400;
       body = err instanceof SfnError ? { __type: err.type, message: err.message } : { __type: 'InvalidRequest', message: String(err) };
     }
     res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
@@ -165,10 +204,14 @@ export class LocalStepFunctions {
     }
   }
 
-  /** The wait a token belongs to; as on AWS, a token whose execution has ended is refused. */
+  /**
+   * The wait a token belongs to. As on AWS: a token never handed out is InvalidToken; one whose wait was completed,
+   * timed out or ended with its execution is TaskTimedOut.
+   */
   private waiter(token: string, take = true): Waiter {
+    if (!this.minted.has(token)) throw new SfnError('InvalidToken', 'Invalid token');
     const w = this.waiters.get(token);
-    if (!w) throw new SfnError('TaskDoesNotExist', 'Task does not exist');
+    if (!w) throw new SfnError('TaskTimedOut', "Task Timed Out: 'Provided task does not exist anymore'");
     if (this.executions.get(w.executionArn)?.status !== 'RUNNING') {
       this.waiters.delete(token);
       throw new SfnError('TaskTimedOut', 'Task timed out');
@@ -177,12 +220,27 @@ export class LocalStepFunctions {
     return w;
   }
 
-  /** A `.waitForTaskToken` Task: hand the handler a fresh token, then wait for SendTaskSuccess or SendTaskFailure. */
-  private waitingTask(executionArn: string, handler: TaskHandler): TaskHandler {
+  /**
+   * A `.waitForTaskToken` Task: hand the handler a fresh token, then wait for SendTaskSuccess or SendTaskFailure.
+   * When the state's timeout passes, the engine raises States.Timeout and the execution goes on; the token closes
+   * then, as on AWS, so that a late SendTaskSuccess is TaskTimedOut rather than an answer no one reads.
+   */
+  private waitingTask(executionArn: string, handler: TaskHandler, timeout: (input: unknown) => number | undefined): TaskHandler {
     return async (input) => {
       const { Payload } = input as { Payload?: Record<string, unknown> };
       const token = randomUUID();
+      this.minted.add(token);
       const done = new Promise<unknown>((resolve, reject) => this.waiters.set(token, { executionArn, resolve, reject }));
+      const seconds = timeout(input);
+      // (Beyond setTimeout's 24.8 days a timer would fire at once: such waits simply keep their token.)
+      if (seconds !== undefined && seconds * 1000 < 2 ** 31) {
+        const timer = setTimeout(() => this.waiters.delete(token), seconds * 1000);
+        timer.unref();
+        done.then(
+          () => clearTimeout(timer),
+          () => clearTimeout(timer),
+        );
+      }
       try {
         await handler({ ...(Payload ?? (input as object)), taskToken: token });
       } catch (err) {
@@ -242,7 +300,10 @@ export class LocalStepFunctions {
     }
     const { machine } = entry;
     const tasks = Object.fromEntries(
-      Object.entries(machine.tasks).map(([state, fn]) => [state, machine.waitForToken.has(state) ? this.waitingTask(executionArn, fn) : fn]),
+      Object.entries(machine.tasks).map(([state, fn]) => [
+        state,
+        machine.waitForToken.has(state) ? this.waitingTask(executionArn, fn, timeoutOf(machine.definition, state)) : fn,
+      ]),
     );
     const run = entry.engine.run(JSON.parse(rawInput), {
       overrides: { taskResourceLocalHandlers: tasks as never },

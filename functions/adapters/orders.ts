@@ -24,6 +24,14 @@ function fieldUpdate(names: Record<string, string>, values: Record<string, unkno
   return `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
 }
 
+/** The condition that the order still holds `token` as its review token, when one is asked for. */
+function tokenCondition(names: Record<string, string>, values: Record<string, unknown>, token: string | undefined): string[] {
+  if (token === undefined) return [];
+  names['#token'] = 'reviewToken';
+  values[':token'] = token;
+  return ['#token = :token'];
+}
+
 /**
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
@@ -161,6 +169,7 @@ export class Orders implements OrderStore {
     const names: Record<string, string> = { '#s': 'status' };
     const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
     const update = fieldUpdate(names, values, ['#s = :to'], t.set, t.remove);
+    const cond = ['#s = :from', ...tokenCondition(names, values, t.reviewToken)];
     const items: [TransitionItem, TransactItem][] = [
       [
         'order',
@@ -169,7 +178,7 @@ export class Orders implements OrderStore {
             TableName: T,
             Key: keys.order(order.id),
             UpdateExpression: update,
-            ConditionExpression: '#s = :from',
+            ConditionExpression: cond.join(' AND '),
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           },
@@ -244,6 +253,7 @@ export class Orders implements OrderStore {
       values[':note'] = p.regenNote;
       cond.push('#note = :note');
     }
+    cond.push(...tokenCondition(names, values, p.reviewToken));
     return writeIf(
       this.ddb.send(
         new UpdateCommand({

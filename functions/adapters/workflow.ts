@@ -10,7 +10,8 @@ import { sdk } from './aws.ts';
 
 /**
  * Whether Step Functions refused a task token because its wait is gone: AWS answers TaskTimedOut for a token whose
- * execution has ended (stopped, failed, timed out), TaskDoesNotExist or InvalidToken for one it does not know.
+ * wait was completed, timed out or ended with its execution, InvalidToken for one it cannot read (TaskDoesNotExist,
+ * the activities' answer, is listed for SendTaskSuccess too). Throttles and outages are thrown, not taken for gone.
  */
 export const isGoneToken = (err: unknown) => ['TaskDoesNotExist', 'TaskTimedOut', 'InvalidToken'].includes((err as Error | undefined)?.name ?? '');
 

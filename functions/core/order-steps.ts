@@ -101,6 +101,7 @@ export class OrderSteps {
   /** The order waits for a render slot (its status unchanged); an admission completes the wait's token. */
   async awaitSlot(orderId: string, taskToken: string, execution?: string): Promise<void> {
     const order = await this.load(orderId, execution);
+    await this.forgetReviewToken(order);
     await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken);
   }
 
@@ -156,6 +157,7 @@ export class OrderSteps {
   /** A regen decision: the script is rewritten along the note, then the order goes back to the review wait. */
   async regen(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
+    await this.forgetReviewToken(order);
     if (order.regenNote !== undefined && order.script) {
       const script = await this.p.generator.writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
@@ -218,6 +220,26 @@ export class OrderSteps {
       if (err instanceof OrderClosed) return err.superseded ? undefined : this.p.capacity.release(orderId);
       throw err;
     }
+    if (!(await this.close(order, failure))) return this.fail(orderId, failure, execution);
+  }
+
+  /**
+   * The review deadline passed (the wait's States.Timeout). Unreviewed, the order ends in error, refunded, and so does
+   * the execution (OrderClosed). A review that won the race recorded its decision (running) but came too late for
+   * the wait: the workflow goes on from that decision instead.
+   */
+  async lapse(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<StepState> {
+    const order = await this.load(orderId, execution);
+    if (order.status === 'awaiting_review') {
+      if (await this.close(order, failure)) throw new OrderClosed('The review deadline passed; the order was refunded');
+      return this.lapse(orderId, failure, execution);
+    }
+    await this.forgetReviewToken(order);
+    return stateOf(order);
+  }
+
+  /** The order as read -> error with its refund and event; false when it had moved meanwhile. */
+  private async close(order: Order, failure?: { Error?: string; Cause?: string }): Promise<boolean> {
     const now = this.p.now();
     const error = errorOf(failure, order);
     const account = await this.p.accounts.get(order.userId);
@@ -226,10 +248,20 @@ export class OrderSteps {
     delete failed.reviewToken;
     const event = this.event(failed, 'video.error', 'error');
     const moved = await this.p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
-    if (!moved) return this.fail(orderId, failure, execution);
+    if (!moved) return false;
     this.p.metrics.count('OrdersFailed');
     this.p.metrics.count('OrdersRefunded');
-    await this.p.capacity.release(orderId);
+    await this.p.capacity.release(order.id);
     await this.p.announce(event);
+    return true;
+  }
+
+  /**
+   * A reviewed order past its wait: the review's token is spent. The review forgets it once its hand-off is done;
+   * should that write have failed, the first step after the wait does it, so that a later review gets 409.
+   */
+  private async forgetReviewToken(order: Order): Promise<void> {
+    if (order.status !== 'running' || order.reviewToken === undefined) return;
+    await this.p.orders.patch(order.id, { status: 'running', remove: ['reviewToken'], reviewToken: order.reviewToken }, this.p.now());
   }
 }

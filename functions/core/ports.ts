@@ -58,6 +58,8 @@ export interface Transition {
   refund?: { heavyMonth: string | undefined };
   event?: OrderEvent;
   now: Date;
+  /** Also require that the order still holds this review token (a review's hand-off not yet done). */
+  reviewToken?: string;
 }
 
 /** A change of an order's fields that keeps its status; written only while the order has `status`. */
@@ -69,6 +71,8 @@ export interface Patch {
   withoutScript?: boolean;
   /** Also require that this regen note is still pending. */
   regenNote?: string;
+  /** Also require that the order still holds this review token. */
+  reviewToken?: string;
 }
 
 export interface OrderStore {

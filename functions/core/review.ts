@@ -1,7 +1,15 @@
 /**
  * A review decision on an order waiting in director mode. The order leaves awaiting_review through one conditional
  * write that also records the decision (approved, the edited script, or the regen note), so of two concurrent
- * decisions exactly one wins and the other gets 409; then the workflow's wait is completed.
+ * decisions exactly one wins and the other gets 409; then the workflow's wait is completed with the wait's token.
+ *
+ * The order keeps the token until that hand-off has succeeded, so that it is never `running` with nothing to run it:
+ * - the hand-off fails (Step Functions throttled or unreachable): the write is undone, the order is reviewable
+ *   again and the error goes out (503 with Retry-After when it may pass); a repeated review does it all again;
+ * - the undo fails too: the order stays `running` with its token and decision, and a repeated review of the same
+ *   kind hands that decision off (the review deadline's lapse step also goes on from it);
+ * - the wait is gone (the deadline passed, or the execution ended or was lost): the decision stands, and a new
+ *   execution goes on from it (the lapsed execution's own lapse step, having seen the decision, yields to it).
  */
 import type { ReviewDecision } from '../contract/review.ts';
 import { parseScript } from './script-text.ts';
@@ -13,7 +21,10 @@ import { readOwnOrder } from './read-order.ts';
 export interface ReviewPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
   workflow: Pick<Workflow, 'start' | 'state'> & {
-    /** Completes the review wait's task token with the decision; false when that wait no longer exists. */
+    /**
+     * Completes the review wait's task token with the decision; false when that wait no longer exists (Step
+     * Functions answers TaskTimedOut or InvalidToken). Any other failure is thrown.
+     */
     answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean>;
   };
 }
@@ -30,24 +41,59 @@ function decisionFields(order: Order, decision: ReviewDecision): Partial<Order> 
   }
 }
 
+/** Regen, or a decision to render (approve, edit): what the workflow routes on. */
+const kindOf = (decision: ReviewDecision) => (decision.action === 'regen' ? 'regen' : 'render');
+const recordedKind = (order: Order) => (order.regenNote !== undefined ? 'regen' : 'render');
+/** The output the wait is completed with, from a recorded decision. */
+const recordedDecision = (order: Order): ReviewDecision => (order.regenNote !== undefined ? { action: 'regen', note: order.regenNote } : { action: 'approve' });
+
 export async function reviewOrder(p: ReviewPorts, userId: string, orderId: string | undefined, decision: ReviewDecision, now: Date): Promise<Order> {
   const order = await readOwnOrder(p.orders, userId, orderId);
+  const token = order.reviewToken;
+  if (order.status === 'running' && token !== undefined) {
+    // A decision recorded by an earlier review whose hand-off failed and could not be undone: hand it off now.
+    if (recordedKind(order) !== kindOf(decision)) throw notAwaitingReview('running with an earlier decision');
+    await handOff(p, order, token, recordedDecision(order), now);
+    return (await p.orders.get(order.id)) ?? order;
+  }
   if (order.status !== 'awaiting_review') throw notAwaitingReview(order.status);
   const set = decisionFields(order, decision);
-  if (!(await p.orders.transition({ order, to: 'running', set, remove: ['reviewToken'], now }))) {
+  if (!(await p.orders.transition({ order, to: 'running', set, now }))) {
     throw notAwaitingReview((await p.orders.get(order.id))?.status ?? order.status);
   }
-  const answered = order.reviewToken !== undefined && (await p.workflow.answerReview(order.reviewToken, decision));
-  if (!answered) {
-    // The wait is gone. An execution lost with a local stop starts again under its name; otherwise (it ended, or the
-    // one running waits on a token the order no longer holds) a new execution, its name recorded first, goes on from
-    // the decision. A second execution left running cannot charge or close twice: every status change is conditional.
-    const running: Order = { ...order, status: 'running' };
-    if ((await p.workflow.state(running)) === 'missing') await p.workflow.start(running);
-    else {
-      const execution = `${order.id}-r${now.getTime()}`;
-      if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...running, execution });
+  const running: Order = { ...order, ...set, status: 'running' };
+  if (token === undefined) await carryOn(p, running, now);
+  else await handOff(p, running, token, decision, now, { ...(decision.action === 'edit' ? { script: order.script } : {}) });
+  return (await p.orders.get(order.id)) ?? running;
+}
+
+/**
+ * Completes the wait with the decision. When that fails, `undo` (the fields the decision replaced) puts the order back
+ * in awaiting_review, while it still holds this token; a failed undo leaves the pending decision for a repeat.
+ */
+async function handOff(p: ReviewPorts, order: Order, token: string, decision: ReviewDecision, now: Date, undo?: Partial<Order>): Promise<void> {
+  let answered: boolean;
+  try {
+    answered = await p.workflow.answerReview(token, decision);
+  } catch (err) {
+    if (undo) {
+      await p.orders.transition({ order, to: 'awaiting_review', set: undo, remove: ['reviewed', 'regenNote'], reviewToken: token, now }).catch(() => undefined);
     }
+    throw err;
   }
-  return (await p.orders.get(order.id)) ?? order;
+  // The token is spent. Should this write fail, the workflow's next step forgets it (OrderSteps.forgetReviewToken).
+  await p.orders.patch(order.id, { status: 'running', remove: ['reviewToken'], reviewToken: token }, now).catch(() => undefined);
+  if (!answered) await carryOn(p, order, now);
+}
+
+/**
+ * The wait is gone, the decision recorded: an execution lost with a local stop starts again under its name;
+ * otherwise (it ended, lapsed, or waits on a token the order no longer holds) a new execution, its name recorded
+ * first, goes on from the decision. A second execution left running cannot charge or close twice: every status
+ * change is conditional, and a step of an execution the order no longer names ends it.
+ */
+async function carryOn(p: ReviewPorts, order: Order, now: Date): Promise<void> {
+  if ((await p.workflow.state(order)) === 'missing') return p.workflow.start(order);
+  const execution = `${order.id}-r${now.getTime()}`;
+  if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...order, execution });
 }

@@ -30,6 +30,7 @@ export const STEPS: readonly Step[] = [
   { machine: 'order', state: 'AwaitSlotToRender', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
   { machine: 'order', state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
   { machine: 'order', state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
+  { machine: 'order', state: 'ReviewLapsed', placeholder: 'MarkFailed', module: 'mark-failed' },
   { machine: 'order', state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
   { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event' },
 ];

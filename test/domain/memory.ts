@@ -128,6 +128,7 @@ export class MemoryOrders implements OrderStore {
   async transition(tr: Transition): Promise<boolean> {
     const stored = this.t.orders.get(tr.order.id);
     if (!stored || stored.status !== tr.order.status) return false;
+    if (tr.reviewToken !== undefined && stored.reviewToken !== tr.reviewToken) return false;
     if (tr.event && this.t.events.has(tr.event.id)) throw new Error(`event ${tr.event.id} recorded twice`);
     apply(stored, tr.set, tr.remove, tr.now);
     stored.status = tr.to;
@@ -154,6 +155,7 @@ export class MemoryOrders implements OrderStore {
     if (!stored || stored.status !== p.status) return false;
     if (p.withoutScript && stored.script) return false;
     if (p.regenNote !== undefined && stored.regenNote !== p.regenNote) return false;
+    if (p.reviewToken !== undefined && stored.reviewToken !== p.reviewToken) return false;
     apply(stored, p.set, p.remove, now);
     return true;
   }
@@ -230,7 +232,14 @@ export class MemoryWorkflow extends MemoryExecutions {
     return this.stateOf(order.execution ?? order.id);
   }
 
+  /** How many hand-offs fail next, as SendTaskSuccess does when Step Functions throttles. */
+  failAnswers = 0;
+
   async answerReview(taskToken: string, decision: { action: string }): Promise<boolean> {
+    if (this.failAnswers > 0) {
+      this.failAnswers--;
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    }
     if (this.goneTokens.has(taskToken)) return false;
     this.answered.push({ taskToken, action: decision.action });
     return true;

@@ -191,6 +191,73 @@ describe('order steps', () => {
     assert.deepEqual([table.orders.get(other)!.execution, workflow.started.slice(3)], [undefined, [other]]);
   });
 
+  it('leave the order reviewable when the hand-off fails, so that a repeated review succeeds', async () => {
+    const id = await atReview('Green tea', 'token-1');
+    const script = table.orders.get(id)!.script;
+    workflow.failAnswers = 1;
+    const edit = { action: 'edit' as const, text: 'Caption: Tea time\nVoice: Boil the water and wait.' };
+    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, edit, now()), { name: 'ThrottlingException' });
+    const back = table.orders.get(id)!;
+    assert.deepEqual([back.status, back.reviewToken, back.reviewed, back.script], ['awaiting_review', 'token-1', undefined, script], 'the decision undone');
+    assert.equal(table.account('U').activeTasks, 0, 'and the slot given back');
+    const again = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
+    assert.deepEqual([again.status, again.reviewToken, again.reviewed], ['running', undefined, true], 'the token is spent and forgotten');
+    assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'approve' }]);
+    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+  });
+
+  it('hand off a decision whose failed hand-off could not be undone when the review is repeated', async () => {
+    const id = await atReview('Green tea', 'token-1');
+    workflow.failAnswers = 1;
+    // The store is away as well when the review tries to undo its write.
+    const flaky = {
+      get: orders.get.bind(orders),
+      patch: orders.patch.bind(orders),
+      transition: async (t: Parameters<MemoryOrders['transition']>[0]) => {
+        if (t.to === 'awaiting_review') throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        return orders.transition(t);
+      },
+    };
+    await assert.rejects(reviewOrder({ orders: flaky, workflow }, 'U', id, { action: 'regen', note: 'shorter' }, now()), { name: 'ThrottlingException' });
+    assert.deepEqual([table.orders.get(id)!.status, table.orders.get(id)!.reviewToken], ['running', 'token-1'], 'the decision pending');
+    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+    const repeated = await reviewOrder({ orders, workflow }, 'U', id, { action: 'regen', note: 'shorter' }, now());
+    assert.deepEqual([repeated.status, repeated.regenNote, repeated.reviewToken], ['running', 'shorter', undefined]);
+    assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'regen' }]);
+  });
+
+  it('end an unreviewed order at the review deadline, and go on from a review that won the race with it', async () => {
+    const lapsed = await atReview('Green tea', 'token-1');
+    await assert.rejects(steps.lapse(lapsed, { Error: 'States.Timeout' }), OrderClosed);
+    assert.deepEqual([table.orders.get(lapsed)!.status, table.orders.get(lapsed)!.error?.code], ['error', 'review_expired']);
+    assert.equal(table.account('U').balance, 1000, 'refunded');
+    await assert.rejects(reviewOrder({ orders, workflow }, 'U', lapsed, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+
+    // The review's write lands first; its hand-off finds the wait timed out, and the deadline's step yields to it.
+    const raced = await atReview('Black tea', 'token-2');
+    workflow.goneTokens.add('token-2');
+    const reviewed = await reviewOrder({ orders, workflow }, 'U', raced, { action: 'approve' }, now());
+    assert.equal(reviewed.status, 'running');
+    await assert.rejects(steps.lapse(raced, { Error: 'States.Timeout' }, raced), (e: OrderClosed) => e.superseded, 'the new execution carries it');
+    const balance = table.account('U').balance;
+    assert.deepEqual((await steps.lapse(raced, { Error: 'States.Timeout' }, reviewed.execution)).reviewed, true);
+    assert.deepEqual([table.orders.get(raced)!.status, table.account('U').balance], ['running', balance], 'not failed, not refunded');
+
+    // The deadline's step reads the order unreviewed; the review moves it just before the step's own write.
+    const third = await atReview('White tea', 'token-3');
+    const transition = orders.transition.bind(orders);
+    orders.transition = async (t) => {
+      orders.transition = transition;
+      assert.equal(t.to, 'error');
+      await transition({ order: t.order, to: 'running', set: { reviewed: true }, now: now() });
+      return transition(t);
+    };
+    const state = await steps.lapse(third, { Error: 'States.Timeout' });
+    assert.deepEqual([state.reviewed, table.orders.get(third)!.status], [true, 'running'], 'the review wins');
+    assert.equal(table.orders.get(third)!.reviewToken, undefined, 'the spent token is forgotten');
+    assert.equal(table.account('U').balance, balance - table.orders.get(third)!.charge.cost, 'not refunded');
+  });
+
   it('end the steps of an execution the order no longer names, and never fail the order for it', async () => {
     const id = await order('U', { topic: 'Green tea' });
     await steps.start(id, id);
