@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../local/stack.ts';
+import { ACCESS } from '../lib/access.ts';
 import { creationFloor, getFloor, type FloorUser } from './floor.ts';
 import { profileLayers } from './profile.ts';
 import { emit, type Figure } from './report.ts';
@@ -94,6 +95,7 @@ export async function benchApi(): Promise<void> {
   // that no video renders in the background of the API figures (the workflow has its own figures).
   const limits = { activeTasks: 1_000_000, postsPerMinute: 1_000_000 };
   const stack = await startLocalStack({
+    access: ACCESS,
     port: 0,
     s3Dir: join(dir, 's3'),
     env: {

@@ -13,6 +13,7 @@ import { STEPS } from '../functions/steps/table.ts';
 import { SIZES } from '../lib/functions.ts';
 import { onInvocation } from '../local/invocations.ts';
 import { startLocalStack } from '../local/stack.ts';
+import { ACCESS } from '../lib/access.ts';
 import { PRICES_USD } from './aws-prices.ts';
 
 export interface CostLine {
@@ -37,7 +38,12 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
     }),
   );
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  const stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' } });
+  const stack = await startLocalStack({
+    access: ACCESS,
+    port: 0,
+    s3Dir: join(dir, 's3'),
+    env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' },
+  });
   try {
     const { services } = await import('../functions/app/services.ts');
     const { aws, allClients } = await import('../functions/adapters/aws.ts');

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
 import { startLocalStack } from '../local/stack.ts';
+import { ACCESS } from '../lib/access.ts';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.local');
 const port = Number(process.env.PORT ?? 3000);
@@ -44,6 +45,7 @@ chmodSync(keyFile, 0o600);
 const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
 const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
 const stack = await startLocalStack({
+  access: ACCESS,
   port,
   dataDir,
   s3Dir: join(dataDir, 's3'),

@@ -12,6 +12,11 @@ export interface Access {
   table?: TableAction[];
   /** Actions on the order files (orders/*) of the bucket. */
   bucket?: BucketAction[];
+  /**
+   * Lists the order files: s3:ListBucket on the bucket, for prefixes under orders/ only. S3 answers a read of a missing
+   * key 404 only to a caller that may list the bucket, 403 to others; a 403 would be a 500 of the download route.
+   */
+  listOrderFiles?: boolean;
   /** Actions on the order state machine. */
   orderMachine?: OrderMachineAction[];
   /** Starts executions of the webhook delivery state machine (the steps that record an event). */
@@ -52,7 +57,8 @@ export const ACCESS: Record<string, Access> = {
   'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
   'list-deliveries': { table: [...AUTH, 'GetItem', 'Query'] },
   'get-balance': { table: AUTH },
-  'download-file': { bucket: ['GetObject'], linkKey: true },
+  // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
+  'download-file': { bucket: ['GetObject'], listOrderFiles: true, linkKey: true },
   'not-found': {},
   'get-openapi': {},
   'get-docs': {},

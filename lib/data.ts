@@ -9,10 +9,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
+import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
+import { FILE_RETENTION_DAYS } from '../functions/core/orders.ts';
 import { type LogSettings, removalPolicyOf } from './logs.ts';
-
-/** Order files are deleted this many days after they were written (spec: Limits). */
-export const RETENTION_DAYS = 30;
 
 export class Data extends Construct {
   readonly table: TableV2;
@@ -59,7 +58,11 @@ export class Data extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'files/',
-      lifecycleRules: [{ prefix: 'orders/', expiration: Duration.days(RETENTION_DAYS) }, { abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // Order files are deleted this many days after they were written (spec: Limits).
+      lifecycleRules: [
+        { prefix: ORDER_FILES_PREFIX, expiration: Duration.days(FILE_RETENTION_DAYS) },
+        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
       removalPolicy,
       autoDeleteObjects: !retain,
     });

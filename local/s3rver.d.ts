@@ -8,8 +8,21 @@ declare module 's3rver' {
     configureBuckets?: { name: string }[];
     allowMismatchedSignatures?: boolean;
   }
+  /** The part of Koa's context (s3rver is a Koa app) the local store's grant check uses. */
+  export interface S3rverContext {
+    method: string;
+    path: string;
+    query: Record<string, unknown>;
+    get(header: string): string;
+    set(header: string, value: string): void;
+    status: number;
+    type: string;
+    body: unknown;
+  }
   export default class S3rver {
     constructor(options: S3rverOptions);
+    /** Koa's middleware, composed when the server starts listening. */
+    middleware: ((ctx: S3rverContext, next: () => Promise<void>) => Promise<void>)[];
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }

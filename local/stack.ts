@@ -11,7 +11,7 @@ import { JOBS } from '../functions/jobs/table.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
-import { startS3 } from './s3.ts';
+import { nameCallers, startS3, type BucketGrants } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -40,6 +40,11 @@ export interface LocalStackOptions {
   /** Where data persists; undefined keeps DynamoDB in memory and S3 in a temporary folder (tests). */
   dataDir?: string;
   s3Dir: string;
+  /**
+   * Each function's grants (lib/access.ts' ACCESS): the S3 store answers a function's requests as S3 would answer its
+   * role. Passed in: local/ may not import lib/.
+   */
+  access: Record<string, BucketGrants>;
   /** Extra settings (limits, maintenance, ...) as environment variables. */
   env?: Record<string, string>;
   /** The host name in public links (download links, the printed base URL). */
@@ -85,7 +90,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(dynamo.stop);
     const bucket = 'video-service-files';
-    const s3 = await startS3({ directory: opts.s3Dir, bucket });
+    const s3 = await startS3({ directory: opts.s3Dir, bucket, grants: (fn) => opts.access[fn] });
     stops.push(s3.stop);
 
     const machineArn = (name: MachineName) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${STATE_MACHINES[name].name}`;
@@ -155,6 +160,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, env);
 
     const { services } = await import('../functions/app/services.ts');
+    const { aws } = await import('../functions/adapters/aws.ts');
+    nameCallers(await aws().s3());
     const { files, config } = services();
     // The local stand-in of the S3 lifecycle rule.
     const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);

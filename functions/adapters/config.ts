@@ -6,6 +6,7 @@
 import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
 import { DEFAULT_BOT_RUN } from '../core/capacity.ts';
+import { FILE_RETENTION_DAYS } from '../core/orders.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -80,7 +81,7 @@ export interface Config {
   queueSnapshotMs: number;
   /** The sweep leaves an order or event this young alone: its workflow's start is normally on its way. */
   sweepGraceSeconds: number;
-  /** Order files are deleted this many days after they were written. */
+  /** Order files are deleted this many days after they were written, and not served once the order is this old. */
   retentionDays: number;
   /** One machine only: make this generator stage fail for every order. */
   generatorFail?: GeneratorFault;
@@ -123,7 +124,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.LINK_SIGNING_KEY_PREVIOUS ? { linkSigningKeyPrevious: env.LINK_SIGNING_KEY_PREVIOUS } : {}),
     ...(env.LINK_SIGNING_KEY_SECRET_ARN ? { linkSigningKeySecretArn: env.LINK_SIGNING_KEY_SECRET_ARN } : {}),
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
-    retentionDays: int(env, 'RETENTION_DAYS', 30),
+    retentionDays: int(env, 'RETENTION_DAYS', FILE_RETENTION_DAYS),
     sweepGraceSeconds: int(env, 'SWEEP_GRACE_SECONDS', 60),
     queueSnapshotMs: int(env, 'QUEUE_SNAPSHOT_MS', 2000),
     capacity: {

@@ -4,9 +4,12 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { ORDER_FILES, type OrderFile } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 
+/** Where every order's files are: the grants (lib/access.ts) and the lifecycle rule name this prefix. */
+export const ORDER_FILES_PREFIX = 'orders/';
+
 const fileKeys = {
-  orderPrefix: (orderId: string) => `orders/${orderId}/`,
-  file: (orderId: string, file: OrderFile) => `orders/${orderId}/${ORDER_FILES[file].name}`,
+  orderPrefix: (orderId: string) => `${ORDER_FILES_PREFIX}${orderId}/`,
+  file: (orderId: string, file: OrderFile) => `${ORDER_FILES_PREFIX}${orderId}/${ORDER_FILES[file].name}`,
 };
 
 export class OrderFiles {
@@ -15,14 +18,24 @@ export class OrderFiles {
     private readonly bucket: string,
   ) {}
 
+  /**
+   * S3 answers 404 for a missing file only to a caller that may list it (s3:ListBucket), and 403 to others. A 403 is
+   * not taken for "missing": it may be a permission fault, so it stays an error, named.
+   */
   async exists(orderId: string, file: OrderFile): Promise<boolean> {
     const { HeadObjectCommand } = await sdk.s3();
+    const key = fileKeys.file(orderId, file);
     try {
-      await (await this.s3()).send(new HeadObjectCommand({ Bucket: this.bucket, Key: fileKeys.file(orderId, file) }));
+      await (await this.s3()).send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return true;
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+      if (e.$metadata?.httpStatusCode === 403) {
+        throw new Error(`S3 refused HeadObject of ${key}: no s3:GetObject, or a missing file and no s3:ListBucket on ${ORDER_FILES_PREFIX}`, {
+          cause: err,
+        });
+      }
       throw err;
     }
   }

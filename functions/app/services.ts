@@ -7,6 +7,7 @@ import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
+import { downloadLocation } from '../core/downloads.ts';
 import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
 import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
 import { WebhookSender } from '../adapters/webhook-sender.ts';
@@ -71,6 +72,9 @@ function build() {
     sweep: (graceSeconds = cfg.sweepGraceSeconds) =>
       sweep({ orders, workflow, events, delivery: deliveryWorkflow, queue, metrics, graceSeconds, now: () => new Date() }),
     links,
+    /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */
+    download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
+      downloadLocation({ verify: links.verify, files, retentionDays: cfg.retentionDays }, orderId, name, expires, sig, now),
     webhooks,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
     urlPolicy,

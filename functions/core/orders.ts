@@ -65,6 +65,8 @@ export const ORDER_FILES = {
   pack: { name: 'pack.json', type: 'application/json' },
 } as const;
 export type OrderFile = keyof typeof ORDER_FILES;
+/** How many days an order's files are kept (spec: Limits); the S3 lifecycle rule and the download route both count with it. */
+export const FILE_RETENTION_DAYS = 30;
 
 /** Signed links of a done order's files, issued fresh on every read. */
 export interface OrderLinks {

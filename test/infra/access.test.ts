@@ -1,8 +1,9 @@
 /**
  * Least privilege, checked against what the code really does: every route and every step runs on the local stack
- * (a quick order to done and its download, a director order through regen and approve, one whose review deadline
- * lapses, webhook deliveries), an SDK middleware records the AWS action of every call and the function it ran as,
- * and each recorded action must be granted to that function in lib/access.ts, from which CDK builds the policies.
+ * (a quick order to done and its download, then of its deleted mp4, a director order through regen and approve, one
+ * whose review deadline lapses, webhook deliveries), an SDK middleware records the AWS action of every call and the
+ * function it ran as (a read answered 404 needs s3:ListBucket: S3 answers 403 to a caller without it), and each
+ * recorded action must be granted to that function in lib/access.ts, from which CDK builds the policies.
  * The other way round too: each granted action must be performed by its function here, or be listed in UNSEEN with
  * the reason the local run cannot show it.
  */
@@ -39,7 +40,7 @@ function actionsOf(commandName: string, input: Record<string, any>): string[] {
       return `dynamodb:${kind === 'Put' ? 'PutItem' : kind === 'Update' ? 'UpdateItem' : kind === 'Delete' ? 'DeleteItem' : 'ConditionCheckItem'}`;
     });
   }
-  const s3: Record<string, string> = { HeadObject: 's3:GetObject', GetObject: 's3:GetObject', PutObject: 's3:PutObject' };
+  const s3: Record<string, string> = { HeadObject: 's3:GetObject', GetObject: 's3:GetObject', PutObject: 's3:PutObject', ListObjectsV2: 's3:ListBucket' };
   if (s3[name]) return [s3[name]];
   if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
   if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
@@ -52,6 +53,7 @@ function granted(a: Access): Set<string> {
   return new Set([
     ...(a.table ?? []).map((x) => `dynamodb:${x}`),
     ...(a.bucket ?? []).map((x) => `s3:${x}`),
+    ...(a.listOrderFiles ? ['s3:ListBucket'] : []),
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
     ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
@@ -83,8 +85,20 @@ describe('least privilege', () => {
       (client.middlewareStack as { add: (mw: unknown, opts: object) => void }).add(
         (next: (a: unknown) => Promise<unknown>, context: { commandName: string }) => async (args: { input: Record<string, any> }) => {
           const fn = invocation.getStore();
-          if (fn) for (const action of actionsOf(context.commandName, args.input)) (observed.get(fn) ?? observed.set(fn, new Set()).get(fn)!).add(action);
-          return next(args);
+          const record = (action: string) => fn && (observed.get(fn) ?? observed.set(fn, new Set()).get(fn)!).add(action);
+          for (const action of actionsOf(context.commandName, args.input)) record(action);
+          try {
+            return await next(args);
+          } catch (err) {
+            // A read of a missing key is answered 404 only to a caller that may list the bucket (403 to others).
+            if (
+              /^(Head|Get)ObjectCommand$/.test(context.commandName) &&
+              (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+            ) {
+              record('s3:ListBucket');
+            }
+            throw err;
+          }
         },
         { step: 'initialize', name: 'accessRecorder' },
       );
@@ -118,6 +132,11 @@ describe('least privilege', () => {
     assert.equal((await waitForStatus(t, key, placed.id, ['done', 'error'])).status, 'done');
     assert.equal(done.status, 'done');
     assert.equal((await fetch(done.result_url, { redirect: 'manual' })).status, 302);
+    // Its mp4 deleted (as the lifecycle rule or an account's deletion does): the download route answers 404.
+    const { aws } = await import('../../functions/adapters/aws.ts');
+    const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+    await (await aws().s3()).send(new DeleteObjectCommand({ Bucket: t.stack.env.BUCKET_NAME, Key: `orders/${done.id}/video.mp4` }));
+    assert.equal((await fetch(done.result_url, { redirect: 'manual' })).status, 404);
 
     // Director mode: regen, then approve; and one order whose review deadline lapses.
     // Created twice with one Idempotency-Key too: the replay reads the order.
@@ -136,7 +155,6 @@ describe('least privilege', () => {
     // A review whose wait was lost with a stop: the review starts a new execution.
     const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', duration_seconds: 10, director_mode: true } });
     await waitForStatus(t, key, lost.body.id, ['awaiting_review']);
-    const { aws } = await import('../../functions/adapters/aws.ts');
     const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
     const executionArn = `${t.stack.env.ORDER_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${lost.body.id}`;
     await (await aws().sfn()).send(new StopExecutionCommand({ executionArn }));

@@ -283,6 +283,7 @@ describe('the CDK stack', () => {
       const expect = [
         ...(access.table ?? []).map((a) => `dynamodb:${a}`),
         ...(access.bucket ?? []).map((a) => `s3:${a}`),
+        ...(access.listOrderFiles ? ['s3:ListBucket'] : []),
         ...(access.linkKey ? ['secretsmanager:GetSecretValue'] : []),
         ...(access.orderMachine ?? []).map((a) => `states:${a}`),
         ...(access.startDelivery ? ['states:StartExecution'] : []),
@@ -290,6 +291,16 @@ describe('the CDK stack', () => {
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }
+  });
+
+  it('lets the download route list the order files only: S3 answers a missing file 404, not 403, only to a caller that may list', () => {
+    const [bucket] = ofType('AWS::S3::Bucket').find(([, r]) =>
+      r.Properties.LifecycleConfiguration?.Rules?.some((x: { Prefix?: string }) => x.Prefix === 'orders/'),
+    )!;
+    const listing = (name: string) => statementsOf(fn('http', name)[0]).filter((s) => actionsOf(s).includes('s3:ListBucket'));
+    assert.deepEqual(listing('download-file'), [
+      { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': [bucket, 'Arn'] }, Condition: { StringLike: { 's3:prefix': 'orders/*' } } },
+    ]);
   });
 
   it("gives the bot's order function no route and lets only the bot's role invoke it", () => {
@@ -463,7 +474,7 @@ describe('the Lambda bundles on the local stack', () => {
 
   it('run a quick order to a downloadable mp4 with every handler imported from its bundle', async () => {
     assert.equal(synth.status, 0, 'synth ran');
-    stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' }, moduleOf: bundleOf });
+    stack = await startLocalStack({ access: ACCESS, port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' }, moduleOf: bundleOf });
     checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });

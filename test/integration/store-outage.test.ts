@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { ACCESS } from '../../lib/access.ts';
 import { checkFetchesTo } from '../support/contract.ts';
 import { javaPidsOf } from '../support/service.ts';
 
@@ -23,7 +24,7 @@ const javaPids = () => javaPidsOf(dir);
 
 describe('a store outage', () => {
   it('is 503 with Retry-After while it lasts, fails no order, and ends by itself', async () => {
-    stack = await startLocalStack({ port: 0, dataDir: dir, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
+    stack = await startLocalStack({ access: ACCESS, port: 0, dataDir: dir, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
     checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });

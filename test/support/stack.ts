@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { ACCESS } from '../../lib/access.ts';
 import { checkFetchesTo } from './contract.ts';
 
 export interface ApiResponse {
@@ -30,7 +31,12 @@ export function useStack(env: Record<string, string> = {}): TestStack {
   const t = {} as TestStack;
   let stopChecking: (() => void) | undefined;
   before(async () => {
-    t.stack = await startLocalStack({ port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', ...env } });
+    t.stack = await startLocalStack({
+      access: ACCESS,
+      port: 0,
+      s3Dir: join(dir, 's3'),
+      env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', ...env },
+    });
     t.baseUrl = t.stack.baseUrl;
     stopChecking = checkFetchesTo(t.baseUrl);
   });
