@@ -51,6 +51,8 @@ export interface LocalStackOptions {
   publicHost?: string;
   /** DynamoDB Local's port (a free one when not given): a fixed one lets tools reach it across restarts. */
   dynamoPort?: number;
+  /** A stack that lives as long as one test file: DynamoDB Local's Java gets the quick compiler only. */
+  shortLived?: boolean;
   /**
    * Run the scheduled jobs: the recovery sweep once at start (it gives the orders and events a stop left behind new
    * executions) and then on its timer. The service does; a tool that only needs the stores, such as the operator
@@ -87,6 +89,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const dynamo = await startDynamoDbLocal({
       ...(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {}),
       ...(opts.dynamoPort ? { port: opts.dynamoPort } : {}),
+      shortLived: opts.shortLived ?? false,
     });
     stops.push(dynamo.stop);
     const bucket = 'video-service-files';

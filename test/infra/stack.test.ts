@@ -474,7 +474,14 @@ describe('the Lambda bundles on the local stack', () => {
 
   it('run a quick order to a downloadable mp4 with every handler imported from its bundle', async () => {
     assert.equal(synth.status, 0, 'synth ran');
-    stack = await startLocalStack({ access: ACCESS, port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' }, moduleOf: bundleOf });
+    stack = await startLocalStack({
+      access: ACCESS,
+      shortLived: true,
+      port: 0,
+      s3Dir: join(dir, 's3'),
+      env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
+      moduleOf: bundleOf,
+    });
     checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });

@@ -24,7 +24,14 @@ const javaPids = () => javaPidsOf(dir);
 
 describe('a store outage', () => {
   it('is 503 with Retry-After while it lasts, fails no order, and ends by itself', async () => {
-    stack = await startLocalStack({ access: ACCESS, port: 0, dataDir: dir, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
+    stack = await startLocalStack({
+      access: ACCESS,
+      shortLived: true,
+      port: 0,
+      dataDir: dir,
+      s3Dir: join(dir, 's3'),
+      env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' },
+    });
     checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
