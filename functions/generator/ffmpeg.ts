@@ -63,5 +63,13 @@ export function quote(value: string): string {
   return `'${value}'`;
 }
 
+/**
+ * A drawtext filter drawing the text of `file` as written. drawtext expands its text by default (`%{localtime}`,
+ * `%{pts}`, a stray `%` ends the text, `\\` escapes), so expansion is off: nothing a client writes is interpreted.
+ */
+export function drawText(o: { font: string; file: string; size: number; style: string; x: string; y: string }): string {
+  return `drawtext=fontfile=${quote(o.font)}:textfile=${quote(o.file)}:expansion=none:fontsize=${o.size}:${o.style}:x=${o.x}:y=${o.y}`;
+}
+
 /** The encoder settings of every video: H.264 for still scenes and AAC audio (the bench's floor encodes with them too). */
 export const ENCODER_ARGS = '-c:v libx264 -preset superfast -tune stillimage -crf 21 -pix_fmt yuv420p -c:a aac -b:a 128k -ar 44100'.split(' ');

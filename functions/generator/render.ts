@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mixSoundtrack, type PlacedVoice } from './audio.ts';
 import { background, BG_SCALE, HEIGHT, WIDTH } from './backgrounds.ts';
-import { ENCODER_ARGS, quote, runFfmpeg } from './ffmpeg.ts';
+import { drawText, ENCODER_ARGS, runFfmpeg } from './ffmpeg.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
@@ -58,14 +58,13 @@ function stillFilters(dir: string, i: number, still: SceneStill, badge: string |
     // Lines share one baseline grid (drawtext's y is the top of each line's own glyphs, so `ascent` is taken back).
     const baseline = top + k * layout.lineHeight + Math.round((layout.lineHeight + CAP_HEIGHT * layout.size) / 2);
     const colors = still.isCta ? 'fontcolor=0x1a1a1a' : 'fontcolor=white:borderw=5:bordercolor=black@0.75';
-    filters.push(`drawtext=fontfile=${quote(FONTS.caption)}:textfile=${quote(file)}:fontsize=${layout.size}:${colors}:x=(w-text_w)/2:y=${baseline}-ascent`);
+    filters.push(drawText({ font: FONTS.caption, file, size: layout.size, style: colors, x: '(w-text_w)/2', y: `${baseline}-ascent` }));
   });
   if (badge) {
     const file = join(dir, 'badge.txt');
     writeFileSync(file, badge);
-    filters.push(
-      `drawtext=fontfile=${quote(FONTS.label)}:textfile=${quote(file)}:fontsize=${REGIONS.badge.size}:fontcolor=white:box=1:boxcolor=black@0.45:boxborderw=18:x=(w-text_w)/2:y=${REGIONS.badge.y}`,
-    );
+    const style = 'fontcolor=white:box=1:boxcolor=black@0.45:boxborderw=18';
+    filters.push(drawText({ font: FONTS.label, file, size: REGIONS.badge.size, style, x: '(w-text_w)/2', y: String(REGIONS.badge.y) }));
   }
   return filters;
 }
@@ -83,6 +82,13 @@ async function sceneVoice(scene: Scene, index: number, language: 'ru' | 'en'): P
     }
   }
   return speech.samples;
+}
+
+/** The trial watermark's drawtext, top right on every frame (tests draw the same one to compare). */
+export function watermarkFilter(file: string): string {
+  const wm = REGIONS.watermark;
+  const style = 'fontcolor=white@0.9:borderw=3:bordercolor=black@0.6';
+  return drawText({ font: FONTS.label, file, size: wm.size, style, x: `${wm.x + wm.width - 20}-text_w`, y: String(wm.y + 25) });
 }
 
 export class EmbeddedRenderer implements Renderer {
@@ -162,11 +168,7 @@ export class EmbeddedRenderer implements Renderer {
       if (req.watermark) {
         const file = join(dir, 'watermark.txt');
         writeFileSync(file, drawable(FONTS.label, req.watermark));
-        const wm = REGIONS.watermark;
-        overlays.push(
-          `drawtext=fontfile=${quote(FONTS.label)}:textfile=${quote(file)}:fontsize=${wm.size}:fontcolor=white@0.9:borderw=3:bordercolor=black@0.6:` +
-            `x=${wm.x + wm.width - 20}-text_w:y=${wm.y + 25}`,
-        );
+        overlays.push(watermarkFilter(file));
       }
       const joined = `${script.scenes.map((_, i) => `[v${i}]`).join('')}concat=n=${script.scenes.length}:v=1:a=0,${overlays.join(',')}[video]`;
       writeFileSync(join(dir, 'video.graph'), [...chain, joined].join(';\n'));

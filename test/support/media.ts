@@ -86,3 +86,51 @@ export function inkFraction(pixels: Buffer, distance = 80): number {
   return pixels.filter((p) => Math.abs(p - median) > distance).length / pixels.length;
 }
 export const meanAbsDiff = (a: Buffer, b: Buffer) => a.reduce((s, p, i) => s + Math.abs(p - b[i]!), 0) / a.length;
+
+/** Why text cannot be read back from frames here (no tesseract with Russian and English), or undefined. */
+export const ocrMissing = (() => {
+  const r = spawnSync('tesseract', ['--list-langs'], { encoding: 'utf8' });
+  if (r.error) return 'tesseract is not installed (.ci/run installs it)';
+  const langs = r.stdout.split('\n').map((l) => l.trim());
+  return langs.includes('rus') && langs.includes('eng') ? undefined : 'tesseract lacks rus or eng';
+})();
+
+/**
+ * The text tesseract reads in a region of the frame at `seconds`: light text (white with a dark border) or dark text
+ * (the CTA's button) is kept black on white first, everything else dropped.
+ */
+export function readText(file: string, seconds: number, r: { x: number; y: number; width: number; height: number }, ink: 'light' | 'dark'): string {
+  const keep =
+    ink === 'light' ? "format=gray,lut=y='if(gt(val,190),0,255)'" : `lutrgb=${['r', 'g', 'b'].map((c) => `${c}='if(lt(val,70),0,255)'`).join(':')},format=gray`;
+  const png = execFileSync(
+    FFMPEG,
+    [
+      '-v',
+      'error',
+      '-ss',
+      String(seconds),
+      '-i',
+      file,
+      '-frames:v',
+      '1',
+      '-vf',
+      `crop=${r.width}:${r.height}:${r.x}:${r.y},${keep}`,
+      '-c:v',
+      'png',
+      '-f',
+      'image2',
+      '-',
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  return execFileSync('tesseract', ['stdin', 'stdout', '-l', 'rus+eng', '--psm', '6'], { input: png, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] });
+}
+
+/** Cyrillic letters drawn like Latin ones, which OCR swaps freely. */
+const LOOKALIKES: Record<string, string> = { а: 'a', е: 'e', ё: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', к: 'k', м: 'm', н: 'h', т: 't', в: 'b' };
+
+/** Text as OCR compares it: lower case, look-alike letters folded, whitespace collapsed. */
+export const foldForOcr = (s: string) =>
+  Array.from(s.toLowerCase().replace(/\s+/g, ' ').trim())
+    .map((ch) => LOOKALIKES[ch] ?? ch)
+    .join('');

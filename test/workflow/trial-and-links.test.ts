@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
-import { FONTS } from '../../functions/generator/fonts.ts';
-import { REGIONS } from '../../functions/generator/render.ts';
+import { REGIONS, watermarkFilter } from '../../functions/generator/render.ts';
 import { meanAbsDiff, probe } from '../support/media.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
@@ -63,14 +62,10 @@ function pixels(file: string, seconds: number, r: Region, filter?: string): Buff
 let texts = 0;
 
 /** The drawtext of `text` as the renderer draws the watermark (functions/generator/render.ts). */
-function watermarkFilter(text: string): string {
-  const wm = REGIONS.watermark;
+function watermarkOf(text: string): string {
   const textFile = join(dir, `text-${texts++}.txt`);
   writeFileSync(textFile, text);
-  return (
-    `drawtext=fontfile='${FONTS.label}':textfile='${textFile}':fontsize=${wm.size}:fontcolor=white@0.9:borderw=3:bordercolor=black@0.6:` +
-    `x=${wm.x + wm.width - 20}-text_w:y=${wm.y + 25}`
-  );
+  return watermarkFilter(textFile);
 }
 
 /** A link to `name` of `orderId` by the scheme of functions/core/links.ts, signed with the stack's link key. */
@@ -111,9 +106,9 @@ describe('orders rendered through the API', () => {
       // encoder's blur of the drawn text), several times better than with another address or without "(AI)".
       const s = 5;
       const trial = pixels(order.trial.file, s, wm);
-      const right = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(expected)));
-      const wrong = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(`${host.replace(/\d/g, '8')} (AI)`)));
-      const noAi = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkFilter(host)));
+      const right = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(expected)));
+      const wrong = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(`${host.replace(/\d/g, '8')} (AI)`)));
+      const noAi = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(host)));
       assert.ok(
         right < 6 && right * 3 < wrong && right * 3 < noAi,
         `${right.toFixed(2)} from "${expected}", ${wrong.toFixed(2)} from another address, ${noAi.toFixed(2)} without (AI)`,
