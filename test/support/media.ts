@@ -53,28 +53,21 @@ function spawnStderr(args: string[]): string {
   return spawnSync(FFMPEG, args, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] }).stderr;
 }
 
-/** Grey pixels (0..255) of a region of the frame at `seconds`. */
-export function region(file: string, seconds: number, r: { x: number; y: number; width: number; height: number }): Buffer {
-  return execFileSync(
-    FFMPEG,
-    [
-      '-v',
-      'error',
-      '-ss',
-      String(seconds),
-      '-i',
-      file,
-      '-frames:v',
-      '1',
-      '-vf',
-      `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`,
-      '-f',
-      'rawvideo',
-      '-',
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
+
+/** One frame at `seconds`, cropped to `r` and filtered by `vf`, in the format ffmpeg's output options say. */
+function frame(file: string, seconds: number, r: Region, vf: string, output: string[]): Buffer {
+  const args = ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', `crop=${r.width}:${r.height}:${r.x}:${r.y},${vf}`];
+  return execFileSync(FFMPEG, [...args, ...output, '-'], { maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** Grey pixels (0..255) of a region of the frame at `seconds`. */
+export const region = (file: string, seconds: number, r: Region): Buffer => frame(file, seconds, r, 'format=gray', ['-f', 'rawvideo']);
 
 /**
  * The share of pixels far (more than `distance` grey levels) from the region's median: text, light on dark or dark
@@ -99,30 +92,10 @@ export const ocrMissing = (() => {
  * The text tesseract reads in a region of the frame at `seconds`: light text (white with a dark border) or dark text
  * (the CTA's button) is kept black on white first, everything else dropped.
  */
-export function readText(file: string, seconds: number, r: { x: number; y: number; width: number; height: number }, ink: 'light' | 'dark'): string {
+export function readText(file: string, seconds: number, r: Region, ink: 'light' | 'dark'): string {
   const keep =
     ink === 'light' ? "format=gray,lut=y='if(gt(val,190),0,255)'" : `lutrgb=${['r', 'g', 'b'].map((c) => `${c}='if(lt(val,70),0,255)'`).join(':')},format=gray`;
-  const png = execFileSync(
-    FFMPEG,
-    [
-      '-v',
-      'error',
-      '-ss',
-      String(seconds),
-      '-i',
-      file,
-      '-frames:v',
-      '1',
-      '-vf',
-      `crop=${r.width}:${r.height}:${r.x}:${r.y},${keep}`,
-      '-c:v',
-      'png',
-      '-f',
-      'image2',
-      '-',
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
+  const png = frame(file, seconds, r, keep, ['-c:v', 'png', '-f', 'image2']);
   return execFileSync('tesseract', ['stdin', 'stdout', '-l', 'rus+eng', '--psm', '6'], { input: png, encoding: 'utf8', stdio: ['pipe', 'pipe', 'ignore'] });
 }
 
