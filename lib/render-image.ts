@@ -16,12 +16,21 @@ import { ROOT } from './paths.ts';
 /** The ffmpeg release the image must carry (Debian 13's); the image build and the function's cold start check it. */
 export const FFMPEG_RELEASE = '7.1';
 
-/** Files of node packages the render step reads from disk at run time: eSpeak NG's WebAssembly and the fonts. */
+/**
+ * Files of node packages the render step reads from disk at run time: eSpeak NG's WebAssembly, the fonts, and the
+ * pictures (Twemoji's SVGs, Emojibase's Russian and English names, resvg's WebAssembly).
+ */
 export const RENDER_PACKAGE_FILES = [
   'espeak-ng',
   '@expo-google-fonts/montserrat/package.json',
   '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
   '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
+  '@twemoji/svg',
+  'emojibase-data/package.json',
+  'emojibase-data/en/compact.json',
+  'emojibase-data/ru/compact.json',
+  '@resvg/resvg-wasm/package.json',
+  '@resvg/resvg-wasm/index_bg.wasm',
 ] as const;
 
 /** Writes the build context (Dockerfile, collect-ffmpeg.sh, app/ with the bundle) and returns the image's code. */

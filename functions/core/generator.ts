@@ -10,7 +10,7 @@ export interface Scene {
   caption: string;
   /** What the voice says during the scene. */
   voiceover: string;
-  /** A hint for the picture (drives the background). */
+  /** A hint for the scene's picture, with the caption's words. */
   visual: string;
   seconds: number;
 }
@@ -54,6 +54,8 @@ export interface RenderResult {
   video: string;
   cover: string;
   seconds: number;
+  /** The picture each scene got, by name, where the renderer chooses pictures. */
+  pictures?: string[];
 }
 
 export interface Planner {

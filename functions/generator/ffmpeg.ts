@@ -72,4 +72,4 @@ export function drawText(o: { font: string; file: string; size: number; style: s
 }
 
 /** The encoder settings of every video: H.264 for still scenes and AAC audio (the bench's floor encodes with them too). */
-export const ENCODER_ARGS = '-c:v libx264 -preset superfast -tune stillimage -crf 21 -pix_fmt yuv420p -c:a aac -b:a 128k -ar 44100'.split(' ');
+export const ENCODER_ARGS = '-c:v libx264 -preset superfast -tune stillimage -crf 21 -threads 2 -pix_fmt yuv420p -c:a aac -b:a 128k -ar 44100'.split(' ');

@@ -1,10 +1,13 @@
 /**
  * The embedded renderer: script to a 1080x1920, 30 fps, H.264 + AAC mp4 with +faststart, and a cover.
  *
- * Two ffmpeg runs. The first draws each scene's still once: its background, the caption laid out by measurement, the
- * product badge and the call-to-action button. The second turns each still into its scene (decoded once, looped for
- * the scene's frames, faded in and out), joins the scenes, draws the progress bar and, on trial videos, the
- * watermark on every frame, and muxes the soundtrack (voice over ducking music) mixed in memory.
+ * Three ffmpeg runs, beside the soundtrack's synthesis (voice over ducking music, in memory). The first draws each
+ * scene's still once, a little taller than the frame (its background, the caption laid out by measurement, the
+ * product badge, the call-to-action button), without and with the scene's picture (pictures.ts), as raw frames, and
+ * the cover. The second makes the video: each scene's picture rises into place over its still, then the still with the
+ * picture repeats under a slow pan (a crop window moving over the taller still), and each scene slides in over the
+ * last frame of the one before. Only the entrance and the slide are computed per frame: between them every frame is
+ * the same decoded still, which costs the encoder alone. The third muxes the soundtrack.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +18,18 @@ import { drawText, ENCODER_ARGS, runFfmpeg } from './ffmpeg.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
+import { type Picture, picturesFor, rasterize } from './pictures.ts';
 import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from '../core/generator.ts';
 import { DEFAULT_WPM, speak } from './voice.ts';
 
 export const FPS = 30;
-const FADE = 0.2;
+/** The slide of a scene over the one before, in frames (part of the entrance). */
+const SLIDE_FRAMES = 8;
+/** The picture's entrance: it rises into place and fades in, in frames. */
+const ENTRANCE_FRAMES = 12;
+const ENTRANCE_RISE = 60;
+/** How far the slow pan moves over a scene, in pixels; the stills are this much taller than the frame. */
+export const PAN = 48;
 const VOICE_LEAD_IN = 0.15;
 const MAX_WPM = 380;
 /** Montserrat's capital height, as a share of the font size. */
@@ -27,11 +37,14 @@ const CAP_HEIGHT = 0.7;
 
 /** Where things are drawn on the 1080x1920 frame; tests look at the same regions. */
 export const REGIONS = {
-  caption: { x: 90, y: 560, width: 900, height: 800 },
+  picture: { x: 260, y: 300, width: 560, height: 560 },
+  caption: { x: 90, y: 900, width: 900, height: 520 },
   badge: { y: 1480, size: 44 },
   watermark: { x: 560, y: 60, width: 480, height: 90, size: 40 },
-  progress: { y: 1896, height: 12 },
 } as const;
+
+/** The part of a still the picture rises through in its entrance (even, for yuv420p). */
+const PATCH = { x: REGIONS.picture.x, y: REGIONS.picture.y, width: REGIONS.picture.width, height: REGIONS.picture.height + ENTRANCE_RISE };
 
 const CAPTION_BOX = { width: REGIONS.caption.width - 60, height: REGIONS.caption.height - 60, maxSize: 92, minSize: 40, lineSpacing: 1.25 };
 
@@ -102,104 +115,145 @@ export class EmbeddedRenderer implements Renderer {
     // Whatever ffmpeg still runs when this render ends (a failure elsewhere) is killed with it.
     const abort = new AbortController();
     try {
-      const total = script.scenes.reduce((s, sc) => s + sc.seconds, 0);
-      const last = script.scenes.length - 1;
-      const badge = params.placement ? drawable(FONTS.label, `★ ${params.placement.product}`) : undefined;
+      const scenes = script.scenes;
+      const frames = scenes.map((scene) => Math.max(ENTRANCE_FRAMES + 1, Math.round(scene.seconds * FPS)));
+      const total = frames.reduce((s, f) => s + f, 0) / FPS;
 
-      // 1. Stills: one per scene, drawn once.
+      // 1. Stills, then the video, while the soundtrack is synthesized.
       progress(0, 'layout');
-      // Without captions, only the call to action is still written on screen.
-      const stills = script.scenes.map((scene, i) => {
-        const isCta = i === last && Boolean(params.cta);
-        return { layout: layoutCaption(FONTS.caption, params.captions || isCta ? scene.caption : '', CAPTION_BOX), isCta };
-      });
-      const stillArgs: string[] = [];
-      const graph: string[] = [];
-      script.scenes.forEach((scene, i) => {
-        const raw = join(dir, `bg-${i}.rgb`);
-        writeFileSync(raw, background(scene.visual, i));
-        stillArgs.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${WIDTH / BG_SCALE}x${HEIGHT / BG_SCALE}`, '-i', raw);
-        const filters = [`scale=${WIDTH}:${HEIGHT}:flags=bicubic`, ...stillFilters(dir, i, stills[i]!, badge)];
-        graph.push(`[${i}:v]${filters.join(',')}${i === 0 ? ',split=2[s0][cover]' : `[s${i}]`}`);
-      });
+      const pictures = picturesFor(scenes, params.topic);
+      const pictureFiles = await this.pictureFiles(dir, pictures);
       const cover = join(req.outDir, 'cover.jpg');
-      const outputs = script.scenes.flatMap((_, i) => ['-map', `[s${i}]`, '-frames:v', '1', join(dir, `still-${i}.png`)]);
-      writeFileSync(join(dir, 'stills.graph'), graph.join(';\n'));
-      const stillsRun = runFfmpeg(
-        ['-y', ...stillArgs, '-filter_complex_script', join(dir, 'stills.graph'), ...outputs, '-map', '[cover]', '-frames:v', '1', '-q:v', '3', cover],
-        undefined,
-        abort.signal,
-      );
-      stillsRun.catch(() => undefined);
-
-      // 2. Soundtrack, while the stills are drawn: each scene's voice at its start, over the music.
-      progress(0.05, 'voice');
+      const silent = join(dir, 'video-only.mp4');
+      const videoRun = runFfmpeg(this.stillsArgs(dir, req, pictureFiles, cover), undefined, abort.signal).then(() => {
+        progress(0.1, 'video');
+        return runFfmpeg(
+          this.videoArgs(dir, req, frames, pictureFiles, silent),
+          (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'),
+          abort.signal,
+        );
+      });
+      videoRun.catch(() => undefined);
       const voices: PlacedVoice[] = [];
       let at = 0;
-      for (const [i, scene] of script.scenes.entries()) {
+      for (const [i, scene] of scenes.entries()) {
         if (params.voice !== 'none') {
           const samples = await sceneVoice(scene, i, script.language);
           if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
         }
-        at += scene.seconds;
+        at += frames[i]! / FPS;
       }
-      progress(0.15, 'music');
       const music = params.music === 'none' ? undefined : synthMusic(total, params.tone, params.music === 'song', script.pack.title.length);
       const soundtrack = join(dir, 'soundtrack.wav');
       writeFileSync(soundtrack, mixSoundtrack(total, voices, music));
-      await stillsRun;
+      await videoRun;
 
-      // 3. The video: scene by scene, then the overlays on every frame.
-      progress(0.2, 'video');
-      const videoArgs: string[] = [];
-      const chain: string[] = [];
-      script.scenes.forEach((scene, i) => {
-        videoArgs.push('-i', join(dir, `still-${i}.png`));
-        const frames = Math.max(1, Math.round(scene.seconds * FPS));
-        const seconds = frames / FPS;
-        chain.push(
-          `[${i}:v]format=yuv420p,loop=loop=${frames - 1}:size=1:start=0,setpts=N/${FPS}/TB,` +
-            `fade=t=in:st=0:d=${FADE},fade=t=out:st=${(seconds - FADE).toFixed(3)}:d=${FADE}[v${i}]`,
-        );
-      });
-      const audioIndex = script.scenes.length;
-      videoArgs.push('-i', soundtrack);
-      const overlays = [`drawbox=x=0:y=${REGIONS.progress.y}:w='iw*t/${total.toFixed(3)}':h=${REGIONS.progress.height}:color=white@0.85:t=fill`];
-      if (req.watermark) {
-        const file = join(dir, 'watermark.txt');
-        writeFileSync(file, drawable(FONTS.label, req.watermark));
-        overlays.push(watermarkFilter(file));
-      }
-      const joined = `${script.scenes.map((_, i) => `[v${i}]`).join('')}concat=n=${script.scenes.length}:v=1:a=0,${overlays.join(',')}[video]`;
-      writeFileSync(join(dir, 'video.graph'), [...chain, joined].join(';\n'));
+      // 2. The soundtrack beside the video.
+      progress(0.9, 'mux');
       const video = join(req.outDir, 'video.mp4');
-      await runFfmpeg(
-        [
-          '-y',
-          ...videoArgs,
-          '-filter_complex_script',
-          join(dir, 'video.graph'),
-          '-map',
-          '[video]',
-          '-map',
-          `${audioIndex}:a`,
-          ...ENCODER_ARGS,
-          '-r',
-          String(FPS),
-          '-t',
-          total.toFixed(3),
-          '-movflags',
-          '+faststart',
-          video,
-        ],
-        (seconds) => progress(0.2 + 0.8 * Math.min(1, seconds / total), 'video'),
-        abort.signal,
-      );
+      const audioCodec = ENCODER_ARGS.slice(ENCODER_ARGS.indexOf('-c:a'));
+      const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c:v', 'copy', ...audioCodec];
+      await runFfmpeg([...mux, '-t', total.toFixed(3), '-movflags', '+faststart', video], undefined, abort.signal);
       progress(1, 'done');
-      return { video, cover, seconds: total };
+      return { video, cover, seconds: total, pictures: pictures.map((p) => p.name) };
     } finally {
       abort.abort();
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  /** Each distinct picture once, as a PNG of the picture region's size. */
+  private async pictureFiles(dir: string, pictures: Picture[]): Promise<string[]> {
+    const files = new Map<string, string>();
+    for (const p of pictures) {
+      if (files.has(p.code)) continue;
+      const file = join(dir, `picture-${p.code}.png`);
+      writeFileSync(file, await rasterize(p, REGIONS.picture.width));
+      files.set(p.code, file);
+    }
+    return pictures.map((p) => files.get(p.code)!);
+  }
+
+  /**
+   * The stills run: for scene i, full-i.yuv (raw yuv420p, 1080 x 1920+PAN: the video's format, so the video run
+   * decodes nothing) and patch-i.yuv, the part of the still the picture rises through, without it; the cover is the
+   * first full still's top.
+   */
+  private stillsArgs(dir: string, req: RenderRequest, pictureFiles: string[], cover: string): string[] {
+    const { script, params } = req;
+    const args: string[] = ['-y'];
+    const graph: string[] = [];
+    const outputs: string[] = [];
+    const last = script.scenes.length - 1;
+    const badge = params.placement ? drawable(FONTS.label, `★ ${params.placement.product}`) : undefined;
+    const pic = REGIONS.picture;
+    script.scenes.forEach((scene, i) => {
+      const raw = join(dir, `bg-${i}.rgb`);
+      writeFileSync(raw, background(scene.visual, i));
+      args.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${WIDTH / BG_SCALE}x${HEIGHT / BG_SCALE}`, '-i', raw, '-i', pictureFiles[i]!);
+      // Without captions, only the call to action is still written on screen.
+      const isCta = i === last && Boolean(params.cta);
+      const still = { layout: layoutCaption(FONTS.caption, params.captions || isCta ? scene.caption : '', CAPTION_BOX), isCta };
+      const filters = [`scale=${WIDTH}:${HEIGHT + PAN}:flags=bicubic`, 'format=yuv420p', ...stillFilters(dir, i, still, badge)];
+      const patch = PATCH;
+      graph.push(`[${2 * i}:v]${filters.join(',')},split=2[bare${i}][under${i}]`);
+      graph.push(`[bare${i}]crop=${patch.width}:${patch.height}:${patch.x}:${patch.y}[patch${i}]`);
+      graph.push(`[under${i}][${2 * i + 1}:v]overlay=x=${pic.x}:y=${pic.y}${i === 0 ? ',split=2[full0][cover0]' : `[full${i}]`}`);
+      for (const kind of ['patch', 'full']) outputs.push('-map', `[${kind}${i}]`, '-frames:v', '1', '-f', 'rawvideo', join(dir, `${kind}-${i}.yuv`));
+    });
+    graph.push(`[cover0]crop=${WIDTH}:${HEIGHT}:0:0[cover]`);
+    writeFileSync(join(dir, 'stills.graph'), graph.join(';\n'));
+    return [...args, '-filter_complex_script', join(dir, 'stills.graph'), ...outputs, '-map', '[cover]', '-frames:v', '1', '-q:v', '3', cover];
+  }
+
+  /**
+   * The video run. Per scene: the entrance (the picture rising and fading in over the bare still); the full still
+   * repeated; a crop window panning over it, up in even scenes and down in odd ones (in even steps, as yuv420p's
+   * chroma needs), so that each scene starts where the one before ended; each scene but the first slides in over the
+   * last frame of the one before. Loop and crop pass references to one decoded frame, so the frames after the
+   * entrance cost the encoder alone (a dip to black at each cut and a progress bar on every frame cost 25% more).
+   */
+  private videoArgs(dir: string, req: RenderRequest, frames: number[], pictureFiles: string[], out: string): string[] {
+    const args: string[] = ['-y'];
+    const graph: string[] = [];
+    const loop = (n: number) => `loop=loop=${n - 1}:size=1:start=0,setpts=N/${FPS}/TB`;
+    const pic = REGIONS.picture;
+    const enter = ENTRANCE_FRAMES / FPS;
+    const raw = (width: number, height: number) => ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`];
+    frames.forEach((n, i) => {
+      args.push(...raw(WIDTH, HEIGHT + PAN), '-i', join(dir, `full-${i}.yuv`), ...raw(PATCH.width, PATCH.height), '-i', join(dir, `patch-${i}.yuv`));
+      args.push('-i', pictureFiles[i]!);
+      const [full, patch, picture] = [3 * i, 3 * i + 1, 3 * i + 2];
+      const uses = [`[full${i}]`, `[under${i}]`, ...(i < frames.length - 1 ? [`[next${i}]`] : [])];
+      graph.push(`[${full}:v]split=${uses.length}${uses.join('')}`);
+      graph.push(`[${picture}:v]format=rgba,${loop(ENTRANCE_FRAMES)},fade=t=in:st=0:d=${enter}:alpha=1[p${i}]`);
+      // The entrance: the patch hides the picture at rest, and the picture rises over it.
+      graph.push(`[under${i}]${loop(ENTRANCE_FRAMES)}[u${i}];[${patch}:v]${loop(ENTRANCE_FRAMES)}[c${i}]`);
+      graph.push(`[u${i}][c${i}]overlay=x=${PATCH.x}:y=${PATCH.y}[e${i}]`);
+      graph.push(`[e${i}][p${i}]overlay=x=${pic.x}:y='${pic.y}+${ENTRANCE_RISE}*(1-t/${enter})*(1-t/${enter})'[ent${i}]`);
+      graph.push(`[full${i}]${loop(n - ENTRANCE_FRAMES)}[mid${i}]`);
+      let segments = [`[ent${i}]`, `[mid${i}]`];
+      if (i > 0) {
+        // The slide: the entrance's first frames cover the scene before from the right.
+        graph.push(`[ent${i}]split=2[head${i}][tail${i}]`);
+        graph.push(`[head${i}]trim=end_frame=${SLIDE_FRAMES},setpts=N/${FPS}/TB[in${i}]`);
+        graph.push(`[tail${i}]trim=start_frame=${SLIDE_FRAMES},setpts=N/${FPS}/TB[rest-ent${i}]`);
+        graph.push(`[next${i - 1}]${loop(SLIDE_FRAMES)}[before${i}]`);
+        graph.push(`[before${i}][in${i}]overlay=x='${WIDTH}*(1-(n+1)/${SLIDE_FRAMES})':y=0[slide${i}]`);
+        segments = [`[slide${i}]`, `[rest-ent${i}]`, `[mid${i}]`];
+      }
+      const y = i % 2 ? `${PAN}-2*trunc(${PAN / 2}*n/${n})` : `2*trunc(${PAN / 2}*n/${n})`;
+      graph.push(`${segments.join('')}concat=n=${segments.length}:v=1:a=0,setpts=N/${FPS}/TB,crop=${WIDTH}:${HEIGHT}:0:'${y}'[v${i}]`);
+    });
+    let joined = `${frames.map((_, i) => `[v${i}]`).join('')}concat=n=${frames.length}:v=1:a=0`;
+    if (req.watermark) {
+      const file = join(dir, 'watermark.txt');
+      writeFileSync(file, drawable(FONTS.label, req.watermark));
+      joined += `,${watermarkFilter(file)}`;
+    }
+    graph.push(`${joined}[video]`);
+    writeFileSync(join(dir, 'video.graph'), graph.join(';\n'));
+    const videoCodec = ENCODER_ARGS.slice(0, ENCODER_ARGS.indexOf('-c:a'));
+    return [...args, '-filter_complex_script', join(dir, 'video.graph'), '-map', '[video]', ...videoCodec, '-r', String(FPS), '-an', out];
   }
 }

@@ -1,6 +1,8 @@
 /** Offline speech: eSpeak NG compiled to WebAssembly (the espeak-ng package), one short synthesis per scene. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import ESpeakNg from 'espeak-ng';
 import { WaveFile } from './interop.ts';
 
@@ -17,6 +19,18 @@ function module(): Promise<WebAssembly.Module> {
   compiled ??= WebAssembly.compile(readFileSync(path));
   return compiled;
 }
+
+/**
+ * A full garbage collection. Each eSpeak instance keeps about 33 MB of WebAssembly memory that V8 frees only in a full
+ * collection, which the JavaScript heap's own pressure seldom triggers: eight scenes held 250 MB at once. Collecting
+ * after each synthesis keeps the render step's memory flat (measured: 371 -> 247 MB after eight voices).
+ */
+const collect: () => void = (() => {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
 
 export interface Speech {
   /** Mono 16-bit samples at VOICE_RATE. */
@@ -35,5 +49,8 @@ export async function speak(text: string, language: 'ru' | 'en', wordsPerMinute 
   });
   const wav = new WaveFile(engine.FS.readFile('/speech.wav') as Uint8Array);
   const samples = wav.getSamples(false, Int16Array) as unknown as Int16Array;
+  // The instance is garbage once the samples are out; a turn of the event loop lets go of its last references.
+  await new Promise((resolve) => setImmediate(resolve));
+  collect();
   return { samples, seconds: samples.length / VOICE_RATE };
 }

@@ -13,11 +13,12 @@ type Tone = OrderParams['tone'];
 
 interface Bank {
   hook: Record<Tone, (t: string) => [caption: string, voice: string]>;
-  points: ((t: string) => [string, string])[];
+  /** Caption, voice and visual hint; the hint names a thing the scene's picture can show (pictures.ts). */
+  points: ((t: string) => [string, string, string])[];
   placement: (product: string, t: string, description?: string) => [string, string];
   cta: (cta: string | undefined) => [string, string];
   note: (note: string) => [string, string];
-  visuals: string[];
+  visuals: { hook: (t: string) => string; placement: (product: string) => string; note: string; cta: string };
   title: (t: string, n: number) => string;
   description: (t: string, cta: string) => string;
   tags: string[];
@@ -33,28 +34,19 @@ const BANKS: Record<Lang, Bank> = {
       serious: (t) => [t, `${t}: the facts that matter.`],
     },
     points: [
-      (t) => ['Start simple', `Start with the basics of ${t}.`],
-      () => ['One small trick', 'One small trick changes everything.'],
-      () => ['Skip this mistake', 'Most people get this part wrong.'],
-      () => ['Make it a habit', 'Do it daily and it gets easy.'],
-      () => ['Quality over quantity', 'Less, but better, wins every time.'],
-      () => ['Try it today', 'Try it today and see the difference.'],
-      () => ['Share the idea', 'Tell a friend who needs this.'],
-      () => ['Keep it fun', 'Keep it fun and you will keep going.'],
+      (t) => ['Start simple', `Start with the basics of ${t}.`, 'first steps, footprints'],
+      () => ['One small trick', 'One small trick changes everything.', 'magic wand'],
+      () => ['Skip this mistake', 'Most people get this part wrong.', 'warning, caution'],
+      () => ['Make it a habit', 'Do it daily and it gets easy.', 'calendar'],
+      () => ['Quality over quantity', 'Less, but better, wins every time.', 'gem stone'],
+      () => ['Try it today', 'Try it today and see the difference.', 'rocket launch'],
+      () => ['Share the idea', 'Tell a friend who needs this.', 'light bulb, idea'],
+      () => ['Keep it fun', 'Keep it fun and you will keep going.', 'party popper'],
     ],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} makes it easier.`],
     cta: (c) => [c ?? 'Follow for more', c ? `${c}.` : 'Follow for more ideas like this.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
-    visuals: [
-      'close-up, warm light',
-      'wide shot, morning',
-      'hands at work',
-      'bright flat lay',
-      'city at dusk',
-      'soft studio light',
-      'nature, green tones',
-      'bold colours',
-    ],
+    visuals: { hook: (t) => `${t}, close-up`, placement: (p) => `${p}, shopping bags`, note: 'memo, note', cta: 'bell sound' },
     title: (t, n) => `${t}: ${n} things to know`,
     description: (t, c) => `Everything about ${t} in one short video. ${c}.`,
     tags: ['#shorts', '#reels', '#tips'],
@@ -68,28 +60,19 @@ const BANKS: Record<Lang, Bank> = {
       serious: (t) => [t, `${t}: только главное.`],
     },
     points: [
-      () => ['Начните с простого', 'Начните с самого простого.'],
-      () => ['Один приём', 'Один приём меняет всё.'],
-      () => ['Частая ошибка', 'Многие ошибаются именно здесь.'],
-      () => ['Сделайте привычкой', 'Каждый день — и станет легко.'],
-      () => ['Лучше меньше', 'Меньше, но лучше.'],
-      () => ['Попробуйте сегодня', 'Попробуйте сегодня и сравните.'],
-      () => ['Поделитесь', 'Отправьте другу, которому это нужно.'],
-      () => ['С удовольствием', 'Когда интересно, легко продолжать.'],
+      () => ['Начните с простого', 'Начните с самого простого.', 'первые шаги, следы'],
+      () => ['Один приём', 'Один приём меняет всё.', 'волшебная палочка'],
+      () => ['Частая ошибка', 'Многие ошибаются именно здесь.', 'знак предупреждения'],
+      () => ['Сделайте привычкой', 'Каждый день — и станет легко.', 'календарь'],
+      () => ['Лучше меньше', 'Меньше, но лучше.', 'драгоценный камень'],
+      () => ['Попробуйте сегодня', 'Попробуйте сегодня и сравните.', 'ракета, взлёт'],
+      () => ['Поделитесь', 'Отправьте другу, которому это нужно.', 'лампочка, идея'],
+      () => ['С удовольствием', 'Когда интересно, легко продолжать.', 'праздник, хлопушка'],
     ],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} поможет в этом.`],
     cta: (c) => [c ?? 'Подписывайтесь', c ? `${c}.` : 'Подписывайтесь, будет ещё.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
-    visuals: [
-      'крупный план, тёплый свет',
-      'общий план, утро',
-      'руки в работе',
-      'яркая раскладка',
-      'город вечером',
-      'мягкий студийный свет',
-      'природа, зелёные тона',
-      'смелые цвета',
-    ],
+    visuals: { hook: (t) => `${t}, крупный план`, placement: (p) => `${p}, покупки`, note: 'заметка, блокнот', cta: 'колокольчик' },
     title: (t, n) => `${t}: ${n} главных мысли`,
     description: (t, c) => `Всё про «${t}» в одном коротком видео. ${c}.`,
     tags: ['#shorts', '#reels', '#советы'],
@@ -154,16 +137,17 @@ export function writeScript(req: WriteRequest): Script {
   const seed = seedOf(params.topic, regen?.note ?? '', regen ? JSON.stringify(regen.previous.scenes) : '');
   const n = Math.min(8, Math.max(4, Math.round(params.duration_seconds / 6)));
 
-  const fixed: [string, string][] = [];
-  if (params.placement) fixed.push(bank.placement(params.placement.product, topic, params.placement.description));
-  if (regen) fixed.push(bank.note(regen.note));
+  const v = bank.visuals;
+  const fixed: [string, string, string][] = [];
+  if (params.placement) fixed.push([...bank.placement(params.placement.product, topic, params.placement.description), v.placement(params.placement.product)]);
+  if (regen) fixed.push([...bank.note(regen.note), v.note]);
   const bodyCount = Math.max(1, n - 2 - fixed.length);
   const body = Array.from({ length: bodyCount }, (_, i) => bank.points[(seed + i * 3) % bank.points.length]!(topic));
-  const lines: [string, string][] = [bank.hook[tone](topic), ...body, ...fixed, bank.cta(params.cta)];
-  const scenes: Omit<Scene, 'seconds'>[] = lines.map(([caption, voiceover], i) => ({
+  const lines: [string, string, string][] = [[...bank.hook[tone](topic), v.hook(topic)], ...body, ...fixed, [...bank.cta(params.cta), v.cta]];
+  const scenes: Omit<Scene, 'seconds'>[] = lines.map(([caption, voiceover, visual]) => ({
     caption,
     voiceover: params.voice === 'none' ? '' : voiceover,
-    visual: bank.visuals[(seed + i) % bank.visuals.length]!,
+    visual,
   }));
   const cta = bank.cta(params.cta)[0];
   const pack: PostingPack = {

@@ -61,13 +61,39 @@ describe('the renderer', () => {
     assert.ok(v.max > -12, `peak ${v.max} dB`);
   });
 
-  it('draws each scene’s caption inside the caption region, and nothing where no text belongs', () => {
+  it('draws each scene’s picture and caption in their regions, and nothing between the badge and the bottom', () => {
     for (const t of [1.25, 3.75, 6.25, 8.75]) {
       const caption = region(plain.video, t, REGIONS.caption);
       assert.ok(inkFraction(caption) > 0.02, `caption region at ${t}s: ${inkFraction(caption)} ink`);
-      const empty = region(plain.video, t, { x: 90, y: 260, width: 900, height: 220 });
-      assert.ok(inkFraction(empty) < 0.001, `text above the caption region at ${t}s: ${inkFraction(empty)}`);
+      const picture = region(plain.video, t, REGIONS.picture);
+      assert.ok(inkFraction(picture, 40) > 0.1, `picture region at ${t}s: ${inkFraction(picture, 40)} ink`);
+      const empty = region(plain.video, t, { x: 90, y: 1600, width: 900, height: 260 });
+      assert.ok(inkFraction(empty) < 0.001, `something below the badge at ${t}s: ${inkFraction(empty)}`);
     }
+  });
+
+  it('moves: the picture rises in, the still pans, and each scene slides in over the one before', () => {
+    const pictureAt = (t: number) => region(plain.video, t, REGIONS.picture);
+    assert.ok(meanAbsDiff(pictureAt(0.05), pictureAt(0.6)) > 5, 'the entrance moves the picture');
+    const whole = { x: 0, y: 0, width: 1080, height: 1920 };
+    assert.ok(meanAbsDiff(region(plain.video, 0.6, whole), region(plain.video, 2.3, whole)) > 1, 'the pan moves the still');
+    assert.ok(meanAbsDiff(region(plain.video, 1.2, whole), region(plain.video, 1.25, whole)) < 3, 'but slowly: frames 1/20 s apart differ little');
+    // Half-way through the slide into scene 2 (at 2.5 s), its right side has changed far more than its left.
+    const side = (x: number) => ({ x, y: 0, width: 360, height: 1920 });
+    const changed = (x: number) => meanAbsDiff(region(plain.video, 2.5 + 4 / 30, side(x)), region(plain.video, 2.4, side(x)));
+    assert.ok(changed(720) > changed(0) + 5, `slide: right side changed ${changed(720)}, left side ${changed(0)}`);
+  });
+
+  it('shows the first scene’s picture on the cover', () => {
+    const cover = region(plain.cover, 0, REGIONS.picture);
+    assert.ok(inkFraction(cover, 40) > 0.1, 'a picture on the cover');
+    // The end of the first scene's entrance (frame 12), its pan 6 px along (2 * trunc(24 * 12 / 75)).
+    const first = region(plain.video, 12.5 / 30, { ...REGIONS.picture, y: REGIONS.picture.y - 6 });
+    const second = region(plain.video, 3.75, REGIONS.picture);
+    assert.ok(
+      meanAbsDiff(cover, first) < meanAbsDiff(cover, second) / 2,
+      `cover vs scene 1: ${meanAbsDiff(cover, first)}, vs scene 2: ${meanAbsDiff(cover, second)}`,
+    );
   });
 
   it('puts the forced watermark on trial videos only, on every scene', () => {

@@ -62,7 +62,18 @@ export interface Region {
 
 /** One frame at `seconds`, cropped to `r` and filtered by `vf`, in the format ffmpeg's output options say. */
 function frame(file: string, seconds: number, r: Region, vf: string, output: string[]): Buffer {
-  const args = ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', `crop=${r.width}:${r.height}:${r.x}:${r.y},${vf}`];
+  // An image (a cover) has no time to seek to: ffmpeg answers a seek in it with no frame at all.
+  const args = [
+    '-v',
+    'error',
+    ...(seconds > 0 ? ['-ss', String(seconds)] : []),
+    '-i',
+    file,
+    '-frames:v',
+    '1',
+    '-vf',
+    `crop=${r.width}:${r.height}:${r.x}:${r.y},${vf}`,
+  ];
   return execFileSync(FFMPEG, [...args, ...output, '-'], { maxBuffer: 64 * 1024 * 1024 });
 }
 
