@@ -18,7 +18,7 @@ export const FFMPEG_RELEASE = '7.1';
 
 /**
  * Files of node packages the render step reads from disk at run time: eSpeak NG's WebAssembly, the fonts, and the
- * pictures (Twemoji's SVGs, Emojibase's Russian and English names, resvg's WebAssembly).
+ * pictures (Twemoji's SVGs and resvg's WebAssembly; the pictures' index is in the bundle).
  */
 export const RENDER_PACKAGE_FILES = [
   'espeak-ng',
@@ -26,9 +26,6 @@ export const RENDER_PACKAGE_FILES = [
   '@expo-google-fonts/montserrat/800ExtraBold/Montserrat_800ExtraBold.ttf',
   '@expo-google-fonts/montserrat/600SemiBold/Montserrat_600SemiBold.ttf',
   '@twemoji/svg',
-  'emojibase-data/package.json',
-  'emojibase-data/en/compact.json',
-  'emojibase-data/ru/compact.json',
   '@resvg/resvg-wasm/package.json',
   '@resvg/resvg-wasm/index_bg.wasm',
 ] as const;

@@ -217,7 +217,6 @@ export class EmbeddedRenderer implements Renderer {
     const args: string[] = ['-y'];
     const graph: string[] = [];
     const loop = (n: number) => `loop=loop=${n - 1}:size=1:start=0,setpts=N/${FPS}/TB`;
-    const pic = REGIONS.picture;
     const enter = ENTRANCE_FRAMES / FPS;
     const raw = (width: number, height: number) => ['-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`];
     frames.forEach((n, i) => {
@@ -227,10 +226,11 @@ export class EmbeddedRenderer implements Renderer {
       const uses = [`[full${i}]`, `[under${i}]`, ...(i < frames.length - 1 ? [`[next${i}]`] : [])];
       graph.push(`[${full}:v]split=${uses.length}${uses.join('')}`);
       graph.push(`[${picture}:v]format=rgba,${loop(ENTRANCE_FRAMES)},fade=t=in:st=0:d=${enter}:alpha=1[p${i}]`);
-      // The entrance: the patch hides the picture at rest, and the picture rises over it.
+      // The entrance: the picture rises through the patch (composed at the patch's size, which is cheaper), and the
+      // patch covers the picture at rest.
       graph.push(`[under${i}]${loop(ENTRANCE_FRAMES)}[u${i}];[${patch}:v]${loop(ENTRANCE_FRAMES)}[c${i}]`);
-      graph.push(`[u${i}][c${i}]overlay=x=${PATCH.x}:y=${PATCH.y}[e${i}]`);
-      graph.push(`[e${i}][p${i}]overlay=x=${pic.x}:y='${pic.y}+${ENTRANCE_RISE}*(1-t/${enter})*(1-t/${enter})'[ent${i}]`);
+      graph.push(`[c${i}][p${i}]overlay=x=0:y='${ENTRANCE_RISE}*(1-t/${enter})*(1-t/${enter})'[rising${i}]`);
+      graph.push(`[u${i}][rising${i}]overlay=x=${PATCH.x}:y=${PATCH.y}[ent${i}]`);
       graph.push(`[full${i}]${loop(n - ENTRANCE_FRAMES)}[mid${i}]`);
       let segments = [`[ent${i}]`, `[mid${i}]`];
       if (i > 0) {

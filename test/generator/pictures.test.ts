@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { matchPicture, picturesFor, stems } from '../../functions/generator/pictures.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildLibraryIndex, matchPicture, picturesFor, stems } from '../../functions/generator/pictures.ts';
+import { ROOT } from '../../lib/paths.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
 
 const TOPICS = [
@@ -45,6 +48,11 @@ const CLIENT_SCENES: [string, string][] = [
 ];
 
 describe('pictures for scenes', () => {
+  it('reads the library index that the packages and the rules build today (npm run pictures:index)', () => {
+    const committed = JSON.parse(readFileSync(join(ROOT, 'functions', 'generator', 'pictures-index.json'), 'utf8'));
+    assert.deepEqual(committed, buildLibraryIndex());
+  });
+
   it('gives at least 80% of scenes a picture matched to one of their words, over a set of scripts', (t) => {
     const rows: string[] = [];
     let matched = 0;
