@@ -20,6 +20,7 @@ import { OrderFiles } from '../adapters/files.ts';
 import { Orders } from '../adapters/orders.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
+import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
 import { RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
@@ -85,6 +86,7 @@ function build() {
     creation: new OrderCreation({
       orders,
       planPrompt: planFromPrompt,
+      deliverable: deliverableFromEnv(),
       queue: snapshots,
       workflow,
       limits: cfg.limits,

@@ -19,9 +19,9 @@ export const createVideoBody = z.strictObject({
   captions: z._default(z.boolean(), true),
   /** stock: included; song: an original song (+70, heavy); none: voice only. */
   music: z._default(z.enum(['stock', 'song', 'none']), 'stock'),
-  /** standard: included; clone: the client's cloned voice (+100, heavy); none: no voiceover. */
+  /** standard: included; clone: the client's cloned voice (+100, heavy; refused with 422 while no provider makes it); none: no voiceover. */
   voice: z._default(z.enum(['standard', 'clone', 'none']), 'standard'),
-  /** AI-generated visuals (+100, heavy) instead of the included stock backgrounds. */
+  /** AI-generated visuals (+100, heavy; refused with 422 while no image generator is configured) instead of the included pictures. */
   ai_visual: z._default(z.boolean(), false),
   /** doubloons: pay the full price instead of the plan's heavy allowance (avoids 409 fair_use_exceeded). */
   billing: z._default(z.enum(['auto', 'doubloons']), 'auto'),

@@ -11,6 +11,7 @@ import { resolveLanguage } from './language.ts';
 import { postWindow, type Throughput } from './limits.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
+import type { Deliverable } from './generator.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
 
@@ -47,6 +48,8 @@ export interface OrderCreationDeps {
   /** The render queue as this process sees it, for eta_seconds. */
   queue: Pick<QueueViews, 'view' | 'drop'>;
   planPrompt: PromptPlanner;
+  /** What the configured generator delivers of the paid extras: the others are refused before any charge. */
+  deliverable: Deliverable;
   workflow: Workflow;
   limits: Limits;
   prices: Prices;
@@ -76,10 +79,22 @@ export class OrderCreation {
   /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
   private orderOf(request: OrderRequest): Pick<Order, 'kind' | 'prompt' | 'params'> {
     if (request.route === 'POST /videos:quick') {
-      const params = this.deps.planPrompt(request.prompt);
+      const params = this.refuseUndeliverable(this.deps.planPrompt(request.prompt), 'the prompt asks for ');
       return { kind: 'quick', prompt: request.prompt, params: request.director_mode ? { ...params, director_mode: true } : params };
     }
-    return { kind: 'explicit', params: resolveLanguage(request.params) };
+    return { kind: 'explicit', params: this.refuseUndeliverable(resolveLanguage(request.params), '') };
+  }
+
+  /** 422 naming the field of a paid extra this service cannot deliver now: nothing is charged for it. */
+  private refuseUndeliverable(params: OrderParams, asked: string): OrderParams {
+    const { deliverable } = this.deps;
+    if (params.ai_visual && !deliverable.ai_visual) {
+      throw new InvalidParams('ai_visual', `${asked}AI visuals, which this service cannot make now (no image generator is configured)`);
+    }
+    if (params.voice === 'clone' && !deliverable.voice_clone) {
+      throw new InvalidParams('voice', `${asked}a cloned voice, which this service cannot make now (no voice-cloning speech provider is configured)`);
+    }
+    return params;
   }
 
   private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>) {

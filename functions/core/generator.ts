@@ -75,6 +75,17 @@ export interface Generator {
 }
 
 /**
+ * The paid extras the configured generator delivers, beyond what every order gets. An order asking for one it does
+ * not deliver is refused before any charge: customers pay only for what they get.
+ */
+export interface Deliverable {
+  /** Pictures made by an image model for each scene. */
+  ai_visual: boolean;
+  /** The customer's own voice (a cloned voice at a speech provider). */
+  voice_clone: boolean;
+}
+
+/**
  * A failure that may pass (a busy or slow engine, a malformed answer): the workflow retries it. Its `name` is what
  * Step Functions' Retry matches.
  */

@@ -102,8 +102,9 @@ export function buildLibraryIndex(): LibraryIndex {
   const index: LibraryIndex = { entries: {}, stems: {} };
   const add = (text: string, code: string, weight: number) => {
     for (const { stem } of stems(text)) {
-      const of = (index.stems[stem] ??= {});
+      const of = index.stems[stem] ?? {};
       of[code] = Math.max(of[code] ?? 0, weight);
+      index.stems[stem] = of;
     }
   };
   for (const lang of ['en', 'ru'] as const) {

@@ -57,7 +57,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'createQuickVideo',
     summary: 'Order a video from a one-line prompt',
     description:
-      'The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats.',
+      "The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats. A prompt asking for a paid extra the service cannot make now (AI visuals, a cloned voice) gets 422 `invalid_params` naming the extra's field, before any charge.",
     tag: 'Orders',
     body: quickVideoBody,
     ...CREATION,
@@ -70,7 +70,9 @@ const OPERATIONS: Record<string, Operation> = {
   'create-video': {
     id: 'createVideo',
     summary: 'Order a video with explicit parameters',
-    description: 'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review.',
+    description:
+      'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review. ' +
+      'A paid extra the service cannot make now is refused with 422 `invalid_params` naming its field, before any charge: today `ai_visual: true` and `voice: "clone"` (no image generator or voice-cloning speech provider is configured).',
     tag: 'Orders',
     body: createVideoBody,
     ...CREATION,

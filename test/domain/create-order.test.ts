@@ -115,6 +115,21 @@ describe('order creation', () => {
     assert.deepEqual([table.orders.size, table.ledger.length], [0, 0]);
   });
 
+  it('refuses a paid extra the generator does not deliver, before any charge, naming the field', async () => {
+    const plain = memoryCreation(table, workflow, metrics, () => undefined, { ai_visual: false, voice_clone: false });
+    table.addAccount({ userId: 'U', balance: 1000 });
+    await assert.rejects(
+      plain.create(input('U', explicit('Tea', { ai_visual: true }))),
+      (e: AppError) => e.code === 'invalid_params' && /^ai_visual:/.test(e.message),
+    );
+    await assert.rejects(plain.create(input('U', explicit('Tea', { voice: 'clone' }))), (e: AppError) => /^voice:/.test(e.message));
+    await assert.rejects(plain.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea, with AI visuals' })), (e: AppError) =>
+      /^ai_visual: the prompt asks/.test(e.message),
+    );
+    assert.deepEqual([table.orders.size, table.ledger.length, table.account('U').balance], [0, 0, 1000]);
+    assert.equal((await plain.create(input('U', explicit('Tea', { music: 'song' })))).response.cost, DEFAULT_PRICES.base + DEFAULT_PRICES.song);
+  });
+
   it('answers 429 rate_limited once the minute holds its 30 POSTs', async () => {
     table.addAccount({ userId: 'U', balance: 100_000 });
     table.posts.set(`U:${Date.parse('2026-11-23T10:00:00Z')}`, DEFAULT_LIMITS.postsPerMinute);

@@ -9,7 +9,7 @@ import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/c
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, StoredEvent } from '../../functions/core/deliveries.ts';
-import type { Generator, RenderRequest } from '../../functions/core/generator.ts';
+import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
@@ -167,10 +167,17 @@ function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] =
 }
 
 /** The creation use case on these ports, with the default prices and limits. */
-export function memoryCreation(table: MemoryTable, workflow: MemoryWorkflow, metrics: MemoryMetrics, log: (message: string) => void = () => undefined) {
+export function memoryCreation(
+  table: MemoryTable,
+  workflow: MemoryWorkflow,
+  metrics: MemoryMetrics,
+  log: (message: string) => void = () => undefined,
+  deliverable: Deliverable = { ai_visual: true, voice_clone: true },
+) {
   return new OrderCreation({
     orders: new MemoryOrders(table),
     planPrompt: planFromPrompt,
+    deliverable,
     workflow,
     limits: DEFAULT_LIMITS,
     prices: DEFAULT_PRICES,

@@ -116,21 +116,38 @@ describe('creating orders', () => {
 
   it('takes heavy videos from a plan, then answers 409 fair_use_exceeded unless billing is doubloons', async () => {
     const { apiKey } = await t.user({ balance: 1000, plan: { name: 'creator', heavyPerMonth: 1 } });
-    const first = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', ai_visual: true } });
+    const first = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', music: 'song' } });
     assert.equal(first.status, 201);
     assert.equal(first.body.cost, 100);
-    const second = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', ai_visual: true } });
+    const second = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', music: 'song' } });
     assert.equal(second.status, 409);
     assert.equal(errorCode(second), 'fair_use_exceeded');
-    const paid = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', ai_visual: true, billing: 'doubloons' } });
+    const paid = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'x', music: 'song', billing: 'doubloons' } });
     assert.equal(paid.status, 201);
-    assert.equal(paid.body.cost, 200);
+    assert.equal(paid.body.cost, 170);
     assert.deepEqual((await t.api('GET', '/balance', { key: apiKey })).body, {
-      balance: 700,
+      balance: 730,
       trial_videos_left: 0,
       plan: 'creator',
       heavy_videos_left: 0,
     });
+  });
+});
+
+describe('paid extras this service cannot deliver', () => {
+  it('refuses AI visuals and a cloned voice with 422 naming the field, on both creation routes, and charges nothing', async () => {
+    const { apiKey } = await t.user({ balance: 1000, trialVideos: 1 });
+    const visual = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', ai_visual: true } });
+    assert.equal(visual.status, 422);
+    assert.equal(errorCode(visual), 'invalid_params');
+    assert.match(visual.body.error.message, /^ai_visual: .*no image generator/);
+    const voice = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', voice: 'clone' } });
+    assert.equal(voice.status, 422);
+    assert.match(voice.body.error.message, /^voice: .*cloned voice/);
+    const quick = await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'A video about tea in my own voice' } });
+    assert.equal(quick.status, 422);
+    assert.match(quick.body.error.message, /^voice: the prompt asks for a cloned voice/);
+    assert.deepEqual((await t.api('GET', '/balance', { key: apiKey })).body, { balance: 1000, trial_videos_left: 1 });
   });
 });
 

@@ -38,7 +38,7 @@ describe('a failed generation', () => {
 
   it('gives a plan’s heavy video back', async () => {
     const { apiKey } = await t.user({ balance: 500, plan: { name: 'creator', heavyPerMonth: 1 } });
-    const created = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', duration_seconds: 10, ai_visual: true } });
+    const created = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', duration_seconds: 10, music: 'song' } });
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.heavy_videos_left, 0);
     assert.equal((await waitForStatus(t, apiKey, created.body.id, ['error', 'done'])).status, 'error');
     assert.deepEqual((await t.api('GET', '/balance', { key: apiKey })).body, { balance: 500, trial_videos_left: 0, plan: 'creator', heavy_videos_left: 1 });
