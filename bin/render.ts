@@ -50,8 +50,9 @@ try {
   writeFileSync(pack, JSON.stringify(script.pack, null, 2));
   const s = (ms: number) => (ms / 1000).toFixed(3);
   const ended = performance.now();
+  console.log(`\npictures: ${(result.pictures ?? []).join(', ')}`);
   console.log(
-    `\nvideo: ${out} (${result.seconds.toFixed(1)} s, made in ${s(ended - started)} s: plan and script ${s(planned - started)} s, render ${s(ended - planned)} s)\ncover: ${cover}\npack:  ${pack}`,
+    `video: ${out} (${result.seconds.toFixed(1)} s, made in ${s(ended - started)} s: plan and script ${s(planned - started)} s, render ${s(ended - planned)} s)\ncover: ${cover}\npack:  ${pack}`,
   );
 } catch (err) {
   console.error(`\nrender failed: ${(err as Error).message}`);

@@ -30,6 +30,12 @@ describe('caption layout', () => {
     assert.throws(() => layoutCaption(FONTS.caption, 'слово '.repeat(400), BOX), GeneratorFailed);
   });
 
+  it('shrinks a caption before it splits a word with a hyphen the client did not write', () => {
+    const l = layoutCaption(FONTS.caption, 'Подписывайтесь', { ...BOX, height: 440 });
+    assert.deepEqual(l.lines, ['Подписывайтесь']);
+    assert.ok(l.size < BOX.maxSize, `at ${l.size} px`);
+  });
+
   it('leaves out what the font cannot draw (emoji) and keeps Cyrillic', () => {
     assert.deepEqual(layoutCaption(FONTS.caption, 'Кофе ☕️ time 🔥', BOX).lines, ['Кофе time']);
     assert.deepEqual(layoutCaption(FONTS.caption, '  🎉  ', BOX).lines, []);
