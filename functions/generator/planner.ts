@@ -7,33 +7,75 @@ import { createVideoBody, type OrderParams } from '../contract/orders.ts';
 import { detectLanguage } from '../core/language.ts';
 
 const TONES: [OrderParams['tone'], RegExp][] = [
-  ['funny', /\b(funny|humou?r|joke)|смешн|юмор|прикольн|шутк/i],
-  ['energetic', /\b(energetic|dynamic|hype)|динамичн|энергичн|бодр/i],
-  ['calm', /\b(calm|relax|soft)|спокойн|расслаб|умиротвор/i],
-  ['serious', /\b(serious|formal|expert)|серь[её]зн|строг|экспертн/i],
+  ['funny', /\b(funny|humou?r\w*|jokes?|hilarious|playful|witty|silly|fun)\b|смешн|юмор|прикольн|шутк|весел|весёл|забавн/i],
+  ['energetic', /\b(energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating)\b|динамичн|энергичн|бодр|драйв|мотивир|зажигательн/i],
+  ['calm', /\b(calm|relax\w*|soft|soothing|chill|peaceful|gentle|cozy)\b|спокойн|расслаб|умиротвор|медитативн|нежн/i],
+  ['serious', /\b(serious|formal|expert|professional|business)\b|серь[её]зн|строг|экспертн|делов|официальн/i],
 ];
 
 /** Phrases that ask for something: matched, used, and cut out of the topic. */
-const SONG = /\b(with (a |an )?(original )?song)\b|\bsong\b|с песн\S*|песн\S*/i;
+const NO_SONG = /\bno song\b|\bwithout (a )?song\b|без песни/i;
+const SONG = /\b(with (a |an )?(original )?(song|jingle))\b|\b(song|jingle)\b|с песн\S*|песн\S*/i;
 const NO_MUSIC = /\bno music\b|\bwithout music\b|без музыки/i;
-const VOICE_CLONE = /\b(in )?my (own )?voice\b|\bvoice clon\w*|мо(им|ем|ём) голос\S*|клон\S* голос\S*/i;
-const NO_VOICE = /\bno voice-?over\b|\bwithout voice-?over\b|без озвучки|без голоса/i;
-const AI_VISUAL = /\bai[- ]?(visuals?|images?|generated)\b|\bgenerated visuals?\b|ии[- ]?(визуал\S*|картинк\S*)|нейросет\S*/i;
-const NO_CAPTIONS = /\bno captions\b|\bwithout captions\b|без субтитров|без подписей/i;
-const DURATION = /(\d{1,3})\s*(s\b|sec\S*|seconds?|с(?=[\s,.;!?]|$)|сек\S*)|(\d{1,2})\s*(min\S*|мин\S*)/i;
+const VOICE_CLONE = /\b(in )?my (own )?voice\b|\bclone my voice\b|\bvoice clon\w*|(и |озвучь |озвучка )?мо(им|ем|ём) голос\S*|клон\S* голос\S*/i;
+const NO_VOICE = /\b(no|without) (voice-?over|narration|narrator|voice)\b|без озвучки|без голоса|без диктора/i;
+const AI_VISUAL =
+  /\bai[- ]?(generated\s+)?(visuals?|images?|pictures?|art)\b|\bgenerated (visuals?|images?)\b|ии[- ]?(визуал\S*|картинк\S*|изображен\S*)|нейросетев\S*\s+(картинк|изображен|визуал)\S*|сгенерированн\S*\s+нейросетью(\s+(картинк|изображен)\S*)?|(картинк|изображен)\S*\s+от\s+нейросет\S*/i;
+const NO_CAPTIONS = /\b(no|without) (captions|subtitles)\b|без субтитров|без подписей/i;
+/** An explicit language for the video, whatever the prompt is written in. */
+const LANGUAGE: ['ru' | 'en', RegExp][] = [
+  ['en', /\bin english\b|\benglish language\b|на английском( языке)?|английск\S* язык\S*/i],
+  ['ru', /\bin russian\b|\brussian language\b|на русском( языке)?|русск\S* язык\S*|по-русски/i],
+];
+/** Durations as people write them: "20 секунд", "20-секундное", "полминуты", "half a minute", "a minute", "1 мин". */
+const NUMBER_WORDS: Record<string, number> = {
+  десять: 10,
+  десяти: 10,
+  пятнадцать: 15,
+  пятнадцати: 15,
+  двадцать: 20,
+  двадцати: 20,
+  тридцать: 30,
+  тридцати: 30,
+  сорок: 40,
+  сорока: 40,
+  пятьдесят: 50,
+  пятидесяти: 50,
+  шестьдесят: 60,
+  шестидесяти: 60,
+  ten: 10,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+};
+const NUMBER = `(\\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})`;
+const DURATIONS: [RegExp, (m: RegExpExecArray) => number][] = [
+  [/полторы минуты|\b(one and a half minutes|a minute and a half)\b/i, () => 90],
+  [/полминуты|пол минуты|\bhalf (a |of a )?minute\b|\bhalf-minute\b/i, () => 30],
+  [new RegExp(`${NUMBER}\\s*-?\\s*(s\\b|sec\\S*|seconds?\\b|с(?=[\\s,.;!?]|$)|сек\\S*)`, 'i'), (m) => count(m[1]!)],
+  [/(пятнадцати|двадцати|тридцати|сорока|десяти)секундн\S*/i, (m) => count(m[1]!)],
+  [new RegExp(`${NUMBER}\\s*-?\\s*(min\\S*|minutes?\\b|мин\\S*)`, 'i'), (m) => count(m[1]!) * 60],
+  // (\b knows only Latin letters: Russian words end at a space, a mark or the end.)
+  [/\b(a|one) minute\b|(на |за |в )?(одну )?минут[уа](?=[\s,.;!?]|$)/i, () => 60],
+];
+const count = (n: string) => NUMBER_WORDS[n.toLowerCase()] ?? Number(n);
 const PLACEMENT =
-  /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара)?)\s*[:-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
+  /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара))\s*[:-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
 const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:-]\s*["«]?([^.;!?"»\n]{2,80})["»]?/i;
 
 /** Words that ask for a video rather than say what it is about; cut from the topic. */
 const FILLERS = [
+  /\bmake it (fun|funny)\b/gi,
   /\b(please\s+)?(make|create|generate|render|shoot)\b( me)?/gi,
   /\b(an?\s+)?(short|quick|vertical|tiktok|youtube)?\s*(video|clip|reel|short)s?\s*(about|on|of)?\b/gi,
   /(сделай(те)?|создай(те)?|сними(те)?|нужно|нужен)\s*/gi,
   /(коротк\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему)?(?=\s|$)/gi,
   /^\s*(о|про)?\s*том,?\s*/i,
-  /\b(funny|humorous|energetic|dynamic|calm|relaxing|serious|formal)\b/gi,
-  /(смешн|весел|энергичн|динамичн|спокойн|серь[её]зн)\S*/gi,
+  /\b(funny|humorous|hilarious|playful|witty|silly|energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating|calm|relaxing|soothing|chill|peaceful|gentle|cozy|serious|formal|professional)\b/gi,
+  /(смешн|весел|весёл|забавн|прикольн|энергичн|динамичн|бодр|драйвов|мотивирующ|зажигательн|спокойн|расслабляющ|умиротворяющ|медитативн|серь[её]зн|строг|делов|официальн)\S*/gi,
 ];
 
 function clampDuration(seconds: number): number {
@@ -50,8 +92,16 @@ export function planFromPrompt(prompt: string): OrderParams {
 
   const placement = take(PLACEMENT);
   const cta = take(CTA);
-  const duration = take(DURATION);
-  const song = take(SONG);
+  let seconds = 30;
+  for (const [re, value] of DURATIONS) {
+    const m = take(re);
+    if (m) {
+      seconds = value(m);
+      break;
+    }
+  }
+  const language = LANGUAGE.find(([, re]) => take(re))?.[0] ?? detectLanguage(prompt);
+  const song = take(NO_SONG) ? null : take(SONG);
   const noMusic = take(NO_MUSIC);
   const clone = take(VOICE_CLONE);
   const noVoice = take(NO_VOICE);
@@ -59,23 +109,25 @@ export function planFromPrompt(prompt: string): OrderParams {
   const noCaptions = take(NO_CAPTIONS);
   const tone = TONES.find(([, re]) => re.test(prompt))?.[0] ?? 'neutral';
 
-  let seconds = 30;
-  if (duration?.[1]) seconds = Number(duration[1]);
-  else if (duration?.[3]) seconds = Number(duration[3]) * 60;
-
   let topic = rest;
   for (const re of FILLERS) topic = topic.replace(re, ' ');
   topic = topic
     .replace(/\s+/g, ' ')
     .replace(/\s+([,.;:!?])/g, '$1')
+    .replace(/([,;:])(\s*[,;:])+/g, '$1')
+    // Connectors the cut phrases left behind ("office with and", "видео с и").
+    .replace(/(^|\s)(with|and|or|in|и|с|или)(?=\s+(with|and|or|и|с|или)(\s|$))/gi, '$1')
+    .replace(/(\s+(with|and|or|in|without|и|с|или|без|на|в))+\s*$/i, '')
     .replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '')
     .trim();
+  // Prepositions and articles left in front by a cut phrase ("с про космос", "a office life").
+  topic = topic.replace(/^((с|на|о|об|про|a|an)\s+)+/i, '');
   if (!topic) topic = prompt.trim();
   topic = topic.charAt(0).toUpperCase() + topic.slice(1);
   return createVideoBody.parse({
     topic: topic.slice(0, 300),
     duration_seconds: clampDuration(seconds),
-    language: detectLanguage(prompt),
+    language,
     tone,
     ...(placement?.[1] ? { placement: { product: placement[1].trim().slice(0, 80) } } : {}),
     ...(cta?.[1] ? { cta: cta[1].trim().slice(0, 80) } : {}),
