@@ -8,8 +8,13 @@ import type { Generator, Renderer } from '../core/generator.ts';
 import { EmbeddedWriter } from './writer.ts';
 
 export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generator {
-  // Loaded on first use: only the render step needs ffmpeg, the fonts and eSpeak, and only its bundle ships them.
-  const renderer: Renderer = { render: async (req) => new (await import('./render.ts')).EmbeddedRenderer().render(req) };
+  // Loaded on first use: only the render step needs ffmpeg, the fonts, eSpeak and the AI providers (providers.ts).
+  const renderer: Renderer = {
+    render: async (req) => {
+      const [{ EmbeddedRenderer }, { providersFromEnv }] = await Promise.all([import('./render.ts'), import('./providers.ts')]);
+      return new EmbeddedRenderer(providersFromEnv(env)).render(req);
+    },
+  };
   if (!env.GENERATOR_LLM_URL) {
     return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
   }

@@ -6,17 +6,12 @@
 import * as z from 'zod/mini';
 import '../contract/zod.ts';
 import { createVideoBody, type OrderParams } from '../contract/orders.ts';
-import { GeneratorBusy, GeneratorFailed, type Planner, type Script, type WriteRequest, type Writer } from '../core/generator.ts';
+import { GeneratorBusy, type Planner, type Script, type WriteRequest, type Writer } from '../core/generator.ts';
 import { allotSeconds } from '../core/script-text.ts';
+import { type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
 import { languageOf } from './writer.ts';
 
-export interface LlmConfig {
-  /** Base URL of the API, e.g. https://host/v1 ; the adapter posts to <baseUrl>/chat/completions. */
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  timeoutMs: number;
-}
+export type LlmConfig = OpenAiEndpoint;
 
 const completion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })).check(z.minLength(1)) });
 
@@ -25,34 +20,16 @@ export class ChatCompletions {
 
   /** Asks for a JSON object and returns it validated by `schema`. */
   async json<S extends z.ZodMiniType>(schema: S, system: string, user: string): Promise<z.output<S>> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}),
-        },
-        body: JSON.stringify({
-          model: this.config.model,
-          temperature: 0,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-        }),
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
-    } catch (err) {
-      const timedOut = (err as Error).name === 'TimeoutError';
-      throw new GeneratorBusy(
-        timedOut ? `The language model did not answer within ${this.config.timeoutMs} ms` : `The language model is unreachable: ${(err as Error).message}`,
-      );
-    }
+    const body = {
+      temperature: 0,
+      response_format: { type: 'json_object' },
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: user },
+      ],
+    };
+    const res = await postOpenAi(this.config, 'chat/completions', body, 'The language model');
     const text = await res.text().catch(() => '');
-    if (res.status === 429 || res.status >= 500) throw new GeneratorBusy(`The language model is busy (${res.status})`);
-    if (!res.ok) throw new GeneratorFailed(`The language model refused the request (${res.status})`);
     let content: unknown;
     try {
       const body = completion.parse(JSON.parse(text));

@@ -20,7 +20,8 @@ import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
 import { type Picture, picturesFor, rasterize } from './pictures.ts';
 import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from '../core/generator.ts';
-import { DEFAULT_WPM, speak } from './voice.ts';
+import type { Providers } from './providers.ts';
+import { DEFAULT_WPM, type Speech, speak } from './voice.ts';
 
 export const FPS = 30;
 /** The slide of a scene over the one before, in frames (part of the entrance). */
@@ -82,14 +83,17 @@ function stillFilters(dir: string, i: number, still: SceneStill, badge: string |
   return filters;
 }
 
+/** A voice: eSpeak's (`speak`), or a speech provider's for a cloned voice. */
+type Speaker = (text: string, language: 'ru' | 'en', wordsPerMinute?: number) => Promise<Speech>;
+
 /** Speech for one scene, sped up when needed to fit it; a voice that cannot fit is an impossible script. */
-async function sceneVoice(scene: Scene, index: number, language: 'ru' | 'en'): Promise<PlacedVoice['samples'] | undefined> {
+async function sceneVoice(scene: Scene, index: number, language: 'ru' | 'en', say: Speaker): Promise<PlacedVoice['samples'] | undefined> {
   if (!scene.voiceover.trim()) return undefined;
   const slot = scene.seconds - VOICE_LEAD_IN - 0.25;
-  let speech = await speak(scene.voiceover, language);
+  let speech = await say(scene.voiceover, language);
   if (speech.seconds > slot) {
     const wpm = Math.min(MAX_WPM, ((DEFAULT_WPM * speech.seconds) / Math.max(0.1, slot)) * 1.03);
-    speech = await speak(scene.voiceover, language, wpm);
+    speech = await say(scene.voiceover, language, wpm);
     if (speech.seconds > scene.seconds - VOICE_LEAD_IN) {
       throw new GeneratorFailed(`The voice of scene ${index + 1} needs ${speech.seconds.toFixed(1)} s but the scene lasts ${scene.seconds} s`);
     }
@@ -105,6 +109,9 @@ export function watermarkFilter(file: string): string {
 }
 
 export class EmbeddedRenderer implements Renderer {
+  /** The AI providers that deliver `ai_visual` and `voice: clone` (providers.ts); none by default. */
+  constructor(private readonly providers: Providers = {}) {}
+
   async render(req: RenderRequest): Promise<RenderResult> {
     const { script, params } = req;
     const progress = req.onProgress ?? (() => undefined);
@@ -123,6 +130,8 @@ export class EmbeddedRenderer implements Renderer {
       progress(0, 'layout');
       const pictures = picturesFor(scenes, params.topic);
       const pictureFiles = await this.pictureFiles(dir, pictures);
+      const say = this.speaker(params);
+      if (params.ai_visual) await this.aiBackgrounds(dir, scenes);
       const cover = join(req.outDir, 'cover.jpg');
       const silent = join(dir, 'video-only.mp4');
       const videoRun = runFfmpeg(this.stillsArgs(dir, req, pictureFiles, cover), undefined, abort.signal).then(() => {
@@ -138,7 +147,7 @@ export class EmbeddedRenderer implements Renderer {
       let at = 0;
       for (const [i, scene] of scenes.entries()) {
         if (params.voice !== 'none') {
-          const samples = await sceneVoice(scene, i, script.language);
+          const samples = await sceneVoice(scene, i, script.language, say);
           if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
         }
         at += frames[i]! / FPS;
@@ -159,6 +168,25 @@ export class EmbeddedRenderer implements Renderer {
     } finally {
       abort.abort();
       rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The voice of the order: a cloned voice at the speech provider, or eSpeak's. */
+  private speaker(params: RenderRequest['params']): Speaker {
+    if (params.voice !== 'clone') return speak;
+    const { speech, cloneVoice } = this.providers;
+    // Refused at creation while no provider is configured; a configuration changed since then fails (and refunds).
+    if (!speech || !cloneVoice) throw new GeneratorFailed('A cloned voice was ordered but no speech provider with a cloned voice is configured');
+    return (text, _language, wordsPerMinute = DEFAULT_WPM) => speech.speak(text, cloneVoice, wordsPerMinute / DEFAULT_WPM);
+  }
+
+  /** Each scene's background made by the image generator from its visual hint and caption (ai-i.img). */
+  private async aiBackgrounds(dir: string, scenes: Scene[]): Promise<void> {
+    const { images } = this.providers;
+    if (!images) throw new GeneratorFailed('AI visuals were ordered but no image generator is configured');
+    for (const [i, scene] of scenes.entries()) {
+      const prompt = `${scene.visual}. ${scene.caption}. A vertical photo for a short video, no text, no letters.`;
+      writeFileSync(join(dir, `ai-${i}.img`), await images.generate(prompt));
     }
   }
 
@@ -188,13 +216,20 @@ export class EmbeddedRenderer implements Renderer {
     const badge = params.placement ? drawable(FONTS.label, `★ ${params.placement.product}`) : undefined;
     const pic = REGIONS.picture;
     script.scenes.forEach((scene, i) => {
-      const raw = join(dir, `bg-${i}.rgb`);
-      writeFileSync(raw, background(scene.visual, i));
-      args.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${WIDTH / BG_SCALE}x${HEIGHT / BG_SCALE}`, '-i', raw, '-i', pictureFiles[i]!);
+      // The background: the image generator's picture (ai_visual), darkened so that captions read, or the gradient.
+      let fit = `scale=${WIDTH}:${HEIGHT + PAN}:flags=bicubic`;
+      if (params.ai_visual) {
+        args.push('-i', join(dir, `ai-${i}.img`), '-i', pictureFiles[i]!);
+        fit = `scale=${WIDTH}:${HEIGHT + PAN}:force_original_aspect_ratio=increase,crop=${WIDTH}:${HEIGHT + PAN},lutrgb=r=val*0.75:g=val*0.75:b=val*0.75`;
+      } else {
+        const raw = join(dir, `bg-${i}.rgb`);
+        writeFileSync(raw, background(scene.visual, i));
+        args.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${WIDTH / BG_SCALE}x${HEIGHT / BG_SCALE}`, '-i', raw, '-i', pictureFiles[i]!);
+      }
       // Without captions, only the call to action is still written on screen.
       const isCta = i === last && Boolean(params.cta);
       const still = { layout: layoutCaption(FONTS.caption, params.captions || isCta ? scene.caption : '', CAPTION_BOX), isCta };
-      const filters = [`scale=${WIDTH}:${HEIGHT + PAN}:flags=bicubic`, 'format=yuv420p', ...stillFilters(dir, i, still, badge)];
+      const filters = [fit, 'format=yuv420p', ...stillFilters(dir, i, still, badge)];
       const patch = PATCH;
       graph.push(`[${2 * i}:v]${filters.join(',')},split=2[bare${i}][under${i}]`);
       graph.push(`[bare${i}]crop=${patch.width}:${patch.height}:${patch.x}:${patch.y}[patch${i}]`);

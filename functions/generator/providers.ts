@@ -1,0 +1,83 @@
+/**
+ * Optional AI providers behind standard APIs, beside the chat-completions adapter (llm.ts): an OpenAI-compatible
+ * images endpoint makes the pictures of `ai_visual` orders, and an OpenAI-compatible speech endpoint speaks the voice
+ * of `voice: clone` orders with the voice the operator cloned there. Each is configured by environment
+ * (GENERATOR_IMAGES_* and GENERATOR_SPEECH_*); without it, the extra is refused at creation (deliverable.ts).
+ */
+import * as z from 'zod/mini';
+import { GeneratorBusy } from '../core/generator.ts';
+import { WaveFile } from './interop.ts';
+import { type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
+import { type Speech, VOICE_RATE } from './voice.ts';
+
+const imagesAnswer = z.object({ data: z.array(z.object({ b64_json: z.string() })).check(z.minLength(1)) });
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+
+/** POST <url>/images/generations: one image for a prompt, as PNG or JPEG bytes. */
+export class ImageGenerations {
+  constructor(
+    private readonly endpoint: OpenAiEndpoint,
+    private readonly size = '1024x1536',
+  ) {}
+
+  async generate(prompt: string): Promise<Buffer> {
+    const res = await postOpenAi(this.endpoint, 'images/generations', { prompt, n: 1, size: this.size, response_format: 'b64_json' }, 'The image generator');
+    let image: Buffer;
+    try {
+      image = Buffer.from(imagesAnswer.parse(await res.json()).data[0]!.b64_json, 'base64');
+    } catch {
+      throw new GeneratorBusy('The image generator gave a malformed answer');
+    }
+    if (!image.subarray(0, 4).equals(PNG) && !image.subarray(0, 3).equals(JPEG)) throw new GeneratorBusy('The image generator sent no PNG or JPEG');
+    return image;
+  }
+}
+
+/** POST <url>/audio/speech: the text spoken by `voice`, as mono 16-bit samples at VOICE_RATE. */
+export class SpeechSynthesis {
+  constructor(private readonly endpoint: OpenAiEndpoint) {}
+
+  async speak(text: string, voice: string, speed = 1): Promise<Speech> {
+    const body = { input: text, voice, response_format: 'wav', speed: Math.min(4, Math.max(0.25, speed)) };
+    const res = await postOpenAi(this.endpoint, 'audio/speech', body, 'The speech provider');
+    let samples: Int16Array;
+    try {
+      const wav = new WaveFile(new Uint8Array(await res.arrayBuffer()));
+      if (wav.bitDepth !== '16') wav.toBitDepth('16');
+      if ((wav.fmt as { sampleRate: number }).sampleRate !== VOICE_RATE) wav.toSampleRate(VOICE_RATE);
+      const channels = wav.getSamples(false, Int16Array) as unknown as Int16Array | Int16Array[];
+      // Several channels come as one array per channel: the first is the voice.
+      samples = Array.isArray(channels) ? channels[0]! : channels;
+    } catch {
+      throw new GeneratorBusy('The speech provider sent no readable WAV');
+    }
+    if (!samples.length) throw new GeneratorBusy('The speech provider sent no audio');
+    return { samples, seconds: samples.length / VOICE_RATE };
+  }
+}
+
+export interface Providers {
+  images?: ImageGenerations;
+  speech?: SpeechSynthesis;
+  /** The provider's voice id for `voice: clone` (a voice the operator cloned there). */
+  cloneVoice?: string;
+}
+
+const endpointOf = (env: NodeJS.ProcessEnv, prefix: string, model: string, timeoutMs: number): OpenAiEndpoint | undefined => {
+  const baseUrl = env[`${prefix}_URL`];
+  if (!baseUrl) return undefined;
+  const apiKey = env[`${prefix}_API_KEY`];
+  return { baseUrl, model: env[`${prefix}_MODEL`] ?? model, timeoutMs: Number(env[`${prefix}_TIMEOUT_MS`] ?? timeoutMs), ...(apiKey ? { apiKey } : {}) };
+};
+
+/** The providers configured in `env`; none by default. */
+export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Providers {
+  const images = endpointOf(env, 'GENERATOR_IMAGES', 'gpt-image-1', 60_000);
+  const speech = endpointOf(env, 'GENERATOR_SPEECH', 'gpt-4o-mini-tts', 30_000);
+  return {
+    ...(images ? { images: new ImageGenerations(images) } : {}),
+    ...(speech ? { speech: new SpeechSynthesis(speech) } : {}),
+    ...(speech && env.GENERATOR_SPEECH_CLONE_VOICE ? { cloneVoice: env.GENERATOR_SPEECH_CLONE_VOICE } : {}),
+  };
+}
