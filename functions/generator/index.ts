@@ -3,6 +3,7 @@
  * adapter when GENERATOR_LLM_URL is set; the embedded renderer either way.
  */
 import { ChatCompletions, LlmPlanner, LlmWriter } from './llm.ts';
+import { endpointFromEnv } from './openai-http.ts';
 import { planFromPrompt } from './planner.ts';
 import type { Generator, Renderer } from '../core/generator.ts';
 import { EmbeddedWriter } from './writer.ts';
@@ -15,14 +16,8 @@ export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generato
       return new EmbeddedRenderer(providersFromEnv(env)).render(req);
     },
   };
-  if (!env.GENERATOR_LLM_URL) {
-    return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
-  }
-  const llm = new ChatCompletions({
-    baseUrl: env.GENERATOR_LLM_URL,
-    model: env.GENERATOR_LLM_MODEL ?? 'gpt-4o-mini',
-    ...(env.GENERATOR_LLM_API_KEY ? { apiKey: env.GENERATOR_LLM_API_KEY } : {}),
-    timeoutMs: Number(env.GENERATOR_LLM_TIMEOUT_MS ?? 20_000),
-  });
+  const endpoint = endpointFromEnv(env, 'GENERATOR_LLM', { model: 'gpt-4o-mini', timeoutMs: 20_000 });
+  if (!endpoint) return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
+  const llm = new ChatCompletions(endpoint);
   return { planner: new LlmPlanner(llm, planFromPrompt), writer: new LlmWriter(llm), renderer };
 }

@@ -13,6 +13,19 @@ export interface OpenAiEndpoint {
   timeoutMs: number;
 }
 
+/** The endpoint configured by `<prefix>_URL`, `_MODEL`, `_API_KEY` and `_TIMEOUT_MS`; undefined without a URL. */
+export function endpointFromEnv(env: NodeJS.ProcessEnv, prefix: string, defaults: { model: string; timeoutMs: number }): OpenAiEndpoint | undefined {
+  const baseUrl = env[`${prefix}_URL`];
+  if (!baseUrl) return undefined;
+  const apiKey = env[`${prefix}_API_KEY`];
+  return {
+    baseUrl,
+    model: env[`${prefix}_MODEL`] ?? defaults.model,
+    timeoutMs: Number(env[`${prefix}_TIMEOUT_MS`] ?? defaults.timeoutMs),
+    ...(apiKey ? { apiKey } : {}),
+  };
+}
+
 export async function postOpenAi(endpoint: OpenAiEndpoint, path: string, body: object, what: string): Promise<Response> {
   let res: Response;
   try {

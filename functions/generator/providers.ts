@@ -7,7 +7,7 @@
 import * as z from 'zod/mini';
 import { GeneratorBusy } from '../core/generator.ts';
 import { WaveFile } from './interop.ts';
-import { type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
+import { endpointFromEnv, type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
 import { type Speech, VOICE_RATE } from './voice.ts';
 
 const imagesAnswer = z.object({ data: z.array(z.object({ b64_json: z.string() })).check(z.minLength(1)) });
@@ -64,17 +64,10 @@ export interface Providers {
   cloneVoice?: string;
 }
 
-const endpointOf = (env: NodeJS.ProcessEnv, prefix: string, model: string, timeoutMs: number): OpenAiEndpoint | undefined => {
-  const baseUrl = env[`${prefix}_URL`];
-  if (!baseUrl) return undefined;
-  const apiKey = env[`${prefix}_API_KEY`];
-  return { baseUrl, model: env[`${prefix}_MODEL`] ?? model, timeoutMs: Number(env[`${prefix}_TIMEOUT_MS`] ?? timeoutMs), ...(apiKey ? { apiKey } : {}) };
-};
-
 /** The providers configured in `env`; none by default. */
 export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Providers {
-  const images = endpointOf(env, 'GENERATOR_IMAGES', 'gpt-image-1', 60_000);
-  const speech = endpointOf(env, 'GENERATOR_SPEECH', 'gpt-4o-mini-tts', 30_000);
+  const images = endpointFromEnv(env, 'GENERATOR_IMAGES', { model: 'gpt-image-1', timeoutMs: 60_000 });
+  const speech = endpointFromEnv(env, 'GENERATOR_SPEECH', { model: 'gpt-4o-mini-tts', timeoutMs: 30_000 });
   return {
     ...(images ? { images: new ImageGenerations(images) } : {}),
     ...(speech ? { speech: new SpeechSynthesis(speech) } : {}),

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mixSoundtrack, type PlacedVoice } from './audio.ts';
 import { background, BG_SCALE, HEIGHT, WIDTH } from './backgrounds.ts';
-import { drawText, ENCODER_ARGS, runFfmpeg } from './ffmpeg.ts';
+import { AUDIO_ENCODER_ARGS, drawText, runFfmpeg, VIDEO_ENCODER_ARGS } from './ffmpeg.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
@@ -160,8 +160,7 @@ export class EmbeddedRenderer implements Renderer {
       // 2. The soundtrack beside the video.
       progress(0.9, 'mux');
       const video = join(req.outDir, 'video.mp4');
-      const audioCodec = ENCODER_ARGS.slice(ENCODER_ARGS.indexOf('-c:a'));
-      const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c:v', 'copy', ...audioCodec];
+      const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c:v', 'copy', ...AUDIO_ENCODER_ARGS];
       await runFfmpeg([...mux, '-t', total.toFixed(3), '-movflags', '+faststart', video], undefined, abort.signal);
       progress(1, 'done');
       return { video, cover, seconds: total, pictures: pictures.map((p) => p.name) };
@@ -230,9 +229,8 @@ export class EmbeddedRenderer implements Renderer {
       const isCta = i === last && Boolean(params.cta);
       const still = { layout: layoutCaption(FONTS.caption, params.captions || isCta ? scene.caption : '', CAPTION_BOX), isCta };
       const filters = [fit, 'format=yuv420p', ...stillFilters(dir, i, still, badge)];
-      const patch = PATCH;
       graph.push(`[${2 * i}:v]${filters.join(',')},split=2[bare${i}][under${i}]`);
-      graph.push(`[bare${i}]crop=${patch.width}:${patch.height}:${patch.x}:${patch.y}[patch${i}]`);
+      graph.push(`[bare${i}]crop=${PATCH.width}:${PATCH.height}:${PATCH.x}:${PATCH.y}[patch${i}]`);
       graph.push(`[under${i}][${2 * i + 1}:v]overlay=x=${pic.x}:y=${pic.y}${i === 0 ? ',split=2[full0][cover0]' : `[full${i}]`}`);
       for (const kind of ['patch', 'full']) outputs.push('-map', `[${kind}${i}]`, '-frames:v', '1', '-f', 'rawvideo', join(dir, `${kind}-${i}.yuv`));
     });
@@ -288,7 +286,6 @@ export class EmbeddedRenderer implements Renderer {
     }
     graph.push(`${joined}[video]`);
     writeFileSync(join(dir, 'video.graph'), graph.join(';\n'));
-    const videoCodec = ENCODER_ARGS.slice(0, ENCODER_ARGS.indexOf('-c:a'));
-    return [...args, '-filter_complex_script', join(dir, 'video.graph'), '-map', '[video]', ...videoCodec, '-r', String(FPS), '-an', out];
+    return [...args, '-filter_complex_script', join(dir, 'video.graph'), '-map', '[video]', ...VIDEO_ENCODER_ARGS, '-r', String(FPS), '-an', out];
   }
 }
