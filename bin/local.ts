@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { ACCESS } from '../lib/access.ts';
+import { CLONE_VOICE, PROVIDERS } from '../functions/generator/openai-http.ts';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.local');
 const port = Number(process.env.PORT ?? 3000);
@@ -29,10 +30,8 @@ const passThrough = [
   'GENERATOR_FAIL',
   'REVIEW_DEADLINE_SECONDS',
   'RETENTION_DAYS',
-  'GENERATOR_LLM_URL',
-  'GENERATOR_LLM_MODEL',
-  'GENERATOR_LLM_API_KEY',
-  'GENERATOR_LLM_TIMEOUT_MS',
+  ...Object.values(PROVIDERS).flatMap(({ prefix }) => ['URL', 'MODEL', 'API_KEY', 'API_KEY_SECRET', 'TIMEOUT_MS'].map((k) => `${prefix}_${k}`)),
+  CLONE_VOICE,
 ];
 const env = Object.fromEntries(passThrough.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
 

@@ -3,6 +3,8 @@
  * function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS actions
  * each function really performs, and check that every one is granted here.
  */
+import type { ProviderName } from '../functions/generator/openai-http.ts';
+
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 export type BucketAction = 'GetObject' | 'PutObject';
 export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
@@ -25,6 +27,13 @@ export interface Access {
   describeExecutions?: ('order' | 'delivery')[];
   /** Reads the link-signing secret (the functions that sign or check download links). */
   linkKey?: boolean;
+  /**
+   * Calls these AI providers, where the stage configures them: their settings, and the read of each one's API key
+   * secret (lib/providers.ts).
+   */
+  providers?: ProviderName[];
+  /** Takes orders, so refuses a paid extra no provider delivers: the providers' addresses, never a key. */
+  takesOrders?: boolean;
 }
 
 /** Every authenticated route: the key lookup. Every authenticated POST: its count in the minute's window. */
@@ -47,8 +56,8 @@ const ADMIT: TableAction[] = ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'Dele
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
-  'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
-  'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'] },
+  'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   'get-video': { table: [...AUTH, ...ETA], linkKey: true },
   // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
   'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
@@ -64,11 +73,11 @@ export const ACCESS: Record<string, Access> = {
   'get-docs': {},
   'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess'] },
   'start-order': { table: CHANGE },
-  'plan-order': { table: CHANGE },
-  'write-script': { table: CHANGE },
+  'plan-order': { table: CHANGE, providers: ['llm'] },
+  'write-script': { table: CHANGE, providers: ['llm'] },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
-  'regen-script': { table: CHANGE },
-  'render-video': { table: CHANGE, bucket: ['PutObject'] },
+  'regen-script': { table: CHANGE, providers: ['llm'] },
+  'render-video': { table: CHANGE, bucket: ['PutObject'], providers: ['images', 'speech'] },
   'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
   // An attempt's record; a settled event's marker is deleted.
@@ -83,5 +92,5 @@ export const ACCESS: Record<string, Access> = {
     describeExecutions: ['order', 'delivery'],
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
-  'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'] },
+  'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
 };

@@ -2,14 +2,17 @@
  * The deployment's settings: the stage's committed configuration (lib/stages.ts, chosen by `-c stage=<name>`, dev by
  * default), with any single setting overridden by CDK context (`-c key=value`) for one synth. Each is checked at synth,
  * so a wrong value fails `cdk synth` with its name instead of a function at run time. Secrets never come through here:
- * the link-signing key is generated into Secrets Manager by the stack.
+ * the link-signing key is generated into Secrets Manager by the stack, and an AI provider's key is named by its secret.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from 'constructs';
+import * as z from 'zod';
 import { pricesFrom } from '../functions/core/pricing.ts';
+import type { ProviderName } from '../functions/generator/openai-http.ts';
+import { SIZES } from './functions.ts';
 import { ROOT } from './paths.ts';
-import { STAGES, type StageConfig, type StageName } from './stages.ts';
+import { STAGES, type ProvidersConfig, type StageConfig, type StageName } from './stages.ts';
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -45,6 +48,54 @@ function prices(node: Node, base: StageConfig['prices']): StageConfig['prices'] 
   return pricesFrom({ ...base, ...given }, 'prices (context)');
 }
 
+/** The functions that call each provider, whose timeout one call must end within. */
+const CALLER_TIMEOUT_MS: Record<ProviderName, number> = {
+  llm: SIZES.step.timeout.toMilliseconds(),
+  images: SIZES.render.timeout.toMilliseconds(),
+  speech: SIZES.render.timeout.toMilliseconds(),
+};
+const secretId = z
+  .string()
+  .regex(
+    /^(arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}|[\w/+=.@-]{1,512})$/,
+    'must be a secret name or a complete secret ARN',
+  );
+const provider = (name: ProviderName) =>
+  z.strictObject({
+    url: z.url({ protocol: /^https$/, error: 'must be an https:// address' }),
+    model: z.string().min(1).optional(),
+    timeoutMs: z
+      .int()
+      .min(1000)
+      .max(CALLER_TIMEOUT_MS[name] - 1000, `must be below the timeout of the functions that call it (${CALLER_TIMEOUT_MS[name] / 1000} s)`)
+      .optional(),
+    apiKeySecret: secretId.optional(),
+  });
+const providersSchema = z.strictObject({
+  llm: provider('llm').optional(),
+  images: provider('images').optional(),
+  speech: provider('speech')
+    .extend({ cloneVoice: z.string().min(1).optional() })
+    .optional(),
+});
+
+/** The stage's providers, each one replaced by context `providers` (JSON; a provider set to null is removed). */
+function providers(node: Node, base: ProvidersConfig | undefined): ProvidersConfig | undefined {
+  const v = node.tryGetContext('providers') as unknown;
+  const given = v === undefined || v === '' ? {} : typeof v === 'string' ? (JSON.parse(v) as object) : (v as object);
+  const merged = Object.fromEntries(Object.entries({ ...base, ...given }).filter(([, p]) => p !== null));
+  const checked = providersSchema.safeParse(merged);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const where = ['providers', ...issue.path].join('.');
+    // A key given inline would be written into the template: it belongs in the secret named by apiKeySecret.
+    throw new Error(
+      `Context ${where}: ${issue.message}${issue.code === 'unrecognized_keys' && issue.keys.some((k) => /key/i.test(k)) ? ' (an API key goes in the secret named by apiKeySecret)' : ''}`,
+    );
+  }
+  return Object.keys(checked.data).length ? (checked.data as ProvidersConfig) : undefined;
+}
+
 function packageVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -52,7 +103,7 @@ function packageVersion(): string {
 export function settingsOf(node: Node): Settings {
   const stage = text(node, 'stage') ?? 'dev';
   if (!Object.hasOwn(STAGES, stage)) throw new Error(`Context stage must be one of ${Object.keys(STAGES).join(', ')} (lib/stages.ts), got "${stage}"`);
-  const base: StageConfig = STAGES[stage as StageName];
+  const { providers: stageProviders, ...base }: StageConfig = STAGES[stage as StageName];
   const logLevel = (text(node, 'logLevel') ?? base.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   const publicBaseUrl = text(node, 'publicBaseUrl') ?? base.publicBaseUrl;
@@ -66,6 +117,7 @@ export function settingsOf(node: Node): Settings {
     throw new Error('botPrincipalArn must be an IAM role or user ARN');
   const account = text(node, 'account') ?? base.account;
   if (account && !/^\d{12}$/.test(account)) throw new Error(`account must be 12 digits, got "${account}"`);
+  const ai = providers(node, stageProviders);
   const version = text(node, 'version') ?? packageVersion();
   if (!/^[\w.+-]{1,128}$/.test(version)) throw new Error(`Context version must be a tag value (letters, digits, . + - _), got "${version}"`);
   return {
@@ -86,5 +138,6 @@ export function settingsOf(node: Node): Settings {
     renderSlots: int(node, 'renderSlots', base.renderSlots, 1),
     queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', base.queueWaitAlarmSeconds, 60),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),
+    ...(ai ? { providers: ai } : {}),
   };
 }

@@ -11,6 +11,31 @@ export interface Throttle {
   burst: number;
 }
 
+/** An AI provider behind an OpenAI-compatible API (docs/deploy.md, AI providers). */
+export interface ProviderConfig {
+  /** The API's base address with its version path, https only: https://host/v1. */
+  url: string;
+  /** The model; unset: the adapter's default (functions/generator/openai-http.ts, PROVIDERS). */
+  model?: string;
+  /** How long one call may take; unset: the adapter's default. Below the timeout of the function that calls it. */
+  timeoutMs?: number;
+  /**
+   * The name or ARN of the Secrets Manager secret, in the stage's account and region, whose string is the API key
+   * (made and rotated by the operator; the stack only grants its callers the read). Unset: calls carry no key.
+   */
+  apiKeySecret?: string;
+}
+
+/** The AI providers of a stage; each one absent leaves its part to the embedded generator. */
+export interface ProvidersConfig {
+  /** Chat completions: the planner and the writer. */
+  llm?: ProviderConfig;
+  /** Images generations: `ai_visual` orders (refused at creation without it). */
+  images?: ProviderConfig;
+  /** Audio speech with `cloneVoice`, the id of a voice cloned there: `voice: clone` orders (refused without both). */
+  speech?: ProviderConfig & { cloneVoice?: string };
+}
+
 export interface StageConfig {
   /** The AWS account the stage deploys to; unset: the account of the credentials `cdk deploy` runs with. */
   account?: string;
@@ -40,6 +65,8 @@ export interface StageConfig {
   publicBaseUrl?: string;
   /** The chat bot's IAM role, allowed to invoke the bot's order function. */
   botPrincipalArn?: string;
+  /** Optional AI providers; none: the embedded generator, and `ai_visual` and `voice: clone` refused (422). */
+  providers?: ProvidersConfig;
 }
 
 /** Creation starts a render (minutes of a 3 GB function); the per-key limit is 30 POSTs a minute. */

@@ -19,6 +19,7 @@ import { Api } from './api.ts';
 import { Data } from './data.ts';
 import { serviceFunction, type FunctionKind } from './functions.ts';
 import { METRICS_NAMESPACE, Observability } from './observability.ts';
+import { ProviderSettings } from './providers.ts';
 import { acknowledgeFindings } from './nag.ts';
 import type { Settings } from './settings.ts';
 import { executionsArnOf, machineArnOf, machineName, stateMachine } from './workflow.ts';
@@ -50,6 +51,7 @@ export class VideoServiceStack extends Stack {
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),
       RENDER_SLOTS: String(settings.renderSlots),
     };
+    const providers = new ProviderSettings(this, settings.providers);
     // By name, not by reference: the order machine's own steps complete its tokens (the render queue's wake-up).
     const orderMachineArn = machineArnOf(this, 'order');
     const make = (kind: FunctionKind, name: string): LambdaFunction => {
@@ -57,7 +59,7 @@ export class VideoServiceStack extends Stack {
       if (existing) return existing;
       const access = ACCESS[name];
       if (!access) throw new Error(`lib/access.ts has no entry for the function ${name}`);
-      const env = { ...common };
+      const env = { ...common, ...providers.environment(access) };
       if (access.orderMachine?.includes('StartExecution')) env.ORDER_STATE_MACHINE_ARN = orderMachineArn;
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
@@ -94,6 +96,8 @@ export class VideoServiceStack extends Stack {
         );
       }
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
+      const providerKeys = providers.grant(access);
+      if (providerKeys) fn.addToRolePolicy(providerKeys);
       this.functions.set(name, fn);
       return fn;
     };

@@ -1,68 +1,135 @@
 /**
- * The link-signing keys: LINK_SIGNING_KEY (and LINK_SIGNING_KEY_PREVIOUS) on one machine; on AWS, the Secrets Manager
- * secret named by LINK_SIGNING_KEY_SECRET_ARN, its AWSCURRENT version (signs) and its AWSPREVIOUS one (still checks the
- * links signed before the last rotation), read once and kept for an hour, so a warm function makes no extra call per
- * request. A link that neither key verifies may be signed with a key this process has not seen yet (a rotation within
- * the hour): the keys are read again, at most once a minute, before the link is refused.
+ * Secrets read from Secrets Manager, each kept for an hour so that a warm function makes no extra call per request, and
+ * read again (at most once a minute) when what was kept is refused, as after a rotation made by another process:
+ * - the link-signing keys: LINK_SIGNING_KEY (and LINK_SIGNING_KEY_PREVIOUS) on one machine; on AWS, the secret named by
+ *   LINK_SIGNING_KEY_SECRET_ARN, its AWSCURRENT version (signs) and its AWSPREVIOUS one (still checks the links signed
+ *   before the last rotation), read again when a link verifies with neither;
+ * - an AI provider's API key (`<prefix>_API_KEY_SECRET`), read again when the provider answers 401.
  * Hand-written rather than Powertools Parameters: esbuild hoists a bundled library's import of the Secrets Manager
  * client to the top of the bundle, so every cold start would load the client; a dynamic import of the client itself
- * loads it only when a request needs the key.
+ * loads it only when a request needs a secret.
  */
+import { GeneratorBusy, GeneratorFailed, type KeySource, type SecretKeys } from '../core/generator.ts';
 import type { LinkKeys } from '../core/links.ts';
 import type { Config } from './config.ts';
 
 const KEEP_MS = 3_600_000;
 const REFRESH_MS = 60_000;
 
+let client: import('@aws-sdk/client-secrets-manager').SecretsManagerClient | undefined;
+
+/** One version of a secret's string; undefined for an AWSPREVIOUS that a secret never rotated does not have. */
+async function readVersion(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
+  const sdk = await import('@aws-sdk/client-secrets-manager');
+  client ??= new sdk.SecretsManagerClient({});
+  try {
+    return (await client.send(new sdk.GetSecretValueCommand({ SecretId: secretId, VersionStage: stage }))).SecretString;
+  } catch (err) {
+    if (stage === 'AWSPREVIOUS' && (err as Error).name === 'ResourceNotFoundException') return undefined;
+    throw err;
+  }
+}
+
 async function fetchKeys(secretId: string): Promise<LinkKeys> {
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient({});
-  const read = async (stage: 'AWSCURRENT' | 'AWSPREVIOUS') => {
-    try {
-      return (await client.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: stage }))).SecretString;
-    } catch (err) {
-      // A secret never rotated has no AWSPREVIOUS version.
-      if (stage === 'AWSPREVIOUS' && (err as Error).name === 'ResourceNotFoundException') return undefined;
-      throw err;
-    }
-  };
-  const [current, previous] = await Promise.all([read('AWSCURRENT'), read('AWSPREVIOUS')]);
+  const [current, previous] = await Promise.all([readVersion(secretId, 'AWSCURRENT'), readVersion(secretId, 'AWSPREVIOUS')]);
   if (!current) throw new Error('The link-signing secret is empty');
   return { current, ...(previous ? { previous } : {}) };
 }
 
+/** A value read from Secrets Manager, kept for an hour; a failed read is not kept, so the next use tries again. */
+class Kept<T> {
+  private kept: { value: Promise<T>; at: number } | undefined;
+
+  constructor(
+    private readonly fetch: () => Promise<T>,
+    private readonly clock: () => number,
+  ) {}
+
+  get(): Promise<T> {
+    const now = this.clock();
+    if (!this.kept || this.kept.at + KEEP_MS < now) this.read(now);
+    return this.kept!.value;
+  }
+
+  /** Reads again unless it was read within the last minute; true when it did. */
+  refresh(): boolean {
+    const now = this.clock();
+    if (this.kept && this.kept.at + REFRESH_MS > now) return false;
+    this.read(now);
+    return true;
+  }
+
+  private read(now: number): void {
+    const kept = { value: this.fetch(), at: now };
+    this.kept = kept;
+    kept.value.catch(() => {
+      if (this.kept === kept) this.kept = undefined;
+    });
+  }
+}
+
 export class LinkKeyStore {
-  private kept: { keys: Promise<LinkKeys>; at: number } | undefined;
+  private readonly secret: Kept<LinkKeys> | undefined;
 
   constructor(
     private readonly cfg: Pick<Config, 'linkSigningKey' | 'linkSigningKeyPrevious' | 'linkSigningKeySecretArn'>,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    clock: () => number = Date.now,
+  ) {
+    const arn = cfg.linkSigningKeySecretArn;
+    if (arn && !cfg.linkSigningKey) this.secret = new Kept(() => fetchKeys(arn), clock);
+  }
 
   keys(): Promise<LinkKeys> {
-    const now = this.clock();
-    const { linkSigningKey, linkSigningKeyPrevious, linkSigningKeySecretArn } = this.cfg;
+    const { linkSigningKey, linkSigningKeyPrevious } = this.cfg;
     if (linkSigningKey) return Promise.resolve({ current: linkSigningKey, ...(linkSigningKeyPrevious ? { previous: linkSigningKeyPrevious } : {}) });
-    if (!linkSigningKeySecretArn) throw new Error('Missing required setting LINK_SIGNING_KEY or LINK_SIGNING_KEY_SECRET_ARN');
-    if (!this.kept || this.kept.at + KEEP_MS < now) this.read(linkSigningKeySecretArn, now);
-    return this.kept!.keys;
+    if (!this.secret) throw new Error('Missing required setting LINK_SIGNING_KEY or LINK_SIGNING_KEY_SECRET_ARN');
+    return this.secret.get();
   }
 
   /** Reads the secret again unless it was read within the last minute; true when it did. */
   refresh(): boolean {
-    const now = this.clock();
-    if (!this.cfg.linkSigningKeySecretArn || (this.kept && this.kept.at + REFRESH_MS > now)) return false;
-    this.read(this.cfg.linkSigningKeySecretArn, now);
-    return true;
+    return this.secret?.refresh() ?? false;
+  }
+}
+
+/**
+ * An AI provider's API key: the secret's string (AWSCURRENT). A read Secrets Manager refuses for good (no such secret,
+ * no grant, an empty secret) fails the order; a throttled or failing one may pass on the workflow's retry.
+ */
+class ProviderKey implements KeySource {
+  private readonly secret: Kept<string>;
+
+  constructor(
+    private readonly secretId: string,
+    clock: () => number,
+  ) {
+    this.secret = new Kept(() => this.fetch(), clock);
   }
 
-  private read(secretId: string, now: number): void {
-    const keys = fetchKeys(secretId);
-    const kept = { keys, at: now };
-    this.kept = kept;
-    // A failed read is not kept: the next request tries again.
-    keys.catch(() => {
-      if (this.kept === kept) this.kept = undefined;
-    });
+  key(): Promise<string> {
+    return this.secret.get();
   }
+
+  renew(): boolean {
+    return this.secret.refresh();
+  }
+
+  private async fetch(): Promise<string> {
+    let value: string | undefined;
+    try {
+      value = await readVersion(this.secretId, 'AWSCURRENT');
+    } catch (err) {
+      const { name, $fault } = err as { name?: string; $fault?: string };
+      const message = `The API key in secret ${this.secretId} could not be read (${name})`;
+      throw $fault === 'client' && !/Throttl/.test(name ?? '') ? new GeneratorFailed(message) : new GeneratorBusy(message);
+    }
+    if (!value?.trim()) throw new GeneratorFailed(`The secret ${this.secretId} holds no API key`);
+    return value.trim();
+  }
+}
+
+/** The API keys of the AI providers, one kept key per secret for the life of the process. */
+export function providerKeys(clock: () => number = Date.now): SecretKeys {
+  const opened = new Map<string, ProviderKey>();
+  return (secretId) => opened.get(secretId) ?? opened.set(secretId, new ProviderKey(secretId, clock)).get(secretId)!;
 }

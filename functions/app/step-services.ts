@@ -4,6 +4,7 @@ import { generatorFromEnv } from '../generator/index.ts';
 import { withFaults } from './faults.ts';
 import { metrics } from '../adapters/metrics.ts';
 import { scratchFolders } from '../adapters/scratch.ts';
+import { providerKeys } from '../adapters/secrets.ts';
 import { logger, services } from './services.ts';
 
 let built: OrderSteps | undefined;
@@ -13,7 +14,7 @@ function build(): OrderSteps {
   return new OrderSteps({
     orders,
     accounts,
-    generator: withFaults(generatorFromEnv(), cfg.generatorFail),
+    generator: withFaults(generatorFromEnv(process.env, providerKeys()), cfg.generatorFail),
     files,
     links,
     metrics,

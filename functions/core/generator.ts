@@ -86,6 +86,18 @@ export interface Deliverable {
 }
 
 /**
+ * An AI provider's API key kept in a secret store (Secrets Manager on AWS): read when a call needs it and kept; read
+ * again when the provider refuses it (the key was rotated). Its reads fail as GeneratorBusy or GeneratorFailed.
+ */
+export interface KeySource {
+  key(): Promise<string>;
+  /** Reads the key again unless it was read a moment ago; true when the next key() may differ. */
+  renew(): boolean;
+}
+/** Opens the key kept in the named secret. */
+export type SecretKeys = (secretId: string) => KeySource;
+
+/**
  * A failure that may pass (a busy or slow engine, a malformed answer): the workflow retries it. Its `name` is what
  * Step Functions' Retry matches.
  */

@@ -5,7 +5,12 @@
  * embedded generator makes neither, so without them both are refused at creation (422 naming the field).
  */
 import type { Deliverable } from '../core/generator.ts';
+import { CLONE_VOICE, PROVIDERS } from './openai-http.ts';
+
+/** The settings that decide what is delivered: creation reads these (on AWS the stack gives them, with no key). */
+export const DELIVERABLE_SETTINGS = [`${PROVIDERS.images.prefix}_URL`, `${PROVIDERS.speech.prefix}_URL`, CLONE_VOICE] as const;
 
 export function deliverableFromEnv(env: NodeJS.ProcessEnv = process.env): Deliverable {
-  return { ai_visual: Boolean(env.GENERATOR_IMAGES_URL), voice_clone: Boolean(env.GENERATOR_SPEECH_URL && env.GENERATOR_SPEECH_CLONE_VOICE) };
+  const [images, speech, cloneVoice] = DELIVERABLE_SETTINGS.map((k) => Boolean(env[k]));
+  return { ai_visual: images!, voice_clone: speech! && cloneVoice! };
 }

@@ -1,22 +1,23 @@
 /**
  * The generator this process uses, chosen by configuration: the embedded planner and writer, or the OpenAI-compatible
- * adapter when GENERATOR_LLM_URL is set; the embedded renderer either way.
+ * adapter when GENERATOR_LLM_URL is set; the embedded renderer either way, with the AI providers configured. API keys
+ * kept in secrets (`<prefix>_API_KEY_SECRET`, as on AWS) are opened by `secrets`, which the app gives.
  */
 import { ChatCompletions, LlmPlanner, LlmWriter } from './llm.ts';
 import { endpointFromEnv } from './openai-http.ts';
 import { planFromPrompt } from './planner.ts';
-import type { Generator, Renderer } from '../core/generator.ts';
+import type { Generator, Renderer, SecretKeys } from '../core/generator.ts';
 import { EmbeddedWriter } from './writer.ts';
 
-export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env): Generator {
+export function generatorFromEnv(env: NodeJS.ProcessEnv = process.env, secrets?: SecretKeys): Generator {
   // Loaded on first use: only the render step needs ffmpeg, the fonts, eSpeak and the AI providers (providers.ts).
   const renderer: Renderer = {
     render: async (req) => {
       const [{ EmbeddedRenderer }, { providersFromEnv }] = await Promise.all([import('./render.ts'), import('./providers.ts')]);
-      return new EmbeddedRenderer(providersFromEnv(env)).render(req);
+      return new EmbeddedRenderer(providersFromEnv(env, secrets)).render(req);
     },
   };
-  const endpoint = endpointFromEnv(env, 'GENERATOR_LLM', { model: 'gpt-4o-mini', timeoutMs: 20_000 });
+  const endpoint = endpointFromEnv(env, 'llm', secrets);
   if (!endpoint) return { planner: { plan: async (prompt) => planFromPrompt(prompt) }, writer: new EmbeddedWriter(), renderer };
   const llm = new ChatCompletions(endpoint);
   return { planner: new LlmPlanner(llm, planFromPrompt), writer: new LlmWriter(llm), renderer };

@@ -2,12 +2,13 @@
  * Optional AI providers behind standard APIs, beside the chat-completions adapter (llm.ts): an OpenAI-compatible
  * images endpoint makes the pictures of `ai_visual` orders, and an OpenAI-compatible speech endpoint speaks the voice
  * of `voice: clone` orders with the voice the operator cloned there. Each is configured by environment
- * (GENERATOR_IMAGES_* and GENERATOR_SPEECH_*); without it, the extra is refused at creation (deliverable.ts).
+ * (GENERATOR_IMAGES_* and GENERATOR_SPEECH_*: openai-http.ts; on AWS the stack sets them from the stage's `providers`);
+ * without it, the extra is refused at creation (deliverable.ts).
  */
 import * as z from 'zod/mini';
-import { GeneratorBusy } from '../core/generator.ts';
+import { GeneratorBusy, type SecretKeys } from '../core/generator.ts';
 import { WaveFile } from './interop.ts';
-import { endpointFromEnv, type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
+import { CLONE_VOICE, endpointFromEnv, type OpenAiEndpoint, postOpenAi } from './openai-http.ts';
 import { type Speech, VOICE_RATE } from './voice.ts';
 
 const imagesAnswer = z.object({ data: z.array(z.object({ b64_json: z.string() })).check(z.minLength(1)) });
@@ -64,13 +65,14 @@ export interface Providers {
   cloneVoice?: string;
 }
 
-/** The providers configured in `env`; none by default. */
-export function providersFromEnv(env: NodeJS.ProcessEnv = process.env): Providers {
-  const images = endpointFromEnv(env, 'GENERATOR_IMAGES', { model: 'gpt-image-1', timeoutMs: 60_000 });
-  const speech = endpointFromEnv(env, 'GENERATOR_SPEECH', { model: 'gpt-4o-mini-tts', timeoutMs: 30_000 });
+/** The providers configured in `env` (keys kept in secrets are opened by `secrets`); none by default. */
+export function providersFromEnv(env: NodeJS.ProcessEnv = process.env, secrets?: SecretKeys): Providers {
+  const images = endpointFromEnv(env, 'images', secrets);
+  const speech = endpointFromEnv(env, 'speech', secrets);
+  const cloneVoice = env[CLONE_VOICE];
   return {
     ...(images ? { images: new ImageGenerations(images) } : {}),
     ...(speech ? { speech: new SpeechSynthesis(speech) } : {}),
-    ...(speech && env.GENERATOR_SPEECH_CLONE_VOICE ? { cloneVoice: env.GENERATOR_SPEECH_CLONE_VOICE } : {}),
+    ...(speech && cloneVoice ? { cloneVoice } : {}),
   };
 }

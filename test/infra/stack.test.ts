@@ -72,6 +72,13 @@ function statementsOf(logicalId: string): { Action: string | string[]; Resource:
 const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();
 
 const BOT_ROLE = 'arn:aws:iam::123456789012:role/chat-bot';
+/** The prod synth's AI providers (context `providers`): keys by secret name and by ARN, and one with no key. */
+const IMAGES_KEY_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:images-key-AbCdEf';
+const PROVIDERS = {
+  llm: { url: 'https://llm.example.com/v1', apiKeySecret: 'video-service/llm-key' },
+  images: { url: 'https://images.example.com/v1', model: 'image-model-2', apiKeySecret: IMAGES_KEY_ARN },
+  speech: { url: 'https://speech.example.com/v1', timeoutMs: 45_000, cloneVoice: 'voice_0123' },
+};
 
 before(() => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
@@ -89,7 +96,7 @@ before(() => {
     template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8'));
     assertions = Template.fromJSON(template);
   }
-  prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`);
+  prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`, `providers=${JSON.stringify(PROVIDERS)}`);
   if (prodSynth.status === 0) prod = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod.template.json'), 'utf8'));
 });
 after(() => rmSync(prodOut, { recursive: true, force: true }));
@@ -291,6 +298,62 @@ describe('the CDK stack', () => {
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }
+  });
+
+  it('gives each AI provider to the functions that call it, its key only as a secret they may read, and its address to those taking orders', () => {
+    const prodFn = (kind: string, name: string) =>
+      Object.values(prod.Resources as Record<string, Resource>).find((r) => r.Metadata?.['aws:cdk:path'] === `VideoService-prod/${kind}-${name}/Resource`)!;
+    const generatorEnv = (r: Resource) =>
+      Object.fromEntries(Object.entries((r.Properties.Environment?.Variables ?? {}) as Record<string, string>).filter(([k]) => k.startsWith('GENERATOR_')));
+    const keyReads = (r: Resource) => {
+      const role = r.Properties.Role['Fn::GetAtt'][0] as string;
+      return Object.values(prod.Resources as Record<string, Resource>)
+        .filter((p) => p.Type === 'AWS::IAM::Policy' && (p.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string; Resource: unknown }[])
+        .filter((st) => st.Action === 'secretsmanager:GetSecretValue' && !JSON.stringify(st.Resource).includes('LinkSigningKey'))
+        .map((st) => JSON.stringify(st.Resource));
+    };
+    const llm = { GENERATOR_LLM_URL: PROVIDERS.llm.url, GENERATOR_LLM_API_KEY_SECRET: 'video-service/llm-key' };
+    for (const step of ['plan-order', 'write-script', 'regen-script']) {
+      assert.deepEqual(generatorEnv(prodFn('step', step)), llm, step);
+      // By name: IAM matches the secret's ARN with the six characters Secrets Manager appends to the name.
+      assert.deepEqual(keyReads(prodFn('step', step)), [
+        JSON.stringify({
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':secretsmanager:eu-central-1:', { Ref: 'AWS::AccountId' }, ':secret:video-service/llm-key-??????'],
+          ],
+        }),
+      ]);
+    }
+    const render = prodFn('step', 'render-video');
+    assert.deepEqual(generatorEnv(render), {
+      GENERATOR_IMAGES_URL: PROVIDERS.images.url,
+      GENERATOR_IMAGES_MODEL: 'image-model-2',
+      GENERATOR_IMAGES_API_KEY_SECRET: IMAGES_KEY_ARN,
+      GENERATOR_SPEECH_URL: PROVIDERS.speech.url,
+      GENERATOR_SPEECH_TIMEOUT_MS: '45000',
+      GENERATOR_SPEECH_CLONE_VOICE: 'voice_0123',
+    });
+    assert.deepEqual(keyReads(render), [JSON.stringify(IMAGES_KEY_ARN)]);
+    const offered = { GENERATOR_IMAGES_URL: PROVIDERS.images.url, GENERATOR_SPEECH_URL: PROVIDERS.speech.url, GENERATOR_SPEECH_CLONE_VOICE: 'voice_0123' };
+    for (const [kind, name] of [
+      ['http', 'create-video'],
+      ['http', 'create-quick'],
+      ['bot', 'place-order'],
+    ] as const) {
+      assert.deepEqual(generatorEnv(prodFn(kind, name)), offered, name);
+      assert.deepEqual(keyReads(prodFn(kind, name)), [], name);
+    }
+    // Every other function knows nothing of the providers.
+    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'create-quick', 'place-order'];
+    for (const r of Object.values(prod.Resources as Record<string, Resource>).filter((x) => x.Type === 'AWS::Lambda::Function')) {
+      const path = r.Metadata?.['aws:cdk:path'] ?? '';
+      if (!/\/(http|step|bot|job)-/.test(path) || known.some((k) => path.endsWith(`-${k}/Resource`))) continue;
+      assert.deepEqual([generatorEnv(r), keyReads(r)], [{}, []], path);
+    }
+    // Without providers (dev here) no function gets any.
+    for (const [, r] of ofType('AWS::Lambda::Function')) assert.deepEqual(generatorEnv(r), {}, r.Metadata?.['aws:cdk:path']);
   });
 
   it('lets the download route list the order files only: S3 answers a missing file 404, not 403, only to a caller that may list', () => {

@@ -2,56 +2,31 @@
  * Rotating the link-signing key keeps the links of the last 7 days working: the functions verify with the secret's
  * AWSCURRENT and AWSPREVIOUS versions, and read the secret again (at most once a minute) when a link verifies with
  * neither, as happens in a warm function after a rotation made by another. The real Secrets Manager client talks to a
- * loopback stand-in of the two calls Secrets Manager answers here (GetSecretValue by version stage, and a rotation
- * that moves AWSCURRENT to AWSPREVIOUS as PutSecretValue does); there is no local Secrets Manager otherwise.
+ * loopback stand-in (test/support/secrets-manager.ts).
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { LinkKeyStore } from '../../functions/adapters/secrets.ts';
 import { AppError } from '../../functions/core/errors.ts';
 import { checkLink, fileUrl } from '../../functions/core/links.ts';
+import { type SecretsManagerStandIn, startSecretsManager } from '../support/secrets-manager.ts';
 
 const SECRET = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:link-key-AbCdEf';
-const versions: { current: string; previous?: string } = { current: 'key-one' };
-let reads = 0;
-let server: Server;
+let secrets: SecretsManagerStandIn;
 const saved = { ...process.env };
+const reads = () => secrets.reads.get(SECRET) ?? 0;
 
 before(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d));
-    req.on('end', () => {
-      const target = req.headers['x-amz-target'];
-      const input = JSON.parse(body) as { SecretId: string; VersionStage?: string };
-      const send = (status: number, payload: object) => res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
-      if (target !== 'secretsmanager.GetSecretValue' || input.SecretId !== SECRET)
-        return send(400, { __type: 'ValidationException', message: 'unexpected call' });
-      reads += 1;
-      const value = input.VersionStage === 'AWSPREVIOUS' ? versions.previous : versions.current;
-      if (!value)
-        return send(400, {
-          __type: 'ResourceNotFoundException',
-          message: "Secrets Manager can't find the specified secret value for staging label: AWSPREVIOUS",
-        });
-      send(200, { ARN: SECRET, Name: 'link-key', SecretString: value, VersionId: value, VersionStages: [input.VersionStage ?? 'AWSCURRENT'] });
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    AWS_REGION: 'eu-central-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-  });
+  secrets = await startSecretsManager();
+  Object.assign(process.env, secrets.env);
+  secrets.put(SECRET, 'key-one');
 });
-after(() => {
+after(async () => {
   process.env = saved;
-  server.close();
+  await secrets.stop();
 });
 
-const rotate = (next: string) => Object.assign(versions, { previous: versions.current, current: next });
+const rotate = (next: string) => secrets.put(SECRET, next);
 const BASE = 'https://api.example.com/v1';
 const ORDER = 'vid_01m837a36rwd3vvm20wnzfsswb';
 
@@ -83,12 +58,12 @@ describe('rotating the link-signing key', () => {
     const after = signedWith('key-two');
     assert.equal(await check(fresh, before, new Date(clock)), 'video', 'a link from before the rotation');
     // The warm function still holds key-one only: the new link fails with it, so it reads the secret again.
-    const readsBefore = reads;
+    const readsBefore = reads();
     assert.equal(await check(warm, after, new Date(clock)), 'video', 'a link signed after the rotation, in a warm function');
-    assert.equal(reads - readsBefore, 2, 'one fresh read: AWSCURRENT and AWSPREVIOUS');
+    assert.equal(reads() - readsBefore, 2, 'one fresh read: AWSCURRENT and AWSPREVIOUS');
     // A forged link does not make it read again within the minute.
     assert.equal(await check(warm, after.replace(/sig=[^&]+/, 'sig=forged'), new Date(clock)), 'forbidden');
-    assert.equal(reads - readsBefore, 2, 'no second read within a minute');
+    assert.equal(reads() - readsBefore, 2, 'no second read within a minute');
 
     // A second rotation: links signed with key-one (two rotations ago) stop working.
     rotate('key-three');
@@ -99,9 +74,9 @@ describe('rotating the link-signing key', () => {
   });
 
   it('verifies with the current key alone when the secret was never rotated', async () => {
-    versions.current = 'only';
-    delete versions.previous;
-    const store = new LinkKeyStore({ linkSigningKeySecretArn: SECRET });
+    const never = `${SECRET}-never-rotated`;
+    secrets.put(never, 'only');
+    const store = new LinkKeyStore({ linkSigningKeySecretArn: never });
     assert.deepEqual(await store.keys(), { current: 'only' });
   });
 });

@@ -15,7 +15,10 @@ export type Failure = { status: number } | { delayMs: number } | 'malformed';
 export interface AiProvider {
   /** Base URL of the API, e.g. http://127.0.0.1:port/v1 */
   url: string;
+  /** The key it accepts now. */
   key: string;
+  /** Accepts this key from now on, and no other (a rotation at the provider). */
+  setKey(key: string): void;
   requests: { path: string; body: Record<string, unknown> }[];
   /** The next calls fail, one failure each. */
   failNext(...failures: Failure[]): void;
@@ -46,6 +49,7 @@ function speech(input: string, voice: string, speed: number): Buffer {
 }
 
 export async function startAiProvider(key = 'provider-key'): Promise<AiProvider> {
+  let accepted = key;
   const requests: AiProvider['requests'] = [];
   const failures: Failure[] = [];
   const server: Server = createServer((req, res) => {
@@ -54,7 +58,7 @@ export async function startAiProvider(key = 'provider-key'): Promise<AiProvider>
     req.on('end', async () => {
       const body = JSON.parse(raw || '{}') as Record<string, unknown>;
       requests.push({ path: req.url ?? '', body });
-      if (req.headers.authorization !== `Bearer ${key}`) return res.writeHead(401).end('{"error":{"message":"bad key"}}');
+      if (req.headers.authorization !== `Bearer ${accepted}`) return res.writeHead(401).end('{"error":{"message":"bad key"}}');
       const failure = failures.shift();
       if (failure && typeof failure === 'object' && 'delayMs' in failure) await new Promise((r) => setTimeout(r, failure.delayMs));
       if (failure && typeof failure === 'object' && 'status' in failure) return res.writeHead(failure.status).end('{"error":{"message":"injected"}}');
@@ -72,7 +76,12 @@ export async function startAiProvider(key = 'provider-key'): Promise<AiProvider>
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    key,
+    get key() {
+      return accepted;
+    },
+    setKey: (k) => {
+      accepted = k;
+    },
     requests,
     failNext: (...f) => failures.push(...f),
     stop: () =>

@@ -1,0 +1,56 @@
+/**
+ * The deployment's settings as `cdk synth` reads them: the stage's entry with context overrides, each checked so that
+ * a wrong value fails the synth with its name. Here the AI providers (context `providers`, JSON).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { App } from 'aws-cdk-lib';
+import { settingsOf } from '../../lib/settings.ts';
+import { STAGES } from '../../lib/stages.ts';
+
+const settings = (context: Record<string, unknown>) => settingsOf(new App({ context }).node);
+const providers = (p: unknown) => settings({ providers: JSON.stringify(p) }).providers;
+const IMAGES = { url: 'https://images.example.com/v1', apiKeySecret: 'video-service/images-key' };
+
+describe('the AI providers of a deployment', () => {
+  it('are none unless configured: the embedded generator, with the paid extras refused', () => {
+    assert.equal(settings({}).providers, undefined);
+    assert.equal(settings({ stage: 'prod' }).providers, undefined);
+  });
+
+  it('come from context as JSON, by secret name or complete ARN', () => {
+    const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:speech-key-AbCdEf';
+    const given = { images: IMAGES, speech: { url: 'https://speech.example.com/v1', apiKeySecret: arn, cloneVoice: 'v1', timeoutMs: 45_000 } };
+    assert.deepEqual(providers(given), given);
+  });
+
+  it('refuse, naming the setting, what would fail at run time or put a key in the template', () => {
+    const refused = (p: unknown, pattern: RegExp) => assert.throws(() => providers(p), pattern);
+    refused({ images: { url: 'http://images.example.com/v1' } }, /Context providers\.images\.url: must be an https:\/\/ address/);
+    refused(
+      { llm: { url: 'https://llm.example.com/v1', timeoutMs: 120_000 } },
+      /Context providers\.llm\.timeoutMs: must be below the timeout of the functions that call it \(120 s\)/,
+    );
+    refused({ images: { ...IMAGES, apiKeySecret: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:images-key' } }, /providers\.images\.apiKeySecret/);
+    refused(
+      { images: { ...IMAGES, apiKey: 'sk-inline' } },
+      /Context providers\.images: Unrecognized key: "apiKey" \(an API key goes in the secret named by apiKeySecret\)/,
+    );
+    refused({ images: { ...IMAGES, cloneVoice: 'v1' } }, /providers\.images/);
+    refused({ video: IMAGES }, /providers/);
+  });
+
+  it("replace the stage's provider one by one, and null removes one", () => {
+    const stage = STAGES.dev as { providers?: object };
+    stage.providers = { images: IMAGES, llm: { url: 'https://llm.example.com/v1' } };
+    try {
+      assert.deepEqual(settings({}).providers, stage.providers);
+      const other = { url: 'https://other.example.com/v1' };
+      assert.deepEqual(providers({ images: other }), { images: other, llm: { url: 'https://llm.example.com/v1' } });
+      assert.deepEqual(providers({ llm: null }), { images: IMAGES });
+      assert.equal(providers({ llm: null, images: null }), undefined);
+    } finally {
+      delete stage.providers;
+    }
+  });
+});
