@@ -3,43 +3,52 @@
  * document, so a field is described exactly once.
  */
 import * as z from 'zod/mini';
-import { text } from './zod.ts';
+import { text, timestamp } from './zod.ts';
+
+/** The enums of the contract, each one named in the OpenAPI document (functions/http/openapi.ts). */
+export const language = z.enum(['auto', 'ru', 'en']);
+export const tone = z.enum(['neutral', 'energetic', 'calm', 'funny', 'serious']);
+export const music = z.enum(['stock', 'song', 'none']);
+export const voice = z.enum(['standard', 'clone', 'none']);
+export const billing = z.enum(['auto', 'doubloons']);
+export const orderStatus = z.enum(['queued', 'running', 'awaiting_review', 'done', 'error']);
+export type OrderStatus = z.infer<typeof orderStatus>;
+export const channel = z.enum(['api', 'bot']);
+/** Doubloons charged: never negative. */
+const cost = z.int().check(z.gte(0));
 
 /** Body of POST /videos. Every field but topic is optional with the documented default. */
 export const createVideoBody = z.strictObject({
   topic: text(300),
   director_mode: z._default(z.boolean(), false),
   duration_seconds: z._default(z.int().check(z.gte(10), z.lte(60)), 30),
-  language: z._default(z.enum(['auto', 'ru', 'en']), 'auto'),
-  tone: z._default(z.enum(['neutral', 'energetic', 'calm', 'funny', 'serious']), 'neutral'),
+  language: z._default(language, 'auto'),
+  tone: z._default(tone, 'neutral'),
   /** Product placement (+50): the product shown and named in the video. */
   placement: z.optional(z.strictObject({ product: text(80), description: z.optional(text(300)) })),
   /** Call to action shown on the last scene; included in the base price. */
   cta: z.optional(text(80)),
   captions: z._default(z.boolean(), true),
   /** stock: included; song: an original song (+70, heavy); none: voice only. */
-  music: z._default(z.enum(['stock', 'song', 'none']), 'stock'),
+  music: z._default(music, 'stock'),
   /** standard: included; clone: the client's cloned voice (+100, heavy; refused with 422 while no provider makes it); none: no voiceover. */
-  voice: z._default(z.enum(['standard', 'clone', 'none']), 'standard'),
+  voice: z._default(voice, 'standard'),
   /** AI-generated visuals (+100, heavy; refused with 422 while no image generator is configured) instead of the included pictures. */
   ai_visual: z._default(z.boolean(), false),
   /** doubloons: pay the full price instead of the plan's heavy allowance (avoids 409 fair_use_exceeded). */
-  billing: z._default(z.enum(['auto', 'doubloons']), 'auto'),
+  billing: z._default(billing, 'auto'),
 });
 export type OrderParams = z.output<typeof createVideoBody>;
 
 /** Body of POST /videos:quick. */
 export const quickVideoBody = z.strictObject({ prompt: text(1000) });
 
-const orderStatus = z.enum(['queued', 'running', 'awaiting_review', 'done', 'error']);
-export type OrderStatus = z.infer<typeof orderStatus>;
-
 /** 201/200 answer of both creation routes. */
 export const creationResponse = z.object({
   id: z.string(),
   status: orderStatus,
-  cost: z.int(),
-  eta_seconds: z.int(),
+  cost,
+  eta_seconds: z.int().check(z.gte(0)),
 });
 export type CreationResponse = z.infer<typeof creationResponse>;
 
@@ -47,17 +56,17 @@ export type CreationResponse = z.infer<typeof creationResponse>;
 export const orderRecord = z.object({
   id: z.string(),
   status: orderStatus,
-  cost: z.int(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  cost,
+  created_at: timestamp,
+  updated_at: timestamp,
   director_mode: z.boolean(),
   /** True when the order used a trial video: the video carries the forced watermark. */
   trial: z.boolean(),
   /** Where the order came from: `api` (an API key) or `bot` (the chat bot); bot orders are rendered first. */
-  channel: z.enum(['api', 'bot']),
+  channel,
   /** The parameters the order runs with (for quick orders: what the planner chose). */
   params: z.omit(createVideoBody, { billing: true }),
-  eta_seconds: z.optional(z.int()),
+  eta_seconds: z.optional(z.int().check(z.gte(0))),
   script: z.optional(z.string()),
   result_url: z.optional(z.url()),
   /** The cover image, signed like result_url. */

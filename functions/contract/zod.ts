@@ -20,3 +20,6 @@ export const text = (max: number) =>
     z.maxLength(max, `must be at most ${max} characters`),
     z.refine((s) => !UNPRINTABLE.test(s), 'must not contain control characters or unpaired surrogates'),
   );
+
+/** A time as the service writes it: ISO 8601 in UTC (`2026-11-25T07:24:51.123Z`). */
+export const timestamp = z.iso.datetime();

@@ -5,9 +5,21 @@
  */
 import * as z from 'zod/mini';
 import { balanceResponse } from '../contract/balance.ts';
-import { creationResponse, createVideoBody, orderRecord, quickVideoBody } from '../contract/orders.ts';
-import { reviewBody } from '../contract/review.ts';
-import { createWebhookBody, deliveryList, webhookCreated, webhookList } from '../contract/webhooks.ts';
+import {
+  billing,
+  channel,
+  creationResponse,
+  createVideoBody,
+  language,
+  music,
+  orderRecord,
+  orderStatus,
+  quickVideoBody,
+  tone,
+  voice,
+} from '../contract/orders.ts';
+import { reviewApprove, reviewBody, reviewEdit, reviewRegen } from '../contract/review.ts';
+import { createWebhookBody, deliveryList, webhookCreated, webhookEvent, webhookList } from '../contract/webhooks.ts';
 import '../contract/zod.ts';
 import { STATUS_OF } from './errors.ts';
 import { ROUTES, type Route } from './routes.ts';
@@ -15,14 +27,17 @@ import { ROUTES, type Route } from './routes.ts';
 type Schema = z.core.$ZodType;
 type Json = Record<string, unknown>;
 
+const errorCode = z.enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]]);
 /** The error envelope every failure answers with; request_id is additive. */
 const errorEnvelope = z.object({
   error: z.object({
-    code: z.enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]]),
+    code: errorCode,
     message: z.string(),
     request_id: z.optional(z.string()),
   }),
 });
+/** What API Gateway answers by itself on AWS (its throttling): not the envelope. */
+const gatewayMessage = z.object({ message: z.string() });
 
 interface Operation {
   id: string;
@@ -34,6 +49,8 @@ interface Operation {
   ok: Record<number, { description: string; schema?: Schema; headers?: string[] }>;
   /** The error codes this operation can answer with, beyond those every operation shares. */
   errors?: (keyof typeof STATUS_OF)[];
+  /** What an error code means here, beyond its name. */
+  notes?: Partial<Record<keyof typeof STATUS_OF, string>>;
   idempotent?: boolean;
   examples?: { curl: string; js: string; python: string };
 }
@@ -41,13 +58,17 @@ interface Operation {
 const example = (curl: string, js: string, python: string) => ({ curl, js, python });
 
 /** What both creation routes answer: 201, or 200 for a repeated Idempotency-Key, and the pricing refusals. */
-const CREATION: Pick<Operation, 'ok' | 'errors' | 'idempotent'> = {
+const CREATION: Pick<Operation, 'ok' | 'errors' | 'notes' | 'idempotent'> = {
   ok: {
     201: { description: 'Order accepted', schema: creationResponse },
     200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] },
   },
   // generator_unavailable: reserved by the contract for a planner that cannot be reached.
   errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
+  notes: {
+    invalid_params:
+      'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
+  },
   idempotent: true,
 };
 
@@ -174,7 +195,10 @@ const OPERATIONS: Record<string, Operation> = {
     description:
       'The target of `result_url` and `cover_url`: no key. A valid link redirects to the file; a tampered or expired one is 403, a file past its 30 days 404.',
     tag: 'Files',
-    ok: { 302: { description: 'Redirect to the file', headers: ['Location'] } },
+    ok: {
+      302: { description: 'Redirect to the file', headers: ['Location'] },
+      200: { description: 'The file itself, where the redirect leads (a client that follows redirects gets this): the mp4 or the JPEG cover' },
+    },
     errors: ['forbidden', 'not_found'],
   },
   'get-openapi': {
@@ -201,11 +225,10 @@ const HEADERS: Record<string, Json> = {
   'X-Request-Id': { description: 'The request id, also in error envelopes', schema: { type: 'string' } },
 };
 
-const jsonSchema = (schema: Schema, io: 'input' | 'output'): Json => {
-  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
-  return rest;
-};
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The gateway's own throttling answer, beside the service's 429s: every route has a ceiling on AWS. */
+const GATEWAY_THROTTLE = "API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope";
 
 function errorResponses(route: Route, op: Operation): Record<string, Json> {
   const codes = new Set<keyof typeof STATUS_OF>(['internal_error', 'service_unavailable', ...(op.errors ?? [])]);
@@ -213,17 +236,22 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
   if (op.body) for (const c of ['bad_request', 'invalid_params'] as const) codes.add(c);
   if (route.auth && route.method === 'POST') codes.add('rate_limited');
   if (route.handler === 'not-found') codes.add('not_found');
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, string[]>([[429, []]]);
   for (const code of codes) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      String(status),
-      {
-        description: list.map((c) => `\`${c}\``).join(', '),
-        headers: { 'X-Request-Id': HEADERS['X-Request-Id'], ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}) },
-        content: { 'application/json': { schema: ref('Error') } },
-      },
-    ]),
+    [...byStatus].map(([status, list]) => {
+      const described = list.map((c) => `\`${c}\`${op.notes?.[c as keyof typeof STATUS_OF] ? ` (${op.notes[c as keyof typeof STATUS_OF]})` : ''}`);
+      const envelope = ref('ErrorResponse');
+      const schema = status !== 429 ? envelope : list.length ? { oneOf: [envelope, ref('GatewayMessage')] } : ref('GatewayMessage');
+      return [
+        String(status),
+        {
+          description: [...described, ...(status === 429 ? [GATEWAY_THROTTLE] : [])].join('; '),
+          headers: { 'X-Request-Id': HEADERS['X-Request-Id'], ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}) },
+          content: { 'application/json': { schema } },
+        },
+      ];
+    }),
   );
 }
 
@@ -233,20 +261,80 @@ const PATH_PARAMS: Record<string, Json> = {
   asset: { description: 'swagger-ui-bundle.js or swagger-ui.css', schema: { type: 'string' } },
 };
 
-/** The schemas named under components, by the zod schema they come from. */
-const NAMED: [string, Schema, 'input' | 'output'][] = [
-  ['QuickVideoRequest', quickVideoBody, 'input'],
-  ['CreateVideoRequest', createVideoBody, 'input'],
-  ['CreationResponse', creationResponse, 'output'],
-  ['Order', orderRecord, 'output'],
-  ['ReviewRequest', reviewBody, 'input'],
-  ['CreateWebhookRequest', createWebhookBody, 'input'],
-  ['WebhookCreated', webhookCreated, 'output'],
-  ['WebhookList', webhookList, 'output'],
-  ['DeliveryList', deliveryList, 'output'],
-  ['Balance', balanceResponse, 'output'],
-  ['Error', errorEnvelope, 'output'],
+/**
+ * The schemas named under components, by the zod schema they come from: requests (strict: an unknown field is a 400),
+ * answers (open: a later additive field breaks no client that validates them), and what both share.
+ */
+const REQUESTS: [string, Schema][] = [
+  ['QuickVideoRequest', quickVideoBody],
+  ['CreateVideoRequest', createVideoBody],
+  ['ReviewRequest', reviewBody],
+  ['ReviewApprove', reviewApprove],
+  ['ReviewEdit', reviewEdit],
+  ['ReviewRegen', reviewRegen],
+  ['CreateWebhookRequest', createWebhookBody],
 ];
+const ANSWERS: [string, Schema][] = [
+  ['CreationResponse', creationResponse],
+  ['Order', orderRecord],
+  ['WebhookCreated', webhookCreated],
+  ['WebhookList', webhookList],
+  ['DeliveryList', deliveryList],
+  ['Balance', balanceResponse],
+  ['ErrorResponse', errorEnvelope],
+  ['GatewayMessage', gatewayMessage],
+];
+const SHARED: [string, Schema][] = [
+  ['OrderStatus', orderStatus],
+  ['Language', language],
+  ['Tone', tone],
+  ['Music', music],
+  ['Voice', voice],
+  ['Billing', billing],
+  ['Channel', channel],
+  ['WebhookEvent', webhookEvent],
+  ['ErrorCode', errorCode],
+];
+const NAMED = [...REQUESTS, ...ANSWERS, ...SHARED];
+
+/** Drops every `additionalProperties: false` below `node`: an answer may carry fields added later. */
+function openToAdditions(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  if (o.additionalProperties === false) delete o.additionalProperties;
+  for (const v of Object.values(o)) openToAdditions(v);
+}
+
+/** components.schemas: each named schema once, referring to the others by name. */
+function componentSchemas(): Record<string, Json> {
+  const schemas: Record<string, Json> = {};
+  for (const [io, named] of [
+    ['input', [...REQUESTS, ...SHARED]],
+    ['output', [...ANSWERS, ...SHARED]],
+  ] as const) {
+    const registry = z.registry<{ id: string }>();
+    for (const [id, schema] of named) registry.add(schema, { id });
+    const made = z.toJSONSchema(registry, {
+      io,
+      unrepresentable: 'any',
+      uri: (id) => `#/components/schemas/${id}`,
+      // A time's format says it all; zod's pattern for it only makes the document harder to read.
+      override: ({ jsonSchema }) => {
+        if (jsonSchema.format === 'date-time') delete jsonSchema.pattern;
+      },
+    }).schemas as Record<string, Json>;
+    for (const [id, { $schema: _s, $id: _i, ...schema }] of Object.entries(made)) {
+      if (io === 'output') openToAdditions(schema);
+      schemas[id] = schema;
+    }
+  }
+  const branches = { approve: 'ReviewApprove', edit: 'ReviewEdit', regen: 'ReviewRegen' };
+  schemas.ReviewRequest = {
+    ...schemas.ReviewRequest,
+    discriminator: { propertyName: 'action', mapping: Object.fromEntries(Object.entries(branches).map(([a, n]) => [a, `#/components/schemas/${n}`])) },
+  };
+  return schemas;
+}
 const nameOf = (schema: Schema) => NAMED.find(([, s]) => s === schema)?.[0];
 const schemaRef = (schema: Schema) => {
   const name = nameOf(schema);
@@ -310,6 +398,9 @@ function operation(route: Route): Json {
             ...(r.schema ? { content: { 'application/json': { schema: schemaRef(r.schema) } } } : {}),
             ...(route.handler === 'get-openapi' ? { content: { 'application/json': { schema: { type: 'object' } } } } : {}),
             ...(route.handler === 'get-docs' ? { content: { 'text/html': { schema: { type: 'string' } } } } : {}),
+            ...(route.handler === 'download-file' && status === '200'
+              ? { content: Object.fromEntries(['video/mp4', 'image/jpeg'].map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])) }
+              : {}),
           },
         ]),
       ),
@@ -328,6 +419,8 @@ const EVENTS = {
 function webhook(event: keyof typeof EVENTS): Json {
   return {
     post: {
+      // video.awaiting_review -> videoAwaitingReview: the name generated receivers give the handler.
+      operationId: event.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase()),
       summary: event,
       // Signed by the service, not called with a key.
       security: [],
@@ -361,9 +454,17 @@ export function openApiDocument(serverUrl: string): Json {
       title: 'Video generation service',
       version: '1.0.0',
       description:
-        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order.',
+        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope.',
+      contact: { name: 'The service operators, through the chat bot that issues API keys' },
+      license: { name: 'Proprietary: for the holders of an API key', identifier: 'LicenseRef-Proprietary' },
     },
-    tags: [{ name: 'Orders' }, { name: 'Webhooks' }, { name: 'Account' }, { name: 'Files' }, { name: 'Contract' }],
+    tags: [
+      { name: 'Orders', description: 'Order a video, follow it, review its script' },
+      { name: 'Webhooks', description: "The key's webhook: registration and delivery attempts" },
+      { name: 'Account', description: 'Balance, trial videos and plan' },
+      { name: 'Files', description: 'Downloads through signed links, no key' },
+      { name: 'Contract', description: 'This document and its reference page, no key' },
+    ],
     security: [{ ApiKey: [] }],
     // Paths are relative to the base address, which ends with /v1 (spec: Endpoints).
     paths: ROUTES.reduce<Json>((paths, r) => {
@@ -374,7 +475,7 @@ export function openApiDocument(serverUrl: string): Json {
     webhooks: Object.fromEntries((Object.keys(EVENTS) as (keyof typeof EVENTS)[]).map((e) => [e, webhook(e)])),
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Issued by the chat bot (/apikey); shown once.' } },
-      schemas: Object.fromEntries(NAMED.map(([name, schema, io]) => [name, jsonSchema(schema, io)])),
+      schemas: componentSchemas(),
     },
   };
   // The servers entry is this deployment's, in its documented place after info.

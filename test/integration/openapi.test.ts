@@ -43,7 +43,7 @@ describe('the OpenAPI document', () => {
     });
     const text = JSON.stringify(doc);
     for (const header of ['Idempotency-Key', 'Retry-After', 'X-Service-Signature', 'Idempotent-Replayed']) assert.ok(text.includes(`"${header}"`), header);
-    assert.deepEqual(doc.components.schemas.Error.properties.error.properties.code.enum.sort(), Object.keys(STATUS_OF).sort());
+    assert.deepEqual(doc.components.schemas.ErrorCode.enum.sort(), Object.keys(STATUS_OF).sort());
     for (const code of Object.keys(STATUS_OF)) assert.ok(text.includes(`\`${code}\``), `error code ${code} is documented on an operation`);
     const ids = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
     assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
@@ -55,6 +55,69 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(
       quick['x-codeSamples'].map((s: { lang: string }) => s.lang),
       ['Shell', 'JavaScript', 'Python'],
+    );
+  });
+
+  it('can grow without breaking clients: answers open to new fields, requests strict, enums and review branches named', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    const schemas = doc.components.schemas as Record<string, Record<string, any>>;
+    const text = (name: string) => JSON.stringify(schemas[name]);
+    for (const answer of ['Order', 'CreationResponse', 'WebhookCreated', 'WebhookList', 'DeliveryList', 'Balance', 'ErrorResponse'])
+      assert.doesNotMatch(text(answer), /"additionalProperties":false/, answer);
+    for (const request of ['CreateVideoRequest', 'QuickVideoRequest', 'ReviewApprove', 'ReviewEdit', 'ReviewRegen', 'CreateWebhookRequest'])
+      assert.equal(schemas[request]!.additionalProperties, false, request);
+    // No schema is named Error: generated code would shadow the language's own.
+    assert.equal(schemas.Error, undefined);
+    for (const [name, where] of [
+      ['OrderStatus', ['Order', 'CreationResponse']],
+      ['Tone', ['Order', 'CreateVideoRequest']],
+      ['Language', ['Order', 'CreateVideoRequest']],
+      ['Music', ['Order', 'CreateVideoRequest']],
+      ['Voice', ['Order', 'CreateVideoRequest']],
+      ['Channel', ['Order']],
+      ['Billing', ['CreateVideoRequest']],
+      ['WebhookEvent', ['DeliveryList']],
+      ['ErrorCode', ['ErrorResponse']],
+    ] as const) {
+      assert.ok(schemas[name]!.enum.length > 1, name);
+      for (const user of where) assert.ok(text(user).includes(`"#/components/schemas/${name}"`), `${user} refers to ${name}`);
+    }
+    assert.deepEqual(schemas.ReviewRequest!.discriminator, {
+      propertyName: 'action',
+      mapping: { approve: '#/components/schemas/ReviewApprove', edit: '#/components/schemas/ReviewEdit', regen: '#/components/schemas/ReviewRegen' },
+    });
+    for (const time of ['created_at', 'updated_at']) assert.equal(schemas.Order!.properties[time].format, 'date-time');
+    assert.equal(schemas.Order!.properties.cost.minimum, 0);
+    assert.equal(schemas.CreationResponse!.properties.cost.minimum, 0);
+    // The creation routes say what a reused Idempotency-Key answers; the download route what its redirect leads to.
+    assert.match(doc.paths['/videos'].post.responses['422'].description, /Idempotency-Key used with a different request/);
+    assert.deepEqual(Object.keys(doc.paths['/files/{id}/{file}'].get.responses['200'].content), ['video/mp4', 'image/jpeg']);
+    assert.deepEqual(
+      Object.values(doc.webhooks).map((w: any) => w.post.operationId),
+      ['videoAwaitingReview', 'videoDone', 'videoError'],
+    );
+  });
+
+  it("passes Spectral's and Redocly's recommended rules with no error and no warning", async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    // A public address, as on AWS (the rules warn about a localhost server, which the test stack has).
+    doc.servers = [{ url: 'https://video.service.test/v1' }];
+    const source = JSON.stringify(doc, null, 2);
+    const { Spectral, Document } = (await import('@stoplight/spectral-core')) as any;
+    const { oas } = await import('@stoplight/spectral-rulesets');
+    const { Json } = await import('@stoplight/spectral-parsers');
+    const spectral = new Spectral();
+    spectral.setRuleset({ extends: [[oas, 'recommended']] });
+    const found = (await spectral.run(new Document(source, Json, 'openapi.json'))) as { code: string; path: string[]; message: string }[];
+    assert.deepEqual(
+      found.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`),
+      [],
+    );
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) } as never);
+    assert.deepEqual(
+      problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`),
+      [],
     );
   });
 

@@ -1,7 +1,8 @@
 /**
  * Checks an answer of the service against the OpenAPI document it serves: the route's operation must list the status,
  * and the body must validate (with Ajv, JSON Schema 2020-12) against the schema listed there. An error answer must be
- * the error envelope whatever the route.
+ * the error envelope whatever the route. The published answers are open to fields added later; here every object is
+ * held closed, so that the service sends no field its document does not describe.
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +13,19 @@ import { API_PREFIX, ROUTES } from '../../functions/http/routes.ts';
 
 type Json = Record<string, any>;
 const doc = openApiDocument('http://localhost/v1') as Json;
+
+/** The schema with every object that lists its properties closed to others. */
+export function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (!node || typeof node !== 'object') return node;
+  const o = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, closed(v)])) as Json;
+  if (o.type === 'object' && o.properties && !('additionalProperties' in o)) o.additionalProperties = false;
+  return o;
+}
+
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-ajv.addSchema({ $id: 'openapi', components: doc.components });
+ajv.addSchema({ $id: 'openapi', components: closed(doc.components) });
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 const validatorOf = (schema: Json) => {
   const key = JSON.stringify(schema);
@@ -40,7 +51,7 @@ export function checkAgainstContract(method: string, path: string, status: numbe
   const op = operationOf(method, path);
   const where = `${method} ${path} -> ${status}`;
   if (status >= 400) {
-    const ok = validatorOf({ $ref: '#/components/schemas/Error' });
+    const ok = validatorOf({ $ref: '#/components/schemas/ErrorResponse' });
     if (!ok(body)) throw new Error(`${where}: not the error envelope: ${ajv.errorsText(ok.errors)}`);
   }
   if (!op) {

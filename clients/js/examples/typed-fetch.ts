@@ -8,7 +8,7 @@
 import type { components, paths } from '../src/schema.ts';
 
 type Order = components['schemas']['Order'];
-type ApiError = components['schemas']['Error'];
+type ApiError = components['schemas']['ErrorResponse'];
 type CreateBody = paths['/videos']['post']['requestBody']['content']['application/json'];
 type Created = paths['/videos']['post']['responses']['201']['content']['application/json'];
 type Balance = paths['/balance']['get']['responses']['200']['content']['application/json'];

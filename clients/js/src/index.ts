@@ -16,7 +16,7 @@ export type Balance = Schemas['Balance'];
 export type WebhookCreated = Schemas['WebhookCreated'];
 export type WebhookList = Schemas['WebhookList'];
 export type DeliveryList = Schemas['DeliveryList'];
-export type ErrorCode = Schemas['Error']['error']['code'];
+export type ErrorCode = Schemas['ErrorCode'];
 
 /** An answer in the error envelope, by its code. */
 export class ApiError extends Error {

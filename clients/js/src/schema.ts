@@ -423,39 +423,7 @@ export interface webhooks {
          * video.awaiting_review
          * @description Director mode: the script waits for a decision (POST /videos/{id}/review). The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": "video.awaiting_review";
-                    /** @description Stable across the attempts of one event */
-                    "X-Service-Event-Id": string;
-                    /** @description Unix time of this attempt */
-                    "X-Service-Timestamp": string;
-                    /** @description 1 to 5 */
-                    "X-Service-Delivery-Attempt": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            responses: {
-                /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["videoAwaitingReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -475,39 +443,7 @@ export interface webhooks {
          * video.done
          * @description The video is ready; the body carries result_url and metadata. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": "video.done";
-                    /** @description Stable across the attempts of one event */
-                    "X-Service-Event-Id": string;
-                    /** @description Unix time of this attempt */
-                    "X-Service-Timestamp": string;
-                    /** @description 1 to 5 */
-                    "X-Service-Delivery-Attempt": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            responses: {
-                /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["videoDone"];
         delete?: never;
         options?: never;
         head?: never;
@@ -527,39 +463,7 @@ export interface webhooks {
          * video.error
          * @description Generation failed; the doubloons are already refunded. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
-                    "X-Service-Signature": string;
-                    /** @description The event type */
-                    "X-Service-Event": "video.error";
-                    /** @description Stable across the attempts of one event */
-                    "X-Service-Event-Id": string;
-                    /** @description Unix time of this attempt */
-                    "X-Service-Timestamp": string;
-                    /** @description 1 to 5 */
-                    "X-Service-Delivery-Attempt": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            responses: {
-                /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["videoError"];
         delete?: never;
         options?: never;
         head?: never;
@@ -578,16 +482,10 @@ export interface components {
             director_mode?: boolean;
             /** @default 30 */
             duration_seconds?: number;
-            /**
-             * @default auto
-             * @enum {string}
-             */
-            language?: "auto" | "ru" | "en";
-            /**
-             * @default neutral
-             * @enum {string}
-             */
-            tone?: "neutral" | "energetic" | "calm" | "funny" | "serious";
+            /** @default auto */
+            language?: components["schemas"]["Language"];
+            /** @default neutral */
+            tone?: components["schemas"]["Tone"];
             placement?: {
                 product: string;
                 description?: string;
@@ -595,58 +493,87 @@ export interface components {
             cta?: string;
             /** @default true */
             captions?: boolean;
-            /**
-             * @default stock
-             * @enum {string}
-             */
-            music?: "stock" | "song" | "none";
-            /**
-             * @default standard
-             * @enum {string}
-             */
-            voice?: "standard" | "clone" | "none";
+            /** @default stock */
+            music?: components["schemas"]["Music"];
+            /** @default standard */
+            voice?: components["schemas"]["Voice"];
             /** @default false */
             ai_visual?: boolean;
+            /** @default auto */
+            billing?: components["schemas"]["Billing"];
+        };
+        ReviewRequest: components["schemas"]["ReviewApprove"] | components["schemas"]["ReviewEdit"] | components["schemas"]["ReviewRegen"];
+        ReviewApprove: {
             /**
-             * @default auto
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            billing?: "auto" | "doubloons";
+            action: "approve";
         };
+        ReviewEdit: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "edit";
+            text: string;
+        };
+        ReviewRegen: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "regen";
+            note: string;
+        };
+        CreateWebhookRequest: {
+            url: string;
+        };
+        /** @enum {string} */
+        OrderStatus: "queued" | "running" | "awaiting_review" | "done" | "error";
+        /** @enum {string} */
+        Language: "auto" | "ru" | "en";
+        /** @enum {string} */
+        Tone: "neutral" | "energetic" | "calm" | "funny" | "serious";
+        /** @enum {string} */
+        Music: "stock" | "song" | "none";
+        /** @enum {string} */
+        Voice: "standard" | "clone" | "none";
+        /** @enum {string} */
+        Billing: "auto" | "doubloons";
+        /** @enum {string} */
+        Channel: "api" | "bot";
+        /** @enum {string} */
+        WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
+        /** @enum {string} */
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
-            /** @enum {string} */
-            status: "queued" | "running" | "awaiting_review" | "done" | "error";
+            status: components["schemas"]["OrderStatus"];
             cost: number;
             eta_seconds: number;
         };
         Order: {
             id: string;
-            /** @enum {string} */
-            status: "queued" | "running" | "awaiting_review" | "done" | "error";
+            status: components["schemas"]["OrderStatus"];
             cost: number;
+            /** Format: date-time */
             created_at: string;
+            /** Format: date-time */
             updated_at: string;
             director_mode: boolean;
             trial: boolean;
-            /** @enum {string} */
-            channel: "api" | "bot";
+            channel: components["schemas"]["Channel"];
             params: {
                 topic: string;
                 /** @default false */
                 director_mode: boolean;
                 /** @default 30 */
                 duration_seconds: number;
-                /**
-                 * @default auto
-                 * @enum {string}
-                 */
-                language: "auto" | "ru" | "en";
-                /**
-                 * @default neutral
-                 * @enum {string}
-                 */
-                tone: "neutral" | "energetic" | "calm" | "funny" | "serious";
+                /** @default auto */
+                language: components["schemas"]["Language"];
+                /** @default neutral */
+                tone: components["schemas"]["Tone"];
                 placement?: {
                     product: string;
                     description?: string;
@@ -654,16 +581,10 @@ export interface components {
                 cta?: string;
                 /** @default true */
                 captions: boolean;
-                /**
-                 * @default stock
-                 * @enum {string}
-                 */
-                music: "stock" | "song" | "none";
-                /**
-                 * @default standard
-                 * @enum {string}
-                 */
-                voice: "standard" | "clone" | "none";
+                /** @default stock */
+                music: components["schemas"]["Music"];
+                /** @default standard */
+                voice: components["schemas"]["Voice"];
                 /** @default false */
                 ai_visual: boolean;
             };
@@ -683,26 +604,12 @@ export interface components {
                 message: string;
             };
         };
-        ReviewRequest: {
-            /** @constant */
-            action: "approve";
-        } | {
-            /** @constant */
-            action: "edit";
-            text: string;
-        } | {
-            /** @constant */
-            action: "regen";
-            note: string;
-        };
-        CreateWebhookRequest: {
-            url: string;
-        };
         WebhookCreated: {
             id: string;
             /** Format: uri */
             url: string;
             active: boolean;
+            /** Format: date-time */
             created_at: string;
             secret: string;
         };
@@ -712,16 +619,17 @@ export interface components {
                 /** Format: uri */
                 url: string;
                 active: boolean;
+                /** Format: date-time */
                 created_at: string;
             }[];
         };
         DeliveryList: {
             data: {
                 event_id: string;
-                /** @enum {string} */
-                event: "video.awaiting_review" | "video.done" | "video.error";
+                event: components["schemas"]["WebhookEvent"];
                 order_id: string;
                 attempt: number;
+                /** Format: date-time */
                 at: string;
                 url: string;
                 http_status?: number;
@@ -737,13 +645,15 @@ export interface components {
             plan?: string;
             heavy_videos_left?: number;
         };
-        Error: {
+        ErrorResponse: {
             error: {
-                /** @enum {string} */
-                code: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+                code: components["schemas"]["ErrorCode"];
                 message: string;
                 request_id?: string;
             };
+        };
+        GatewayMessage: {
+            message: string;
         };
     };
     responses: never;
@@ -802,7 +712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `unauthorized` */
@@ -813,7 +723,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `insufficient_funds` */
@@ -824,7 +734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `fair_use_exceeded` */
@@ -835,10 +745,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `invalid_params` */
+            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field) */
             422: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -846,10 +756,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `active_tasks_exceeded`, `rate_limited` */
+            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -859,7 +769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -870,7 +780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `generator_unavailable` */
@@ -881,7 +791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -894,7 +804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -947,7 +857,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `unauthorized` */
@@ -958,7 +868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `insufficient_funds` */
@@ -969,7 +879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `fair_use_exceeded` */
@@ -980,10 +890,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `invalid_params` */
+            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field) */
             422: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -991,10 +901,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `active_tasks_exceeded`, `rate_limited` */
+            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1004,7 +914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1015,7 +925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `generator_unavailable` */
@@ -1026,7 +936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1039,7 +949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1075,7 +985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `forbidden` */
@@ -1086,7 +996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` */
@@ -1097,7 +1007,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1108,7 +1031,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1121,7 +1044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1161,7 +1084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `unauthorized` */
@@ -1172,7 +1095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `forbidden` */
@@ -1183,7 +1106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` */
@@ -1194,7 +1117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_awaiting_review` */
@@ -1205,7 +1128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `invalid_params` */
@@ -1216,10 +1139,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited` */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1229,7 +1152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1240,7 +1163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1253,7 +1176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1286,7 +1209,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1297,7 +1233,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1310,7 +1246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1347,7 +1283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `unauthorized` */
@@ -1358,7 +1294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `invalid_params` */
@@ -1369,10 +1305,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited` */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1382,7 +1318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1393,7 +1329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1406,7 +1342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1440,7 +1376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `forbidden` */
@@ -1451,7 +1387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` */
@@ -1462,7 +1398,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1473,7 +1422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1486,7 +1435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1522,7 +1471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `forbidden` */
@@ -1533,7 +1482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` */
@@ -1544,7 +1493,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1555,7 +1517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1568,7 +1530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1601,7 +1563,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1612,7 +1587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1625,7 +1600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1649,6 +1624,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The file itself, where the redirect leads (a client that follows redirects gets this): the mp4 or the JPEG cover */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                    "image/jpeg": string;
+                };
+            };
             /** @description Redirect to the file */
             302: {
                 headers: {
@@ -1668,7 +1655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `not_found` */
@@ -1679,7 +1666,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1690,7 +1690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1703,7 +1703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1728,6 +1728,19 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
             /** @description `internal_error` */
             500: {
                 headers: {
@@ -1736,7 +1749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1749,7 +1762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1782,7 +1795,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1793,7 +1819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1806,7 +1832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1842,7 +1868,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1853,7 +1892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `service_unavailable` */
@@ -1866,8 +1905,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    videoAwaitingReview: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": "video.awaiting_review";
+                /** @description Stable across the attempts of one event */
+                "X-Service-Event-Id": string;
+                /** @description Unix time of this attempt */
+                "X-Service-Timestamp": string;
+                /** @description 1 to 5 */
+                "X-Service-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    videoDone: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": "video.done";
+                /** @description Stable across the attempts of one event */
+                "X-Service-Event-Id": string;
+                /** @description Unix time of this attempt */
+                "X-Service-Timestamp": string;
+                /** @description 1 to 5 */
+                "X-Service-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    videoError: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
+                "X-Service-Signature": string;
+                /** @description The event type */
+                "X-Service-Event": "video.error";
+                /** @description Stable across the attempts of one event */
+                "X-Service-Event-Id": string;
+                /** @description Unix time of this attempt */
+                "X-Service-Timestamp": string;
+                /** @description 1 to 5 */
+                "X-Service-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
