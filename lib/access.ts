@@ -59,6 +59,8 @@ export const ACCESS: Record<string, Access> = {
   'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   'get-video': { table: [...AUTH, ...ETA], linkKey: true },
+  // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
+  'list-videos': { table: [...AUTH, ...ETA, 'BatchGetItem'], linkKey: true },
   // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
   'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
   'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },

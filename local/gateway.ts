@@ -150,7 +150,10 @@ export class LocalGateway {
         rawPath: url.pathname,
         rawQueryString: url.search.slice(1),
         headers,
-        ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
+        // API Gateway joins a repeated parameter's values with commas.
+        ...(url.search
+          ? { queryStringParameters: Object.fromEntries([...new Set(url.searchParams.keys())].map((k) => [k, url.searchParams.getAll(k).join(',')])) }
+          : {}),
         ...(pathParameters && Object.keys(pathParameters).length ? { pathParameters } : {}),
         requestContext: {
           accountId: '000000000000',

@@ -5,6 +5,7 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   paginateQuery,
   TransactWriteCommand,
@@ -133,4 +134,22 @@ export async function deletePartition(client: DynamoDBDocumentClient, tableName:
   });
   for (const item of items)
     await client.send(new DeleteCommand({ TableName: tableName, Key: { [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] } }));
+}
+
+/**
+ * The items of `keys` (at most 100) from one table, strongly consistent, in no particular order. Keys DynamoDB leaves
+ * unprocessed (throttling) are asked again with a growing pause; still unprocessed after that, the read fails as the
+ * throttle it is, which the API answers 503 with Retry-After.
+ */
+export async function batchGet(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt === 5) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' });
+    if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+    items.push(...(out.Responses?.[tableName] ?? []));
+    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+  }
+  return items;
 }

@@ -3,6 +3,7 @@
  *   user profile and key hash      PK USER#<user>   SK PROFILE
  *   idempotency record             PK USER#<user>   SK IDEM#<sha256 of the key>      (TTL)
  *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
+ *   the user's order (a reference) PK USER#<user>   SK ORDER#<order id>   (GET /videos: newest first, consistent)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
@@ -32,6 +33,10 @@ export const keys = {
   ledgerPrefix: 'LEDGER#',
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
   order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
+  /** The reference to an order in its user's partition, written with the order. */
+  userOrder: (userId: string, orderId: string) => ({ PK: userPk(userId), SK: orderPk(orderId) }),
+  userOrderSk: (orderId: string) => orderPk(orderId),
+  orderIdOfUserOrder: (sk: string) => sk.slice(orderPk('').length),
   /** The sort key every order item has (a scan for orders filters on it). */
   orderSk: ORDER_SK,
   orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),

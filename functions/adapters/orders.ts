@@ -1,11 +1,11 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
-import { deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { batchGet, deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
@@ -101,7 +101,7 @@ function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]
 }
 
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency';
+type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
 type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open';
 
@@ -117,6 +117,8 @@ export class Orders implements OrderStore {
     const T = this.tableName;
     const items: [CreationItem, TransactItem][] = [
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
+      // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
+      ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
       ['debit', debit(T, account, charge, limits, countsAgainstKey(order))],
       [
         'ledger',
@@ -297,6 +299,37 @@ export class Orders implements OrderStore {
       ConsistentRead: true,
     });
     return items.map((i) => recordOf<OrderEvent>(i)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
+    // BETWEEN includes both ends: the upper one (a cursor's own order) is dropped below. '~' sorts after every id.
+    const out = await this.ddb.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :below',
+        ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
+        ExpressionAttributeValues: {
+          ':pk': keys.userPartition(userId),
+          ':from': keys.userOrderSk(range.from ?? 'vid_'),
+          ':below': keys.userOrderSk(range.below ?? 'vid_~'),
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        // One more than asked, to tell whether more remain; one more again for the cursor's own order.
+        Limit: range.limit + 2,
+      }),
+    );
+    const ids = (out.Items ?? []).map((i) => keys.orderIdOfUserOrder(i[TABLE_KEYS.sk] as string)).filter((id) => id !== range.below);
+    const page = ids.slice(0, range.limit);
+    const found = page.length
+      ? await batchGet(
+          this.ddb,
+          this.tableName,
+          page.map((id) => keys.order(id)),
+        )
+      : [];
+    const byId = new Map(found.map((i) => [i.id as string, recordOf<Order>(i)]));
+    return { orders: page.flatMap((id) => byId.get(id) ?? []), more: ids.length > range.limit };
   }
 
   /** Ids of every order of a user, newest first. */

@@ -5,6 +5,9 @@
 import * as z from 'zod/mini';
 import { text, timestamp } from './zod.ts';
 
+/** An order id: `vid_` and a lower-case ULID, whose first character is at most 7 (its time has 48 bits). */
+export const ORDER_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
 /** The enums of the contract, each one named in the OpenAPI document (functions/http/openapi.ts). */
 export const language = z.enum(['auto', 'ru', 'en']);
 export const tone = z.enum(['neutral', 'energetic', 'calm', 'funny', 'serious']);
@@ -75,3 +78,34 @@ export const orderRecord = z.object({
   error: z.optional(z.object({ code: z.string(), message: z.string() })),
 });
 export type OrderRecord = z.infer<typeof orderRecord>;
+
+const INTEGER_1_100 = 'must be an integer from 1 to 100';
+const TIME = 'must be an ISO 8601 time, such as 2026-11-25T00:00:00Z';
+/** How many orders a page holds. Query values are strings: coerced, then checked. */
+const pageLimit = z._default(
+  z.coerce.number({ error: INTEGER_1_100 }).check(z.refine(Number.isInteger, INTEGER_1_100), z.gte(1, INTEGER_1_100), z.lte(100, INTEGER_1_100)),
+  20,
+);
+z.globalRegistry.add(pageLimit, { type: 'integer', description: 'Orders on a page, 1 to 100 (20 by default)' } as never);
+
+/** The query of GET /videos (additive): the key's orders, newest first. */
+export const listOrdersQuery = z.strictObject({
+  limit: pageLimit,
+  /** The cursor: the orders created before this one (its `next_starting_after`, or the last id of a page). */
+  starting_after: z.optional(z.string().check(z.regex(ORDER_ID_RE, 'must be an order id (vid_...)'))),
+  status: z.optional(orderStatus),
+  /** Created at or after this time. */
+  created_gte: z.optional(z.iso.datetime({ offset: true, error: TIME })),
+  /** Created before this time. */
+  created_lt: z.optional(z.iso.datetime({ offset: true, error: TIME })),
+});
+export type ListOrdersQuery = z.output<typeof listOrdersQuery>;
+
+/** GET /videos: a page of orders, newest first. */
+export const orderList = z.object({
+  data: z.array(orderRecord),
+  /** More orders may match: ask again with `starting_after` set to `next_starting_after`. */
+  has_more: z.boolean(),
+  /** The cursor of the next page, present when has_more is true. */
+  next_starting_after: z.optional(z.string()),
+});

@@ -103,7 +103,8 @@ export class OrderCreation {
     // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
     const limits = keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY };
     const { route } = input.request;
-    const id = newOrderId();
+    // The id carries the creation time, so that GET /videos filters by time on ids.
+    const id = newOrderId(input.now.getTime());
     // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
     const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot'])]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);

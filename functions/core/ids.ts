@@ -1,18 +1,17 @@
 import { createHash } from 'node:crypto';
-import { decodeTime, ulid } from 'ulid';
+import { decodeTime, encodeTime, ulid } from 'ulid';
 
 /** Time-sortable ids with 80 random bits: unguessable, and ordered for listings. */
 export const newUserId = () => ulid();
-export const newOrderId = () => `vid_${ulid().toLowerCase()}`;
+export const newOrderId = (ms = Date.now()) => `vid_${ulid(ms).toLowerCase()}`;
 export const newEntryId = () => ulid();
 export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
-/**
- * Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. A ULID's
- * first character is at most 7 (its time has 48 bits), so every matching id has a time.
- */
-export const ORDER_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+/** Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. */
+export { ORDER_ID_RE } from '../contract/orders.ts';
 /** When an order was created (ms): the time in its ULID. */
 export const orderCreatedAt = (orderId: string) => decodeTime(orderId.slice('vid_'.length));
+/** The lowest order id of a time (ms): the ids of orders created at or after it sort at or after this. */
+export const orderIdFloor = (ms: number) => `vid_${encodeTime(ms, 10).toLowerCase()}`;
 export const WEBHOOK_ID_RE = /^wh_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** Partitions of the markers the sweep reads (open orders, unsettled events): their writes spread. */

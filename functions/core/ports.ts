@@ -91,6 +91,11 @@ export interface OrderStore {
   open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
   /** Removes the marker of an order found closed (or gone) by other means. */
   dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
+  /**
+   * The user's orders whose ids are at least `from` and below `below`, newest first, at most `limit`, read strongly
+   * consistent (a created order is there at once); `more` when others remain in the range.
+   */
+  ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */

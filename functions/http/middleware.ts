@@ -46,6 +46,8 @@ export interface RouteOptions {
   auth: boolean;
   /** The JSON body's schema: the chain parses and validates the body (422 naming the field) before the handler runs. */
   body?: z.ZodMiniType;
+  /** The query string's schema, validated the same way (its values arrive as strings). */
+  query?: z.ZodMiniType;
   /**
    * How an authenticated POST is counted against the per-minute limit: `before` the handler, or `deferred` to a
    * handler that counts it inside its own transaction (creation); whatever that handler did not count is counted
@@ -56,10 +58,11 @@ export interface RouteOptions {
 
 /** The request a route's options promise its handler: the account only with auth, the typed body only with a schema. */
 export type RequestOf<O extends RouteOptions> = (O extends { auth: true } ? AuthedRequest : HttpRequest) &
-  (O extends { body: infer S extends z.ZodMiniType } ? { body: z.output<S> } : unknown);
+  (O extends { body: infer S extends z.ZodMiniType } ? { body: z.output<S> } : unknown) &
+  (O extends { query: infer Q extends z.ZodMiniType } ? { query: z.output<Q> } : unknown);
 
 /** The request as the chain fills it in; a handler sees it as its route's RequestOf. */
-type Filling = HttpRequest & Partial<Omit<AuthedRequest, keyof HttpRequest>> & { body?: unknown };
+type Filling = HttpRequest & Partial<Omit<AuthedRequest, keyof HttpRequest>> & { body?: unknown; query?: unknown };
 
 type Ctx = Context & { req: Filling };
 type Req = middy.Request<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>;
@@ -157,6 +160,12 @@ const jsonBody = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, 
   },
 });
 
+const queryString = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: (request: Req) => {
+    request.context.req.query = validate(schema, request.event.queryStringParameters ?? {});
+  },
+});
+
 /** Wraps a route's logic in the shared chain and turns its reply into an API Gateway response. */
 export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: RequestOf<O>) => Promise<Reply>) {
   const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
@@ -167,6 +176,7 @@ export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: Re
   if (options.auth) chain.use(apiKeyAuth());
   if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
   if (options.body) chain.use(jsonBody(options.body));
+  if (options.query) chain.use(queryString(options.query));
   return chain.handler(async (_event, context) => {
     // The middlewares above have filled in what the options promise (or failed the request).
     const reply = await fn(context.req as RequestOf<O>);

@@ -12,6 +12,8 @@ import {
   createVideoBody,
   language,
   music,
+  listOrdersQuery,
+  orderList,
   orderRecord,
   orderStatus,
   quickVideoBody,
@@ -45,6 +47,8 @@ interface Operation {
   description: string;
   tag: 'Orders' | 'Webhooks' | 'Account' | 'Files' | 'Contract';
   body?: Schema;
+  /** The query string's schema: each property is a query parameter (described in QUERY_PARAMS). */
+  query?: Schema;
   /** Success answers: status -> schema (undefined: no body). */
   ok: Record<number, { description: string; schema?: Schema; headers?: string[] }>;
   /** The error codes this operation can answer with, beyond those every operation shares. */
@@ -114,6 +118,21 @@ const OPERATIONS: Record<string, Operation> = {
       `curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`,
       `const order = await client.getVideo('vid_...');`,
       `order = client.get_video("vid_...")`,
+    ),
+  },
+  'list-videos': {
+    id: 'listVideos',
+    summary: "List the key's orders, newest first",
+    description:
+      'A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. ' +
+      'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`.',
+    tag: 'Orders',
+    query: listOrdersQuery,
+    ok: { 200: { description: 'A page of orders', schema: orderList } },
+    examples: example(
+      `curl -s "$BASE/videos?limit=10&status=done" -H "X-API-Key: $KEY"`,
+      `for await (const order of client.listVideos({ status: 'done' })) console.log(order.id);`,
+      `for order in client.list_videos(status="done"): print(order["id"])`,
     ),
   },
   'review-video': {
@@ -234,6 +253,7 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
   const codes = new Set<keyof typeof STATUS_OF>(['internal_error', 'service_unavailable', ...(op.errors ?? [])]);
   if (route.auth) codes.add('unauthorized');
   if (op.body) for (const c of ['bad_request', 'invalid_params'] as const) codes.add(c);
+  if (op.query) codes.add('invalid_params');
   if (route.auth && route.method === 'POST') codes.add('rate_limited');
   if (route.handler === 'not-found') codes.add('not_found');
   const byStatus = new Map<number, string[]>([[429, []]]);
@@ -255,6 +275,25 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
   );
 }
 
+const QUERY_PARAMS: Record<string, string> = {
+  limit: 'Orders on a page, 1 to 100 (20 by default)',
+  starting_after: 'An order id: the page starts after it (the previous page’s `next_starting_after`)',
+  status: 'Only orders in this status',
+  created_gte: 'Only orders created at or after this time (ISO 8601)',
+  created_lt: 'Only orders created before this time (ISO 8601)',
+};
+
+/** The query parameters of a query schema (named in components), one per property. */
+function queryParams(schema: Schema): Json[] {
+  const js = componentSchemas()[nameOf(schema)!]!;
+  const required = new Set((js.required as string[] | undefined) ?? []);
+  return Object.entries(js.properties as Record<string, Json>).map(([name, { description: _d, ...property }]) => {
+    const described = QUERY_PARAMS[name];
+    if (!described) throw new Error(`The query parameter ${name} has no description in QUERY_PARAMS`);
+    return { name, in: 'query', required: required.has(name) && property.default === undefined, description: described, schema: property };
+  });
+}
+
 const PATH_PARAMS: Record<string, Json> = {
   id: { description: 'Order id (vid_...) or webhook id (wh_...)', schema: { type: 'string' } },
   file: { description: 'video.mp4 or cover.jpg', schema: { type: 'string' } },
@@ -274,9 +313,12 @@ const REQUESTS: [string, Schema][] = [
   ['ReviewRegen', reviewRegen],
   ['CreateWebhookRequest', createWebhookBody],
 ];
+/** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
+const QUERIES: [string, Schema][] = [['ListVideosQuery', listOrdersQuery]];
 const ANSWERS: [string, Schema][] = [
   ['CreationResponse', creationResponse],
   ['Order', orderRecord],
+  ['OrderList', orderList],
   ['WebhookCreated', webhookCreated],
   ['WebhookList', webhookList],
   ['DeliveryList', deliveryList],
@@ -295,7 +337,7 @@ const SHARED: [string, Schema][] = [
   ['WebhookEvent', webhookEvent],
   ['ErrorCode', errorCode],
 ];
-const NAMED = [...REQUESTS, ...ANSWERS, ...SHARED];
+const NAMED = [...REQUESTS, ...QUERIES, ...ANSWERS, ...SHARED];
 
 /** Drops every `additionalProperties: false` below `node`: an answer may carry fields added later. */
 function openToAdditions(node: unknown): void {
@@ -305,11 +347,14 @@ function openToAdditions(node: unknown): void {
   for (const v of Object.values(o)) openToAdditions(v);
 }
 
+let components: Record<string, Json> | undefined;
+
 /** components.schemas: each named schema once, referring to the others by name. */
 function componentSchemas(): Record<string, Json> {
+  if (components) return components;
   const schemas: Record<string, Json> = {};
   for (const [io, named] of [
-    ['input', [...REQUESTS, ...SHARED]],
+    ['input', [...REQUESTS, ...QUERIES, ...SHARED]],
     ['output', [...ANSWERS, ...SHARED]],
   ] as const) {
     const registry = z.registry<{ id: string }>();
@@ -333,6 +378,7 @@ function componentSchemas(): Record<string, Json> {
     ...schemas.ReviewRequest,
     discriminator: { propertyName: 'action', mapping: Object.fromEntries(Object.entries(branches).map(([a, n]) => [a, `#/components/schemas/${n}`])) },
   };
+  components = schemas;
   return schemas;
 }
 const nameOf = (schema: Schema) => NAMED.find(([, s]) => s === schema)?.[0];
@@ -362,6 +408,7 @@ function operation(route: Route): Json {
   const op = OPERATIONS[route.handler];
   if (!op) throw new Error(`No OpenAPI operation for the route ${route.method} ${route.path}`);
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, ...PATH_PARAMS[m[1]!] }));
+  if (op.query) params.push(...(queryParams(op.query) as never[]));
   if (route.handler === 'download-file') {
     params.push(
       { name: 'expires', in: 'query', required: true, description: 'Unix time the link stops working', schema: { type: 'integer' } } as never,
@@ -475,7 +522,7 @@ export function openApiDocument(serverUrl: string): Json {
     webhooks: Object.fromEntries((Object.keys(EVENTS) as (keyof typeof EVENTS)[]).map((e) => [e, webhook(e)])),
     components: {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Issued by the chat bot (/apikey); shown once.' } },
-      schemas: componentSchemas(),
+      schemas: Object.fromEntries(Object.entries(componentSchemas()).filter(([name]) => !QUERIES.some(([q]) => q === name))),
     },
   };
   // The servers entry is this deployment's, in its documented place after info.

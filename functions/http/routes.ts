@@ -15,6 +15,7 @@ export const API_PREFIX = '/v1';
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/videos:quick', handler: 'create-quick', auth: true },
   { method: 'POST', path: '/videos', handler: 'create-video', auth: true },
+  { method: 'GET', path: '/videos', handler: 'list-videos', auth: true },
   { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
   { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
   { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },

@@ -120,6 +120,15 @@ export class MemoryOrders implements OrderStore {
     return order && clone(order);
   }
 
+  async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
+    const ids = [...this.t.orders.values()]
+      .filter((o) => o.userId === userId && o.id >= (range.from ?? '') && (range.below === undefined || o.id < range.below))
+      .map((o) => o.id)
+      .sort()
+      .reverse();
+    return { orders: ids.slice(0, range.limit).map((id) => clone(this.t.orders.get(id)!)), more: ids.length > range.limit };
+  }
+
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const held = this.t.idempotency.get(`${userId}:${keyHash}`);
     return held && held.expiresAt >= now.getTime() ? clone(held.record) : undefined;

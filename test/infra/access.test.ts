@@ -68,6 +68,7 @@ function granted(a: Access): Set<string> {
 const NO_SECRET_HERE = 'on one machine the link-signing key is LINK_SIGNING_KEY, not the secret';
 const UNSEEN: Record<string, Record<string, string>> = {
   'get-video': { 'secretsmanager:GetSecretValue': `signs result_url and cover_url of a done order; ${NO_SECRET_HERE}` },
+  'list-videos': { 'secretsmanager:GetSecretValue': `signs the links of the done orders listed; ${NO_SECRET_HERE}` },
   'download-file': { 'secretsmanager:GetSecretValue': `checks the signature of a download link; ${NO_SECRET_HERE}` },
   'publish-order': { 'secretsmanager:GetSecretValue': `signs the links of the video.done event; ${NO_SECRET_HERE}` },
 };
@@ -132,6 +133,8 @@ describe('least privilege', () => {
     assert.equal((await waitForStatus(t, key, placed.id, ['done', 'error'])).status, 'done');
     assert.equal(done.status, 'done');
     assert.equal((await fetch(done.result_url, { redirect: 'manual' })).status, 302);
+    // The key's orders, listed: both done, so their links are signed.
+    assert.equal((await t.api('GET', '/videos', { key })).body.data.length, 2);
     // Its mp4 deleted (as the lifecycle rule or an account's deletion does): the download route answers 404.
     const { aws } = await import('../../functions/adapters/aws.ts');
     const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');

@@ -46,7 +46,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the key's orders, newest first
+         * @description A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "$BASE/videos?limit=10&status=done" -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     for await (const order of client.listVideos({ status: 'done' })) console.log(order.id);
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     for order in client.list_videos(status="done"): print(order["id"])
+         *     ```
+         */
+        get: operations["listVideos"];
         put?: never;
         /**
          * Order a video with explicit parameters
@@ -604,6 +626,11 @@ export interface components {
                 message: string;
             };
         };
+        OrderList: {
+            data: components["schemas"]["Order"][];
+            has_more: boolean;
+            next_starting_after?: string;
+        };
         WebhookCreated: {
             id: string;
             /** Format: uri */
@@ -785,6 +812,98 @@ export interface operations {
             };
             /** @description `generator_unavailable` */
             502: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listVideos: {
+        parameters: {
+            query?: {
+                /** @description Orders on a page, 1 to 100 (20 by default) */
+                limit?: number;
+                /** @description An order id: the page starts after it (the previous page’s `next_starting_after`) */
+                starting_after?: string;
+                /** @description Only orders in this status */
+                status?: components["schemas"]["OrderStatus"];
+                /** @description Only orders created at or after this time (ISO 8601) */
+                created_gte?: string;
+                /** @description Only orders created before this time (ISO 8601) */
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of orders */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderList"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;

@@ -1,0 +1,51 @@
+/**
+ * GET /videos: the user's orders, newest first, a page at a time. Orders are read by id range (an id begins with its
+ * creation time), so the time filters narrow the read itself; a status filter is applied to what is read, and one
+ * request reads at most MAX_EXAMINED orders, so a filter that matches little answers a short (even empty) page with
+ * has_more and a cursor instead of reading the whole history.
+ */
+import { orderIdFloor } from './ids.ts';
+import type { Order, OrderStatus } from './orders.ts';
+import type { OrderStore } from './ports.ts';
+
+export const MAX_EXAMINED = 500;
+
+export interface ListQuery {
+  limit: number;
+  startingAfter?: string;
+  status?: OrderStatus;
+  createdGte?: Date;
+  createdLt?: Date;
+}
+
+export interface OrderPage {
+  orders: Order[];
+  hasMore: boolean;
+  /** Where the next page starts (exclusive), when hasMore. */
+  next?: string;
+}
+
+export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: string, q: ListQuery): Promise<OrderPage> {
+  const from = q.createdGte ? orderIdFloor(q.createdGte.getTime()) : undefined;
+  const bounds = [q.startingAfter, q.createdLt ? orderIdFloor(q.createdLt.getTime()) : undefined].filter((b): b is string => b !== undefined);
+  let below = bounds.length ? bounds.sort()[0] : undefined;
+  const found: Order[] = [];
+  let examined = 0;
+  for (;;) {
+    const want = q.status ? Math.min(100, MAX_EXAMINED - examined) : q.limit - found.length;
+    const page = await store.ofUser(userId, { ...(from ? { from } : {}), ...(below ? { below } : {}), limit: want });
+    examined += page.orders.length;
+    for (const [i, order] of page.orders.entries()) {
+      if (q.status && order.status !== q.status) continue;
+      found.push(order);
+      if (found.length === q.limit) {
+        const hasMore = i < page.orders.length - 1 || page.more;
+        return { orders: found, hasMore, ...(hasMore ? { next: order.id } : {}) };
+      }
+    }
+    const last = page.orders.at(-1)?.id;
+    if (!page.more || !last) return { orders: found, hasMore: false };
+    below = last;
+    if (examined >= MAX_EXAMINED) return { orders: found, hasMore: true, next: last };
+  }
+}

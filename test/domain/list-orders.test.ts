@@ -1,0 +1,81 @@
+/**
+ * The listing's rules on the in-memory store: newest first across pages, a status filter that reads at most
+ * MAX_EXAMINED orders per request (a short page with a cursor instead of the whole history), and time bounds taken
+ * from the ids. test/integration/list-videos.test.ts runs the same on DynamoDB Local through the API.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newOrderId } from '../../functions/core/ids.ts';
+import { listOrders, MAX_EXAMINED } from '../../functions/core/list-orders.ts';
+import type { Order, OrderStatus } from '../../functions/core/orders.ts';
+import { MemoryOrders, MemoryTable } from './memory.ts';
+
+const T0 = Date.parse('2026-11-01T00:00:00Z');
+
+/** `n` orders of one user, a second apart, the statuses given by `statusOf`. */
+function history(n: number, statusOf: (i: number) => OrderStatus) {
+  const table = new MemoryTable();
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newOrderId(T0 + i * 1000);
+    ids.push(id);
+    table.orders.set(id, { id, userId: 'u1', status: statusOf(i), createdAt: new Date(T0 + i * 1000).toISOString() } as Order);
+  }
+  table.orders.set('vid_other', { id: newOrderId(T0 + 500), userId: 'u2', status: 'done' } as Order);
+  return { store: new MemoryOrders(table), ids };
+}
+
+describe('listing orders', () => {
+  it('pages newest first, each order once, with a cursor until the last page', async () => {
+    const { store, ids } = history(25, () => 'done');
+    const seen: string[] = [];
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await listOrders(store, 'u1', { limit: 10, ...(startingAfter ? { startingAfter } : {}) });
+      seen.push(...page.orders.map((o) => o.id));
+      if (!page.hasMore) break;
+      startingAfter = page.next;
+    }
+    assert.deepEqual(seen, [...ids].reverse());
+  });
+
+  it('reads at most MAX_EXAMINED orders for a status filter, and its cursor goes on from where it stopped', async () => {
+    // One order in error among many done ones, older than the first MAX_EXAMINED.
+    const n = MAX_EXAMINED + 150;
+    const { store, ids } = history(n, (i) => (i === 20 ? 'error' : 'done'));
+    let reads = 0;
+    const counting = {
+      ofUser: async (...args: Parameters<MemoryOrders['ofUser']>) => {
+        const page = await store.ofUser(...args);
+        reads += page.orders.length;
+        return page;
+      },
+    };
+    const first = await listOrders(counting, 'u1', { limit: 5, status: 'error' });
+    assert.deepEqual(first.orders, []);
+    assert.equal(first.hasMore, true);
+    assert.equal(reads, MAX_EXAMINED);
+    assert.equal(first.next, ids[n - MAX_EXAMINED]);
+    const second = await listOrders(counting, 'u1', { limit: 5, status: 'error', startingAfter: first.next! });
+    assert.deepEqual(
+      second.orders.map((o) => o.id),
+      [ids[20]],
+    );
+    assert.equal(second.hasMore, false);
+  });
+
+  it('takes the creation-time bounds from the ids: at or after created_gte, before created_lt', async () => {
+    const { store, ids } = history(10, () => 'queued');
+    const page = await listOrders(store, 'u1', { limit: 100, createdGte: new Date(T0 + 3000), createdLt: new Date(T0 + 7000) });
+    assert.deepEqual(
+      page.orders.map((o) => o.id),
+      ids.slice(3, 7).reverse(),
+    );
+    // The tighter of a cursor and created_lt wins.
+    const both = await listOrders(store, 'u1', { limit: 100, createdLt: new Date(T0 + 7000), startingAfter: ids[5]! });
+    assert.deepEqual(
+      both.orders.map((o) => o.id),
+      ids.slice(0, 5).reverse(),
+    );
+  });
+});
