@@ -25,6 +25,8 @@ export interface Access {
   startDelivery?: boolean;
   /** Reads where executions of these state machines stand (DescribeExecution). */
   describeExecutions?: ('order' | 'delivery')[];
+  /** Stops executions of the order state machine (a canceled order's). */
+  stopOrders?: boolean;
   /** Reads the link-signing secret (the functions that sign or check download links). */
   linkKey?: boolean;
   /**
@@ -84,14 +86,24 @@ export const ACCESS: Record<string, Access> = {
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
   // An attempt's record; a settled event's marker is deleted.
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  // A cancel: the transition to error (order, user, ledger, event, pending marker; the open marker deleted), the order's
+  // wait or slot given back and the next order admitted and woken, the event's delivery started, the execution stopped.
+  'cancel-video': {
+    table: [...POST, ...CHANGE_WITH_EVENT, ...ADMIT],
+    orderMachine: ['SendTaskSuccess'],
+    startDelivery: true,
+    stopOrders: true,
+  },
   // The sweep: open orders and unsettled events (a query per shard, the item, where its execution stands, a start, a
   // new execution's name recorded, a stray marker's delete); the slots (reclaim and admission) and the wake-up of an
-  // admitted order.
+  // admitted order; an order past its deadline canceled.
   sweep: {
     table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     orderMachine: ['StartExecution', 'SendTaskSuccess'],
     startDelivery: true,
     describeExecutions: ['order', 'delivery'],
+    // An order past its deadline is canceled (as by cancel-video).
+    stopOrders: true,
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },

@@ -23,8 +23,8 @@ export const REASONS = {
   machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
   orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
   executions:
-    "DescribeExecution takes an execution's ARN, and the sweep (or a review) reads any order's or event's execution: " +
-    "the grant names the executions of this stack's state machines, no other.",
+    "DescribeExecution and StopExecution take an execution's ARN, and the sweep (or a review, a cancel) reads or stops any " +
+    "order's or event's execution: the grant names the executions of this stack's state machines, no other.",
   secretRotation:
     'The link-signing key is rotated by hand (docs/deploy.md: a new value put into the secret), at least 7 days apart: the ' +
     'functions verify links with AWSCURRENT and AWSPREVIOUS and read the secret again when a link verifies with neither, ' +
@@ -46,7 +46,7 @@ export interface Findings {
   bucket: Bucket;
   /** The functions granted actions on order files. */
   fileUsers: LambdaFunction[];
-  /** The functions that read where executions stand, with the names of the state machines whose executions they read. */
+  /** The functions that read where executions stand or stop them, with the names of the state machines whose executions they touch. */
   executionReaders: { fn: LambdaFunction; machines: string[] }[];
 }
 

@@ -95,6 +95,9 @@ export class VideoServiceStack extends Stack {
           new PolicyStatement({ actions: ['states:DescribeExecution'], resources: access.describeExecutions.map((m) => executionsArnOf(this, m)) }),
         );
       }
+      if (access.stopOrders) {
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['states:StopExecution'], resources: [executionsArnOf(this, 'order')] }));
+      }
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
       const providerKeys = providers.grant(access);
       if (providerKeys) fn.addToRolePolicy(providerKeys);
@@ -155,8 +158,12 @@ export class VideoServiceStack extends Stack {
       bucket: data.bucket,
       fileUsers: [...this.functions].filter(([name]) => ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]
-        .filter(([name]) => ACCESS[name]?.describeExecutions?.length)
-        .map(([name, fn]) => ({ fn, machines: ACCESS[name]!.describeExecutions!.map((m) => machineName(this, m)) })),
+        .filter(([name]) => ACCESS[name]?.describeExecutions?.length || ACCESS[name]?.stopOrders)
+        .map(([name, fn]) => {
+          const a = ACCESS[name]!;
+          const machines = new Set([...(a.describeExecutions ?? []), ...(a.stopOrders ? (['order'] as const) : [])]);
+          return { fn, machines: [...machines].map((m) => machineName(this, m)) };
+        }),
     });
   }
 }

@@ -1,6 +1,6 @@
 /** Render slots and the orders waiting for one, in the single table; the wake-up of a wait through Step Functions. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../core/capacity.ts';
 import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
@@ -40,6 +40,10 @@ export class Capacity implements CapacityStore {
       start = out.LastEvaluatedKey;
     } while (start);
     return count;
+  }
+
+  async unwait(channel: Channel, orderId: string): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.waiting(channel, orderId) }));
   }
 
   async wait(w: Waiter): Promise<void> {

@@ -48,6 +48,18 @@ export class StepFunctionsWorkflow implements Workflow {
     return executionState(await this.sfn(), executionArn(this.stateMachineArn(), order.execution ?? order.id));
   }
 
+  async stop(order: Order, cause: string): Promise<void> {
+    const { StopExecutionCommand } = await sdk.sfn();
+    try {
+      await (await this.sfn()).send(
+        new StopExecutionCommand({ executionArn: executionArn(this.stateMachineArn(), order.execution ?? order.id), error: 'OrderCanceled', cause }),
+      );
+    } catch (err) {
+      if ((err as Error).name === 'ExecutionDoesNotExist') return;
+      throw err;
+    }
+  }
+
   async answerReview(taskToken: string, decision: ReviewDecision): Promise<boolean> {
     const { SendTaskSuccessCommand } = await sdk.sfn();
     try {

@@ -25,6 +25,7 @@ import { planFromPrompt } from '../generator/planner.ts';
 import { RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
 import { sweep } from '../core/sweep.ts';
+import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
 import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
@@ -66,12 +67,35 @@ function build() {
   // Until an order has been measured: the typical order's seconds spread over a typical 30-second video.
   const reader = new QueueReader(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
   const snapshots = new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
+  // Ending an order in error outside its workflow (a cancel, a deadline): its refund, slot, event and execution.
+  const cancellation: CancelPorts = {
+    orders,
+    accounts,
+    capacity: queue,
+    announce: (event) =>
+      deliveryWorkflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
+    metrics,
+    now: () => new Date(),
+    stopWorkflow: (order) => workflow.stop(order, `order ${order.id}: ${order.error?.code ?? 'canceled'}`),
+    log: logger,
+  };
   return {
     config: cfg,
     queue,
     snapshots,
     sweep: (graceSeconds = cfg.sweepGraceSeconds) =>
-      sweep({ orders, workflow, events, delivery: deliveryWorkflow, queue, metrics, graceSeconds, now: () => new Date() }),
+      sweep({
+        orders,
+        workflow,
+        events,
+        delivery: deliveryWorkflow,
+        queue,
+        metrics,
+        graceSeconds,
+        now: () => new Date(),
+        expire: async (order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
+      }),
+    cancellation,
     links,
     /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */
     download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>

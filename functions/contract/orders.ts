@@ -43,8 +43,14 @@ export const createVideoBody = z.strictObject({
 });
 export type OrderParams = z.output<typeof createVideoBody>;
 
+/** Seconds from creation after which an order not done is canceled and refunded: a minute to a week. */
+const deadlineSeconds = z.optional(z.int().check(z.gte(60), z.lte(7 * 24 * 3600)));
+
+/** Body of POST /videos: the parameters, and the order's deadline. */
+export const createVideoRequest = z.extend(createVideoBody, { deadline_seconds: deadlineSeconds });
+
 /** Body of POST /videos:quick. */
-export const quickVideoBody = z.strictObject({ prompt: text(1000) });
+export const quickVideoBody = z.strictObject({ prompt: text(1000), deadline_seconds: deadlineSeconds });
 
 /** 201/200 answer of both creation routes. */
 export const creationResponse = z.object({
@@ -76,6 +82,8 @@ export const orderRecord = z.object({
   cover_url: z.optional(z.url()),
   metadata: z.optional(z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) })),
   error: z.optional(z.object({ code: z.string(), message: z.string() })),
+  /** When the order is canceled and refunded unless done (its creation's `deadline_seconds`). */
+  deadline_at: z.optional(timestamp),
 });
 export type OrderRecord = z.infer<typeof orderRecord>;
 

@@ -41,6 +41,8 @@ export interface CapacityStore {
   waitingCount(channel: Channel): Promise<number>;
   /** Records an order's wait, replacing the token of an earlier wait of the same order. */
   wait(w: Waiter): Promise<void>;
+  /** Forgets an order's wait (a canceled order no longer waits for a slot). */
+  unwait(channel: Channel, orderId: string): Promise<void>;
   /**
    * Gives slot n to the waiter, all or nothing: only while the slot is free or its lease ended, the waiter still waits
    * with this token, and the bot-run count is still `streak.from` (it becomes `streak.to`). False when any moved.
@@ -102,9 +104,11 @@ export class RenderQueue {
 
   /**
    * Frees the order's slot, if it holds one, and admits the next order. A finished order (`done`) also updates the
-   * measured generation time per video second that eta_seconds counts with (a moving average).
+   * measured generation time per video second that eta_seconds counts with (a moving average). A closed order that
+   * still waits (`waiting`: its channel; canceled while queued) leaves the queue first, so no slot is given to it.
    */
-  async release(orderId: string, done = false): Promise<void> {
+  async release(orderId: string, done = false, waiting?: Channel): Promise<void> {
+    if (waiting) await this.p.store.unwait(waiting, orderId);
     const held = (await this.p.store.slots(this.p.slots)).find((s) => s.holder === orderId);
     if (held && done && held.since && held.videoSeconds) {
       const sample = (this.p.now().getTime() - Date.parse(held.since)) / 1000 / held.videoSeconds;

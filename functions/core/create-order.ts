@@ -19,7 +19,10 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const MAX_ATTEMPTS = 12;
 
 /** What a client asked for, on one of the two creation routes. */
-export type OrderRequest = { route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean };
+export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
+  /** Seconds after which the order, unless done, is canceled and refunded. */
+  deadlineSeconds?: number;
+};
 
 export interface CreateOrderInput {
   account: Account;
@@ -106,7 +109,8 @@ export class OrderCreation {
     // The id carries the creation time, so that GET /videos filters by time on ids.
     const id = newOrderId(input.now.getTime());
     // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
-    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot'])]));
+    const deadline = input.request.deadlineSeconds;
+    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot']), ...(deadline ? [deadline] : [])]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
@@ -157,6 +161,7 @@ export class OrderCreation {
         charge,
         createdAt: ts,
         updatedAt: ts,
+        ...(input.request.deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + input.request.deadlineSeconds * 1000).toISOString() } : {}),
         etaSeconds: eta,
         queueShard: shardOf(id),
       };

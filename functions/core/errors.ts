@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'not_found'
   | 'fair_use_exceeded'
   | 'not_awaiting_review'
+  | 'not_cancelable'
   | 'invalid_params'
   | 'rate_limited'
   | 'active_tasks_exceeded'
@@ -58,4 +59,6 @@ export const rateLimited = (retryAfterSeconds: number, limit: number) =>
 export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
 export const notAwaitingReview = (status: string) => new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
+export const notCancelable = (status: string) =>
+  new AppError('not_cancelable', `The order is ${status}: only queued and awaiting_review orders can be canceled (a render in progress cannot be stopped)`);
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);

@@ -4,9 +4,11 @@
  * out of a final state, and every step may run twice: a script is written only when there is none, a video is
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
+import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
+import { closeInError, eventOf } from './close-order.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
-import { toRecord, type Order, type OrderFile, type OrderLinks } from './orders.ts';
-import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
+import type { Order, OrderFile, OrderLinks } from './orders.ts';
+import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /**
  * Thrown when the order is already done or in error, or when the execution running the step is no longer the
@@ -51,7 +53,7 @@ export interface StepPorts {
   /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
   capacity: {
     awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string): Promise<void>;
-    release(orderId: string, done?: boolean): Promise<void>;
+    release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void>;
   };
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
@@ -92,10 +94,6 @@ export class OrderSteps {
       throw new OrderClosed(`Order ${orderId} is carried by ${order.execution ?? order.id}, not ${execution}`, true);
     }
     return order;
-  }
-
-  private event(order: Order, type: EventType, key: string, links?: OrderLinks): OrderEvent {
-    return { id: `${order.id}:${key}`, type, orderId: order.id, userId: order.userId, record: toRecord(order, links), createdAt: order.updatedAt };
   }
 
   /** The order waits for a render slot (its status unchanged); an admission completes the wait's token. */
@@ -148,7 +146,7 @@ export class OrderSteps {
     }
     const round = (order.reviewRound ?? 0) + 1;
     const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
-    const event = this.event(next, 'video.awaiting_review', `awaiting_review:${round}`);
+    const event = eventOf(next, 'video.awaiting_review', `awaiting_review:${round}`);
     const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
     if (!moved) return this.awaitReview(orderId, taskToken, execution);
     await this.p.announce(event);
@@ -172,6 +170,11 @@ export class OrderSteps {
    */
   async render(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
+    // No render for an order past its deadline: it is canceled and refunded here rather than at the next sweep.
+    if (!order.rendered && pastDeadline(order, this.p.now())) {
+      if (await closeInError(this.p, order, DEADLINE_EXCEEDED)) throw new OrderClosed('The order passed its deadline; it was refunded');
+      return this.render(orderId, execution);
+    }
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const outDir = this.p.scratch.make();
@@ -201,7 +204,7 @@ export class OrderSteps {
     const now = this.p.now();
     const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
     const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
-    const event = this.event(done, 'video.done', 'done', await this.p.links.issue(orderId, now));
+    const event = eventOf(done, 'video.done', 'done', await this.p.links.issue(orderId, now));
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId, execution);
     this.p.metrics.count('OrdersDone');
@@ -240,20 +243,7 @@ export class OrderSteps {
 
   /** The order as read -> error with its refund and event; false when it had moved meanwhile. */
   private async close(order: Order, failure?: { Error?: string; Cause?: string }): Promise<boolean> {
-    const now = this.p.now();
-    const error = errorOf(failure, order);
-    const account = await this.p.accounts.get(order.userId);
-    const set = { error, finishedAt: now.toISOString(), refunded: true };
-    const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
-    delete failed.reviewToken;
-    const event = this.event(failed, 'video.error', 'error');
-    const moved = await this.p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
-    if (!moved) return false;
-    this.p.metrics.count('OrdersFailed');
-    this.p.metrics.count('OrdersRefunded');
-    await this.p.capacity.release(order.id);
-    await this.p.announce(event);
-    return true;
+    return (await closeInError(this.p, order, errorOf(failure, order))) !== undefined;
   }
 
   /**

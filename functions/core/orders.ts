@@ -54,6 +54,8 @@ export interface Order {
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
   finishedAt?: string;
+  /** When the order is canceled and refunded unless done (creation's `deadline_seconds`). */
+  deadlineAt?: string;
   /** What a failed order gave back; set once, by the transition to error. */
   refunded?: boolean;
 }
@@ -92,5 +94,6 @@ export function toRecord(order: Order, links?: OrderLinks, eta?: number): OrderR
     ...(order.status === 'done' && links ? { result_url: links.resultUrl, cover_url: links.coverUrl } : {}),
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),
     ...(order.status === 'error' && order.error ? { error: order.error } : {}),
+    ...(order.deadlineAt ? { deadline_at: order.deadlineAt } : {}),
   };
 }

@@ -124,4 +124,6 @@ export interface Workflow {
   /** Starts the order's current execution (`order.execution`, else the order id); a second start is a no-op. */
   start(order: Order): Promise<void>;
   state(order: Order): Promise<ExecutionState>;
+  /** Stops the order's current execution (a canceled order's); one already ended or missing is left as it is. */
+  stop(order: Order, cause: string): Promise<void>;
 }

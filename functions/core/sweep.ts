@@ -7,8 +7,10 @@
  * An order's (or event's) workflow is missing when its StartExecution failed after the commit, or when a local stop
  * took it: the sweep starts it under its name (a no-op if it started meanwhile). It has ended with the order still
  * open when it failed before closing the order (on AWS: its failure handling itself failed) or was stopped: the
- * sweep records a new execution name on the order, then starts that, so a second sweep cannot start two.
+ * sweep records a new execution name on the order, then starts that, so a second sweep cannot start two. An open
+ * order past its deadline is canceled and refunded instead.
  */
+import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';
 import { type EventRef, isSettled, type PendingEvents, type StoredEvent } from './deliveries.ts';
 import type { Order } from './orders.ts';
@@ -30,6 +32,8 @@ export interface SweepPorts {
   metrics: Metrics;
   /** A marker younger than this is left alone: its workflow's start is normally on its way. */
   graceSeconds: number;
+  /** Cancels and refunds an open order past its deadline (creation's `deadline_seconds`). */
+  expire(order: Order): Promise<void>;
   now: () => Date;
 }
 
@@ -50,6 +54,10 @@ async function keepOrder(p: SweepPorts, marked: Pick<Order, 'id' | 'queueShard'>
   const order = await p.orders.get(marked.id);
   if (isClosed(order)) {
     await p.orders.dropOpen(marked);
+    return false;
+  }
+  if (pastDeadline(order!, p.now())) {
+    await p.expire(order!);
     return false;
   }
   const state = await p.workflow.state(order!);

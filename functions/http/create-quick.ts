@@ -4,5 +4,9 @@ import { createOrderReply } from './create-order-reply.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true, body: quickVideoBody, countPost: 'deferred' }, (req) =>
-  createOrderReply(req, { route: 'POST /videos:quick', prompt: req.body.prompt }),
+  createOrderReply(req, {
+    route: 'POST /videos:quick',
+    prompt: req.body.prompt,
+    ...(req.body.deadline_seconds ? { deadlineSeconds: req.body.deadline_seconds } : {}),
+  }),
 );

@@ -1,8 +1,9 @@
 /** POST /videos: an order from explicit parameters. */
-import { createVideoBody } from '../contract/orders.ts';
+import { createVideoRequest } from '../contract/orders.ts';
 import { createOrderReply } from './create-order-reply.ts';
 import { httpRoute } from './middleware.ts';
 
-export const handler = httpRoute({ auth: true, body: createVideoBody, countPost: 'deferred' }, (req) =>
-  createOrderReply(req, { route: 'POST /videos', params: req.body }),
-);
+export const handler = httpRoute({ auth: true, body: createVideoRequest, countPost: 'deferred' }, (req) => {
+  const { deadline_seconds, ...params } = req.body;
+  return createOrderReply(req, { route: 'POST /videos', params, ...(deadline_seconds ? { deadlineSeconds: deadline_seconds } : {}) });
+});

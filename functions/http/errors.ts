@@ -13,6 +13,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_found: 404,
   fair_use_exceeded: 409,
   not_awaiting_review: 409,
+  not_cancelable: 409,
   invalid_params: 422,
   rate_limited: 429,
   active_tasks_exceeded: 429,

@@ -9,7 +9,7 @@ import {
   billing,
   channel,
   creationResponse,
-  createVideoBody,
+  createVideoRequest,
   language,
   music,
   listOrdersQuery,
@@ -99,7 +99,7 @@ const OPERATIONS: Record<string, Operation> = {
       'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review. ' +
       'A paid extra the service cannot make now is refused with 422 `invalid_params` naming its field, before any charge: today `ai_visual: true` and `voice: "clone"` (no image generator or voice-cloning speech provider is configured).',
     tag: 'Orders',
-    body: createVideoBody,
+    body: createVideoRequest,
     ...CREATION,
     examples: example(
       `curl -s -X POST "$BASE/videos" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"topic": "Green tea", "duration_seconds": 15, "director_mode": true}'`,
@@ -147,6 +147,20 @@ const OPERATIONS: Record<string, Operation> = {
       `curl -s -X POST "$BASE/videos/vid_.../review" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"action": "approve"}'`,
       `await client.review('vid_...', { action: 'approve' });`,
       `client.review("vid_...", {"action": "approve"})`,
+    ),
+  },
+  'cancel-video': {
+    id: 'cancelVideo',
+    summary: 'Cancel an order that is queued or awaiting review, with a full refund',
+    description:
+      'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline whatever its status).',
+    tag: 'Orders',
+    ok: { 200: { description: 'The canceled order', schema: orderRecord } },
+    errors: ['forbidden', 'not_found', 'not_cancelable'],
+    examples: example(
+      `curl -s -X POST "$BASE/videos/vid_.../cancel" -H "X-API-Key: $KEY"`,
+      `const order = await client.cancel('vid_...');`,
+      `order = client.cancel("vid_...")`,
     ),
   },
   'create-webhook': {
@@ -306,7 +320,7 @@ const PATH_PARAMS: Record<string, Json> = {
  */
 const REQUESTS: [string, Schema][] = [
   ['QuickVideoRequest', quickVideoBody],
-  ['CreateVideoRequest', createVideoBody],
+  ['CreateVideoRequest', createVideoRequest],
   ['ReviewRequest', reviewBody],
   ['ReviewApprove', reviewApprove],
   ['ReviewEdit', reviewEdit],

@@ -18,6 +18,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/videos', handler: 'list-videos', auth: true },
   { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
   { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
+  { method: 'POST', path: '/videos/{id}/cancel', handler: 'cancel-video', auth: true },
   { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
   { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },

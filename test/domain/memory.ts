@@ -248,6 +248,16 @@ export class MemoryWorkflow extends MemoryExecutions {
     return this.stateOf(order.execution ?? order.id);
   }
 
+  /** The executions stopped, by name. */
+  stopped: string[] = [];
+
+  async stop(order: Order): Promise<void> {
+    const name = order.execution ?? order.id;
+    if (this.executions.get(name) !== 'running') return;
+    this.end(name);
+    this.stopped.push(name);
+  }
+
   /** How many hand-offs fail next, as SendTaskSuccess does when Step Functions throttles. */
   failAnswers = 0;
 
@@ -406,6 +416,9 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async wait(w: Waiter) {
     this.waiting.set(w.orderId, clone(w));
+  }
+  async unwait(channel: Channel, orderId: string) {
+    if (this.waiting.get(orderId)?.channel === channel) this.waiting.delete(orderId);
   }
   async claim(n: number, w: Waiter, leaseUntil: Date, now: Date, streak: { from: number; to: number }) {
     const slot = this.held.get(n);

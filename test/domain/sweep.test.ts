@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
+import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
 import { deliver } from '../../functions/core/deliveries.ts';
@@ -41,7 +42,28 @@ beforeEach(() => {
   metrics = new MemoryMetrics();
   clock = Date.parse('2026-11-23T10:00:00Z');
   queue = new RenderQueue({ store: capacity, wakeup: capacity, slots: 2, leaseSeconds: 60, botRun: 3, now });
-  ports = { orders: new MemoryOrders(table), workflow, events: new MemoryEvents(table), delivery, queue, metrics, graceSeconds: 60, now };
+  const orders = new MemoryOrders(table);
+  const cancellation: CancelPorts = {
+    orders,
+    accounts: { get: async (userId) => table.account(userId) },
+    capacity: queue,
+    announce: async () => {},
+    metrics,
+    now,
+    stopWorkflow: (order) => workflow.stop(order),
+    log: { warn: () => {} },
+  };
+  ports = {
+    orders,
+    workflow,
+    events: new MemoryEvents(table),
+    delivery,
+    queue,
+    metrics,
+    graceSeconds: 60,
+    now,
+    expire: async (order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
+  };
   table.addAccount({ userId: 'U', balance: 1000 });
 });
 
@@ -55,6 +77,28 @@ const create = async (topic: string) =>
   ).response.id;
 
 describe('the recovery sweep', () => {
+  it('cancels and refunds an open order past its deadline, stops its workflow, and leaves one within it alone', async () => {
+    const request = (topic: string, deadlineSeconds: number) => ({
+      account: table.account('U'),
+      request: { route: 'POST /videos' as const, params: createVideoBody.parse({ topic, director_mode: true }), deadlineSeconds },
+      now: now(),
+    });
+    const creation = memoryCreation(table, workflow, metrics);
+    const late = (await creation.create(request('Tea', 120))).response.id;
+    const onTime = (await creation.create(request('Coffee', 3600))).response.id;
+    assert.equal(table.account('U').balance, 1000 - 2 * 100);
+    clock += 121_000;
+    await sweep(ports);
+    const order = table.orders.get(late)!;
+    assert.deepEqual([order.status, order.error?.code, order.refunded], ['error', 'deadline_exceeded', true]);
+    assert.equal(table.orders.get(onTime)!.status, 'queued');
+    assert.equal(table.account('U').balance, 1000 - 100, 'the late order refunded once');
+    assert.deepEqual(workflow.stopped, [late]);
+    // A second sweep finds it closed: nothing more.
+    await sweep(ports);
+    assert.equal(table.ledger.filter((l) => l.orderId === late && l.kind === 'refund').length, 1);
+  });
+
   it('starts an order charged while its workflow could not start, once it is past the grace, and nothing twice', async () => {
     workflow.failStarts = true;
     const id = await create('Tea');

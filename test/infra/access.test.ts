@@ -45,6 +45,7 @@ function actionsOf(commandName: string, input: Record<string, any>): string[] {
   if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
   if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
   if (name === 'DescribeExecution') return [`states:DescribeExecution:${String(input.executionArn).split(':').at(-2)}`];
+  if (name === 'StopExecution') return [`states:StopExecution:${String(input.executionArn).split(':').at(-2)}`];
   return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
 }
 
@@ -57,6 +58,7 @@ function granted(a: Access): Set<string> {
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
     ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
+    ...(a.stopOrders ? ['states:StopExecution:order'] : []),
     ...(a.linkKey ? ['secretsmanager:GetSecretValue'] : []),
   ]);
 }
@@ -68,6 +70,14 @@ function granted(a: Access): Set<string> {
 const NO_SECRET_HERE = 'on one machine the link-signing key is LINK_SIGNING_KEY, not the secret';
 const UNSEEN: Record<string, Record<string, string>> = {
   'get-video': { 'secretsmanager:GetSecretValue': `signs result_url and cover_url of a done order; ${NO_SECRET_HERE}` },
+  sweep: {
+    'states:StopExecution:order':
+      'stops the workflow of an order past its deadline (deadline_seconds is at least 60 s, which this run does not wait for; test/workflow/cancel.test.ts has the sweep stop one)',
+  },
+  'cancel-video': {
+    'states:SendTaskSuccess':
+      'wakes the next waiting order when the canceled one held a render slot (admitted, not yet started); here nothing waits when the order is canceled (test/workflow/cancel.test.ts races cancels with admissions)',
+  },
   'list-videos': { 'secretsmanager:GetSecretValue': `signs the links of the done orders listed; ${NO_SECRET_HERE}` },
   'download-file': { 'secretsmanager:GetSecretValue': `checks the signature of a download link; ${NO_SECRET_HERE}` },
   'publish-order': { 'secretsmanager:GetSecretValue': `signs the links of the video.done event; ${NO_SECRET_HERE}` },
@@ -154,6 +164,11 @@ describe('least privilege', () => {
     assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, director.body.id, ['done', 'error'])).status, 'done');
     assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
+
+    // A director order canceled at its review: refunded, its execution stopped.
+    const canceled = await t.api('POST', '/videos', { key, body: { topic: 'Mate', duration_seconds: 10, director_mode: true } });
+    await waitForStatus(t, key, canceled.body.id, ['awaiting_review']);
+    assert.equal((await t.api('POST', `/videos/${canceled.body.id}/cancel`, { key })).body.error.code, 'canceled');
 
     // A review whose wait was lost with a stop: the review starts a new execution.
     const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', duration_seconds: 10, director_mode: true } });

@@ -295,6 +295,7 @@ describe('the CDK stack', () => {
         ...(access.orderMachine ?? []).map((a) => `states:${a}`),
         ...(access.startDelivery ? ['states:StartExecution'] : []),
         ...(access.describeExecutions?.length ? ['states:DescribeExecution'] : []),
+        ...(access.stopOrders ? ['states:StopExecution'] : []),
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }

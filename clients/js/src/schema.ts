@@ -176,6 +176,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/videos/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order that is queued or awaiting review, with a full refund
+         * @description The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline whatever its status).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/videos/vid_.../cancel" -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const order = await client.cancel('vid_...');
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     order = client.cancel("vid_...")
+         *     ```
+         */
+        post: operations["cancelVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -497,6 +535,7 @@ export interface components {
     schemas: {
         QuickVideoRequest: {
             prompt: string;
+            deadline_seconds?: number;
         };
         CreateVideoRequest: {
             topic: string;
@@ -523,6 +562,7 @@ export interface components {
             ai_visual?: boolean;
             /** @default auto */
             billing?: components["schemas"]["Billing"];
+            deadline_seconds?: number;
         };
         ReviewRequest: components["schemas"]["ReviewApprove"] | components["schemas"]["ReviewEdit"] | components["schemas"]["ReviewRegen"];
         ReviewApprove: {
@@ -568,7 +608,7 @@ export interface components {
         /** @enum {string} */
         WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
         /** @enum {string} */
-        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
             status: components["schemas"]["OrderStatus"];
@@ -625,6 +665,8 @@ export interface components {
                 code: string;
                 message: string;
             };
+            /** Format: date-time */
+            deadline_at?: string;
         };
         OrderList: {
             data: components["schemas"]["Order"][];
@@ -1252,6 +1294,112 @@ export interface operations {
             };
             /** @description `invalid_params` */
             422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...) or webhook id (wh_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled order */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_cancelable` */
+            409: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;

@@ -1,0 +1,50 @@
+/**
+ * Canceling an order: the client's (POST /videos/{id}/cancel) and the deadline's (`deadline_seconds` at creation, kept
+ * by the sweep and checked before a render). The order ends in error, fully refunded, with its video.error event, and
+ * its workflow is stopped. A client may cancel an order that waits, queued or awaiting_review; one that runs may be in
+ * the middle of a render no one can stop, so only its deadline ends it.
+ */
+import { closeInError, type ClosePorts } from './close-order.ts';
+import { notCancelable, serviceUnavailable } from './errors.ts';
+import type { Order } from './orders.ts';
+import type { OrderStore } from './ports.ts';
+import { readOwnOrder } from './read-order.ts';
+
+export const CANCELED = { code: 'canceled', message: 'The order was canceled by the client and refunded' } as const;
+export const DEADLINE_EXCEEDED = { code: 'deadline_exceeded', message: 'The order was not done by its deadline; it was canceled and refunded' } as const;
+
+export interface CancelPorts extends ClosePorts {
+  orders: Pick<OrderStore, 'get' | 'transition'>;
+  /** Stops the order's workflow execution; it would otherwise wait, parked, until its wait times out. */
+  stopWorkflow(order: Order): Promise<void>;
+  log: { warn(message: string, ...extra: Record<string, unknown>[]): void };
+}
+
+const CANCELABLE: readonly Order['status'][] = ['queued', 'awaiting_review'];
+
+/** Ends `order` with `reason`, then stops its workflow; undefined when the order moved first. */
+export async function cancel(p: CancelPorts, order: Order, reason: { code: string; message: string }): Promise<Order | undefined> {
+  const closed = await closeInError(p, order, reason);
+  // The order is closed and refunded: a workflow left running ends by itself at its next step (OrderClosed).
+  if (closed)
+    await p
+      .stopWorkflow(closed)
+      .catch((err: unknown) => p.log.warn('the workflow of a canceled order was not stopped', { orderId: order.id, cause: String(err) }));
+  return closed;
+}
+
+/** The client's cancel: the canceled order; a repeated cancel answers the same. */
+export async function cancelOrder(p: CancelPorts, userId: string, orderId: string | undefined): Promise<Order> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const order = await readOwnOrder(p.orders, userId, orderId);
+    if (order.status === 'error' && order.error?.code === CANCELED.code) return order;
+    if (!CANCELABLE.includes(order.status)) throw notCancelable(order.status);
+    const closed = await cancel(p, order, CANCELED);
+    if (closed) return closed;
+    // The order moved between the read and the transition (its render started, a review arrived): read it again.
+  }
+  throw serviceUnavailable('The order keeps changing; retry the cancel', 1);
+}
+
+/** Whether the order's deadline has passed. */
+export const pastDeadline = (order: Pick<Order, 'deadlineAt'>, now: Date) => order.deadlineAt !== undefined && Date.parse(order.deadlineAt) <= now.getTime();

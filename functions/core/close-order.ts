@@ -1,0 +1,45 @@
+/**
+ * Ending an order in error: the one conditional transition with its refund and its video.error event, then its render
+ * slot (or its place in the queue) given back and the event handed to delivery. The workflow's failures and the
+ * client's cancel both end an order this way, so each is refunded exactly once whichever comes first.
+ */
+import { toRecord, type Order, type OrderLinks } from './orders.ts';
+import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
+
+export interface ClosePorts {
+  orders: Pick<OrderStore, 'transition'>;
+  accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
+  capacity: { release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void> };
+  /** Hands a recorded event to webhook delivery. */
+  announce: (event: OrderEvent) => Promise<void>;
+  metrics: Metrics;
+  now: () => Date;
+}
+
+/** The event recorded at a status change; `key` makes its id (`<order id>:<key>`) unique per change. */
+export const eventOf = (order: Order, type: EventType, key: string, links?: OrderLinks): OrderEvent => ({
+  id: `${order.id}:${key}`,
+  type,
+  orderId: order.id,
+  userId: order.userId,
+  record: toRecord(order, links),
+  createdAt: order.updatedAt,
+});
+
+/** The order as read -> error, refunded, with its event; undefined when it had moved meanwhile (nothing was done). */
+export async function closeInError(p: ClosePorts, order: Order, error: { code: string; message: string }): Promise<Order | undefined> {
+  const now = p.now();
+  const account = await p.accounts.get(order.userId);
+  const set = { error, finishedAt: now.toISOString(), refunded: true };
+  const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
+  delete failed.reviewToken;
+  const event = eventOf(failed, 'video.error', 'error');
+  const moved = await p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
+  if (!moved) return undefined;
+  p.metrics.count('OrdersFailed');
+  p.metrics.count('OrdersRefunded');
+  // A queued order may still wait for a slot: it leaves the queue, so that no slot is given to it.
+  await p.capacity.release(order.id, false, order.status === 'queued' ? (order.channel ?? 'api') : undefined);
+  await p.announce(event);
+  return failed;
+}
