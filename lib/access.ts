@@ -60,6 +60,8 @@ export const ACCESS: Record<string, Access> = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
   'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
+  'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
   'get-video': { table: [...AUTH, ...ETA], linkKey: true },
   // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
   'list-videos': { table: [...AUTH, ...ETA, 'BatchGetItem'], linkKey: true },

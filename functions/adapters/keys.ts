@@ -4,6 +4,7 @@
  *   idempotency record             PK USER#<user>   SK IDEM#<sha256 of the key>      (TTL)
  *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
  *   the user's order (a reference) PK USER#<user>   SK ORDER#<order id>   (GET /videos: newest first, consistent)
+ *   a quote (binding price)        PK USER#<user>   SK QUOTE#<quote id>   (TTL: its expiry)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
@@ -31,6 +32,7 @@ export const keys = {
   idempotency: (userId: string, keyHash: string) => ({ PK: userPk(userId), SK: `IDEM#${keyHash}` }),
   ledger: (userId: string, entryId: string) => ({ PK: userPk(userId), SK: `LEDGER#${entryId}` }),
   ledgerPrefix: 'LEDGER#',
+  quote: (userId: string, quoteId: string) => ({ PK: userPk(userId), SK: `QUOTE#${quoteId}` }),
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
   order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
   /** The reference to an order in its user's partition, written with the order. */

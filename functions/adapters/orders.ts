@@ -1,7 +1,7 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
+import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
@@ -101,7 +101,7 @@ function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]
 }
 
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency';
+type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency' | 'quote';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
 type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open';
 
@@ -151,11 +151,29 @@ export class Orders implements OrderStore {
       ]);
     }
 
+    if (c.quoteId) {
+      // A quote prices one order: the first to commit uses it up, while it has not expired.
+      items.push([
+        'quote',
+        {
+          Update: {
+            TableName: T,
+            Key: keys.quote(account.userId, c.quoteId),
+            UpdateExpression: 'SET orderId = :order',
+            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(orderId) AND #ttl >= :now`,
+            ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
+            ExpressionAttributeValues: { ':order': order.id, ':now': ttl(c.now) },
+          },
+        },
+      ]);
+    }
+
     const cancelled = await transact(this.ddb, items);
     if (!cancelled) return { kind: 'created' };
     // A full minute wins: the client has to slow down whatever else failed.
     if (cancelled.failed('postCount')) return { kind: 'rate_limited' };
     if (cancelled.failed('idempotency')) return { kind: 'replay', record: recordOf<IdempotencyRecord>(cancelled.itemOf('idempotency')!) };
+    if (cancelled.failed('quote')) return { kind: 'quote_used' };
     if (cancelled.failed('debit')) {
       const item = cancelled.itemOf('debit');
       return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
@@ -330,6 +348,17 @@ export class Orders implements OrderStore {
       : [];
     const byId = new Map(found.map((i) => [i.id as string, recordOf<Order>(i)]));
     return { orders: page.flatMap((id) => byId.get(id) ?? []), more: ids.length > range.limit };
+  }
+
+  async saveQuote(q: StoredQuote): Promise<void> {
+    await this.ddb.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.quote(q.userId, q.id), ...q, ...expiresAt(new Date(q.expiresAt)) } }));
+  }
+
+  async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.quote(userId, quoteId), ConsistentRead: true }));
+    // TTL deletes lazily: an expired quote may still be there.
+    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) < ttl(now)) return undefined;
+    return recordOf<StoredQuote>(out.Item);
   }
 
   /** Ids of every order of a user, newest first. */

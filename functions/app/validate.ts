@@ -6,7 +6,12 @@ import { InvalidParams } from '../core/errors.ts';
 export function validate<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  let issue = result.error.issues[0]!;
+  // A body that may be one of several shapes (POST /videos:quote): the problem of the shape it comes nearest to.
+  if (issue.code === 'invalid_union' && 'errors' in issue && Array.isArray(issue.errors) && issue.errors.length) {
+    const nearest = [...(issue.errors as z.core.$ZodIssue[][])].sort((a, b) => a.length - b.length)[0]!;
+    if (nearest[0]) issue = nearest[0];
+  }
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length ? `${issue.path.join('.')}.` : '';
     throw new InvalidParams(`${prefix}${issue.keys[0]}`, 'unknown field');

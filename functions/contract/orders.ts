@@ -46,11 +46,45 @@ export type OrderParams = z.output<typeof createVideoBody>;
 /** Seconds from creation after which an order not done is canceled and refunded: a minute to a week. */
 const deadlineSeconds = z.optional(z.int().check(z.gte(60), z.lte(7 * 24 * 3600)));
 
-/** Body of POST /videos: the parameters, and the order's deadline. */
-export const createVideoRequest = z.extend(createVideoBody, { deadline_seconds: deadlineSeconds });
+/** What an order may add to its parameters: none is a parameter of the video, none changes its price. */
+const orderOptions = {
+  deadline_seconds: deadlineSeconds,
+  /** A quote of POST /videos:quote for this same request: the order is charged exactly what it said. */
+  quote_id: z.optional(z.string().check(z.regex(/^quo_[0-9a-hjkmnp-tv-z]{26}$/, 'must be a quote id (quo_...)'))),
+  /** The most the order may cost: one that would cost more is refused (409 max_cost_exceeded) before any charge. */
+  max_cost: z.optional(z.int().check(z.gte(0))),
+};
+
+/** Body of POST /videos: the parameters, and the order's options. */
+export const createVideoRequest = z.extend(createVideoBody, orderOptions);
 
 /** Body of POST /videos:quick. */
-export const quickVideoBody = z.strictObject({ prompt: text(1000), deadline_seconds: deadlineSeconds });
+export const quickVideoBody = z.strictObject({ prompt: text(1000), ...orderOptions });
+
+/** Body of POST /videos:quote (additive): the body of POST /videos or of POST /videos:quick. */
+export const quoteRequest = z.union([quickVideoBody, createVideoRequest]);
+
+/** 200 of POST /videos:quote: what the order would cost, item by item, and the quote that holds that price. */
+export const quoteResponse = z.object({
+  /** Pass it as `quote_id` with the same request to be charged exactly `cost`; it is valid until `expires_at`, once. */
+  quote_id: z.string(),
+  cost,
+  breakdown: z.object({
+    /** The base price; 0 when a trial video pays for the order. */
+    base: z.int().check(z.gte(0)),
+    /** Each paid extra's price; 0 when the plan's allowance covers it. */
+    extras: z.record(z.string(), z.int().check(z.gte(0))),
+    /** A trial video pays the base (the video carries the trial watermark). */
+    trial: z.boolean(),
+    /** The plan's monthly allowance of heavy videos covers the heavy extras. */
+    plan_allowance: z.boolean(),
+  }),
+  /** The parameters priced (for a prompt: what the planner chose, as the order would run). */
+  params: z.omit(createVideoBody, { billing: true }),
+  eta_seconds: z.int().check(z.gte(0)),
+  expires_at: timestamp,
+});
+export type QuoteResponse = z.infer<typeof quoteResponse>;
 
 /** 201/200 answer of both creation routes. */
 export const creationResponse = z.object({

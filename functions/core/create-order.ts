@@ -4,16 +4,26 @@
  * never lets a balance go below zero.
  */
 import { createHash } from 'node:crypto';
-import type { CreationResponse, OrderParams } from '../contract/orders.ts';
-import { AppError, InvalidParams, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
-import { newOrderId, shardOf } from './ids.ts';
+import type { CreationResponse, OrderParams, QuoteResponse } from '../contract/orders.ts';
+import {
+  activeTasksExceeded,
+  AppError,
+  InvalidParams,
+  insufficientFunds,
+  maxCostExceeded,
+  quoteInvalid,
+  rateLimited,
+  serviceUnavailable,
+  unauthorized,
+} from './errors.ts';
+import { newOrderId, newQuoteId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
 import { postWindow, type Throughput } from './limits.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
-import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
-import { type Account, type Charge, type Limits, type Prices, quote } from './pricing.ts';
+import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
+import { type Account, breakdownOf, type Charge, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const MAX_ATTEMPTS = 12;
@@ -22,7 +32,14 @@ const MAX_ATTEMPTS = 12;
 export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
   /** Seconds after which the order, unless done, is canceled and refunded. */
   deadlineSeconds?: number;
+  /** The quote to be charged by (POST /videos:quote for the same request). */
+  quoteId?: string;
+  /** The most the order may cost. */
+  maxCost?: number;
 };
+
+/** How long a quote holds its price. */
+export const QUOTE_TTL_MS = 15 * 60 * 1000;
 
 export interface CreateOrderInput {
   account: Account;
@@ -62,6 +79,9 @@ export interface OrderCreationDeps {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** What a quote binds: the route, the prompt and the parameters priced (not the order's options). */
+const quoteHash = (route: OrderRequest['route'], asked: Pick<Order, 'prompt' | 'params'>) =>
+  sha256(JSON.stringify([route, asked.prompt ?? null, asked.params]));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class OrderCreation {
@@ -77,6 +97,51 @@ export class OrderCreation {
       return { response: outcome.response, replayed: false, counted: true };
     }
     return this.replay(outcome.record.orderId, outcome.record.response);
+  }
+
+  /**
+   * POST /videos:quote: what the order would cost this account now, item by item, held for QUOTE_TTL_MS by a quote an
+   * order of the same request can be charged by. Nothing is charged; a request the creation would refuse for what it
+   * asks (an extra no provider makes, a used-up allowance) is refused alike.
+   */
+  async quote(input: Omit<CreateOrderInput, 'idempotencyKey'>): Promise<QuoteResponse> {
+    const asked = this.orderOf(input.request);
+    const charge = priceOf(asked.params, input.account, input.now, this.deps.prices);
+    const channel = input.channel ?? 'api';
+    const videoSeconds = asked.params.duration_seconds;
+    const eta = queuedEta(await this.deps.queue.view(), { id: 'quote', channel, videoSeconds }, input.now.getTime());
+    const stored: StoredQuote = {
+      id: newQuoteId(),
+      userId: input.account.userId,
+      requestHash: quoteHash(input.request.route, asked),
+      charge,
+      createdAt: input.now.toISOString(),
+      expiresAt: new Date(input.now.getTime() + QUOTE_TTL_MS).toISOString(),
+    };
+    await this.deps.orders.saveQuote(stored);
+    const { cost, ...breakdown } = breakdownOf(charge, this.deps.prices);
+    const { billing: _b, ...params } = asked.params;
+    return { quote_id: stored.id, cost, breakdown, params, eta_seconds: eta, expires_at: stored.expiresAt };
+  }
+
+  /**
+   * The quote's charge for this account now, or the refusal: 409 quote_invalid when the quote is gone or was made for
+   * another request, or relied on a trial video or a plan allowance that is no longer there; the slots and the balance
+   * as for any order. Its price holds even if the price list changed since.
+   */
+  private chargeByQuote(quoted: StoredQuote | undefined, hash: string, account: Account, limits: Limits, now: Date): Charge {
+    if (!quoted) throw quoteInvalid('is unknown or has expired (a quote holds for 15 minutes)');
+    if (quoted.orderId) throw quoteInvalid(`was used by order ${quoted.orderId}`);
+    if (quoted.requestHash !== hash) throw quoteInvalid('was made for a different request');
+    const { charge } = quoted;
+    if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(this.deps.throughput.orderSeconds, limits.activeTasks);
+    if (charge.trial !== account.trialVideosLeft > 0)
+      throw quoteInvalid(charge.trial ? 'counted on a trial video that is used up' : 'was made before a trial video was added');
+    if (charge.heavyAllowanceMonth && (charge.heavyAllowanceMonth !== now.toISOString().slice(0, 7) || !heavyLeft(account, now))) {
+      throw quoteInvalid("counted on the plan's allowance, which is used up or has renewed");
+    }
+    if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
+    return charge;
   }
 
   /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
@@ -109,8 +174,9 @@ export class OrderCreation {
     // The id carries the creation time, so that GET /videos filters by time on ids.
     const id = newOrderId(input.now.getTime());
     // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
-    const deadline = input.request.deadlineSeconds;
-    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot']), ...(deadline ? [deadline] : [])]));
+    const { deadlineSeconds, quoteId, maxCost } = input.request;
+    const options = [deadlineSeconds, quoteId, maxCost].some((o) => o !== undefined) ? [[deadlineSeconds ?? null, quoteId ?? null, maxCost ?? null]] : [];
+    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot']), ...options]));
     const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
@@ -133,12 +199,18 @@ export class OrderCreation {
   ) {
     const { throughput } = this.deps;
     const { id, channel, keyed, limits, route, requestHash, expiresAt, eta } = o;
+    const { quoteId, maxCost } = input.request;
+    const quoted = quoteId !== undefined ? await this.deps.orders.quoteOf(input.account.userId, quoteId, input.now) : undefined;
     let account: Account | undefined = input.account;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!account) throw unauthorized();
       let charge: Charge;
       try {
-        charge = quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+        charge =
+          quoteId !== undefined
+            ? this.chargeByQuote(quoted, quoteHash(route, asked), account, limits, input.now)
+            : quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+        if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
       } catch (err) {
         // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
         // priced against: it is the original order's replay, not a 402 or a 429.
@@ -169,6 +241,7 @@ export class OrderCreation {
       const outcome = await this.deps.orders.create({
         order,
         account,
+        ...(quoteId !== undefined ? { quoteId } : {}),
         ...(keyed ? { postWindowStart: postWindow(input.now).start } : {}),
         limits: this.deps.limits,
         now: input.now,
@@ -195,6 +268,8 @@ export class OrderCreation {
         case 'conflict':
           await sleep(Math.random() * Math.min(400, 10 * 2 ** attempt));
           break;
+        case 'quote_used':
+          throw quoteInvalid('was used by another order');
       }
     }
     throw serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1);

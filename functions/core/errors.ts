@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'fair_use_exceeded'
   | 'not_awaiting_review'
   | 'not_cancelable'
+  | 'quote_invalid'
+  | 'max_cost_exceeded'
   | 'invalid_params'
   | 'rate_limited'
   | 'active_tasks_exceeded'
@@ -59,6 +61,9 @@ export const rateLimited = (retryAfterSeconds: number, limit: number) =>
 export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
 export const notAwaitingReview = (status: string) => new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
+export const quoteInvalid = (why: string) => new AppError('quote_invalid', `The quote ${why}; ask for a new one (POST /videos:quote)`);
+export const maxCostExceeded = (cost: number, max: number) =>
+  new AppError('max_cost_exceeded', `The order costs ${cost} doubloons, more than max_cost ${max}; nothing was charged`);
 export const notCancelable = (status: string) =>
   new AppError('not_cancelable', `The order is ${status}: only queued and awaiting_review orders can be canceled (a render in progress cannot be stopped)`);
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);

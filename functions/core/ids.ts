@@ -5,6 +5,7 @@ import { decodeTime, encodeTime, ulid } from 'ulid';
 export const newUserId = () => ulid();
 export const newOrderId = (ms = Date.now()) => `vid_${ulid(ms).toLowerCase()}`;
 export const newEntryId = () => ulid();
+export const newQuoteId = () => `quo_${ulid().toLowerCase()}`;
 export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
 /** Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. */
 export { ORDER_ID_RE } from '../contract/orders.ts';

@@ -1,7 +1,7 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
 import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
 import type { Order } from './orders.ts';
-import type { Account, Limits } from './pricing.ts';
+import type { Account, Charge, Limits } from './pricing.ts';
 
 export interface IdempotencyRecord {
   /** Which creation route the key was first used on. */
@@ -12,8 +12,23 @@ export interface IdempotencyRecord {
   response: CreationResponse;
 }
 
+/** A binding price (POST /videos:quote), kept until it expires or an order uses it. */
+export interface StoredQuote {
+  id: string;
+  userId: string;
+  /** The request it prices: its route, prompt and parameters. */
+  requestHash: string;
+  charge: Charge;
+  createdAt: string;
+  expiresAt: string;
+  /** The order that used it. */
+  orderId?: string;
+}
+
 export interface OrderCommit {
   order: Order;
+  /** The quote the order is charged by: used up by this commit, unless another order used it first. */
+  quoteId?: string;
   /** The account snapshot the charge was priced on; the commit's conditions guard the same facts. */
   account: Account;
   idempotency?: { keyHash: string; record: IdempotencyRecord; expiresAt: Date };
@@ -30,7 +45,9 @@ export type CommitOutcome =
   /** The account no longer fits the snapshot (a concurrent order took the trial, the balance or a slot). */
   | { kind: 'account_changed'; account: Account | undefined }
   /** Another transaction held one of the items; try again. */
-  | { kind: 'conflict' };
+  | { kind: 'conflict' }
+  /** The quote was used by another order meanwhile (or expired and went). */
+  | { kind: 'quote_used' };
 
 export type EventType = 'video.awaiting_review' | 'video.done' | 'video.error';
 
@@ -96,6 +113,9 @@ export interface OrderStore {
    * consistent (a created order is there at once); `more` when others remain in the range.
    */
   ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
+  saveQuote(quote: StoredQuote): Promise<void>;
+  /** The user's quote, unless it has expired. */
+  quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */

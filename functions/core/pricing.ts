@@ -67,11 +67,10 @@ export function heavyLeft(account: Account, now: Date): number | undefined {
 }
 
 /**
- * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
- * 409 fair_use_exceeded or 402 insufficient_funds.
+ * What an order of these parameters costs this account and what it takes (a trial video, the plan's allowance), or
+ * 409 fair_use_exceeded when it needs an allowance that is used up. Neither the balance nor the slots are looked at.
  */
-export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
-  if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
+export function priceOf(params: OrderParams, account: Account, now: Date, prices: Prices = DEFAULT_PRICES): Charge {
   const extras = extrasOf(params);
   const heavy = extras.some((e) => HEAVY.has(e));
   const trial = account.trialVideosLeft > 0;
@@ -80,8 +79,24 @@ export function quote(params: OrderParams, account: Account, limits: Limits, now
     if (!heavyLeft(account, now)) throw fairUseExceeded(account.plan.name);
     heavyAllowanceMonth = monthOf(now);
   }
-  let cost = trial ? 0 : prices.base;
-  for (const e of extras) if (!(heavyAllowanceMonth && HEAVY.has(e))) cost += prices[e];
-  if (cost > account.balance) throw insufficientFunds(cost, account.balance);
+  const { cost } = breakdownOf({ trial, extras, ...(heavyAllowanceMonth ? { heavyAllowanceMonth } : {}) }, prices);
   return { cost, trial, extras, ...(heavyAllowanceMonth ? { heavyAllowanceMonth } : {}) };
+}
+
+/** A charge item by item: the base (0 with a trial video) and each extra (0 when the plan's allowance covers it). */
+export function breakdownOf(c: Omit<Charge, 'cost'>, prices: Prices) {
+  const base = c.trial ? 0 : prices.base;
+  const extras = Object.fromEntries(c.extras.map((e) => [e, c.heavyAllowanceMonth && HEAVY.has(e) ? 0 : prices[e]])) as Partial<Record<Extra, number>>;
+  return { cost: base + Object.values(extras).reduce((a, b) => a + b, 0), base, extras, trial: c.trial, plan_allowance: c.heavyAllowanceMonth !== undefined };
+}
+
+/**
+ * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
+ * 409 fair_use_exceeded or 402 insufficient_funds.
+ */
+export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
+  if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
+  const charge = priceOf(params, account, now, prices);
+  if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
+  return charge;
 }

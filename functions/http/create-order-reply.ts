@@ -14,6 +14,15 @@ function idempotencyKey(req: HttpRequest): string | undefined {
   return key;
 }
 
+/** The order's options of a creation body, as the use case takes them. */
+export function orderOptions(body: { deadline_seconds?: number | undefined; quote_id?: string | undefined; max_cost?: number | undefined }) {
+  return {
+    ...(body.deadline_seconds !== undefined ? { deadlineSeconds: body.deadline_seconds } : {}),
+    ...(body.quote_id !== undefined ? { quoteId: body.quote_id } : {}),
+    ...(body.max_cost !== undefined ? { maxCost: body.max_cost } : {}),
+  };
+}
+
 export async function createOrderReply(req: AuthedRequest, request: OrderRequest): Promise<Reply> {
   const key = idempotencyKey(req);
   const result = await services().creation.create({

@@ -14,6 +14,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   fair_use_exceeded: 409,
   not_awaiting_review: 409,
   not_cancelable: 409,
+  quote_invalid: 409,
+  max_cost_exceeded: 409,
   invalid_params: 422,
   rate_limited: 429,
   active_tasks_exceeded: 429,

@@ -17,6 +17,8 @@ import {
   orderRecord,
   orderStatus,
   quickVideoBody,
+  quoteRequest,
+  quoteResponse,
   tone,
   voice,
 } from '../contract/orders.ts';
@@ -68,7 +70,7 @@ const CREATION: Pick<Operation, 'ok' | 'errors' | 'notes' | 'idempotent'> = {
     200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] },
   },
   // generator_unavailable: reserved by the contract for a planner that cannot be reached.
-  errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable'],
+  errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable', 'quote_invalid', 'max_cost_exceeded'],
   notes: {
     invalid_params:
       'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
@@ -105,6 +107,23 @@ const OPERATIONS: Record<string, Operation> = {
       `curl -s -X POST "$BASE/videos" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"topic": "Green tea", "duration_seconds": 15, "director_mode": true}'`,
       `const order = await client.createVideo({ topic: 'Green tea', duration_seconds: 15, director_mode: true });`,
       `order = client.create_video({"topic": "Green tea", "duration_seconds": 15, "director_mode": True})`,
+    ),
+  },
+  'quote-video': {
+    id: 'quoteVideo',
+    summary: 'Price an order before placing it, and hold that price',
+    description:
+      'Takes the body of POST /videos or of POST /videos:quick and answers what that order would cost this key now, item by item (the base, each paid extra, whether a trial video or the plan’s allowance pays), its eta_seconds, and a `quote_id`. ' +
+      'The same request with `quote_id` within 15 minutes (`expires_at`) is charged exactly `cost`, even if prices change meanwhile; a quote prices one order. It is refused with 409 `quote_invalid` when it has expired or was used, was made for another request, or counted on a trial video or a plan allowance that is no longer there. Nothing is charged by a quote. ' +
+      'A request the creation would refuse for what it asks (an extra the service cannot make now, a used-up plan allowance) is refused alike.',
+    tag: 'Orders',
+    body: quoteRequest,
+    ok: { 200: { description: 'The price and the quote that holds it', schema: quoteResponse } },
+    errors: ['fair_use_exceeded'],
+    examples: example(
+      `curl -s -X POST "$BASE/videos:quote" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"topic": "Green tea", "music": "song"}'`,
+      `const { quote_id, cost } = await client.quote({ topic: 'Green tea', music: 'song' });`,
+      `quote = client.quote({"topic": "Green tea", "music": "song"})`,
     ),
   },
   'get-video': {
@@ -326,6 +345,7 @@ const REQUESTS: [string, Schema][] = [
   ['ReviewEdit', reviewEdit],
   ['ReviewRegen', reviewRegen],
   ['CreateWebhookRequest', createWebhookBody],
+  ['QuoteRequest', quoteRequest],
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
 const QUERIES: [string, Schema][] = [['ListVideosQuery', listOrdersQuery]];
@@ -333,6 +353,7 @@ const ANSWERS: [string, Schema][] = [
   ['CreationResponse', creationResponse],
   ['Order', orderRecord],
   ['OrderList', orderList],
+  ['Quote', quoteResponse],
   ['WebhookCreated', webhookCreated],
   ['WebhookList', webhookList],
   ['DeliveryList', deliveryList],

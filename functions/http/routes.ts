@@ -14,6 +14,7 @@ export const API_PREFIX = '/v1';
 
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/videos:quick', handler: 'create-quick', auth: true },
+  { method: 'POST', path: '/videos:quote', handler: 'quote-video', auth: true },
   { method: 'POST', path: '/videos', handler: 'create-video', auth: true },
   { method: 'GET', path: '/videos', handler: 'list-videos', auth: true },
   { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },

@@ -39,6 +39,33 @@ const codeOf = async (p: Promise<unknown>) =>
   );
 
 describe('order creation', () => {
+  it('charges a quote its price even after the price list changed, and the plan allowance it counted on', async () => {
+    table.addAccount({ userId: 'Q', balance: 1000, plan: { name: 'creator', heavyPerMonth: 1 } });
+    const song = explicit('Tea', { music: 'song', placement: { product: 'Tea Co' } });
+    const quoted = await creation.quote({ account: table.account('Q'), request: song, now });
+    // The plan's allowance covers the song; the placement is paid.
+    assert.deepEqual([quoted.cost, quoted.breakdown], [150, { base: 100, extras: { placement: 50, song: 0 }, trial: false, plan_allowance: true }]);
+    assert.equal(table.account('Q').balance, 1000, 'nothing charged by the quote');
+    // Prices go up before the order is placed: the quote holds.
+    const dearer = memoryCreation(table, workflow, metrics, () => undefined, undefined, { ...DEFAULT_PRICES, base: 300, placement: 90 });
+    const later = new Date(now.getTime() + 60_000);
+    const order = await dearer.create(input('Q', { ...song, quoteId: quoted.quote_id }, { now: later }));
+    assert.equal(order.response.cost, 150);
+    assert.equal(table.account('Q').balance, 850);
+    // Without the quote the same order now costs the new prices (the allowance is used up: billed in doubloons).
+    const unquoted = await dearer.create(
+      input('Q', explicit('Tea', { music: 'song', placement: { product: 'Tea Co' }, billing: 'doubloons' }), { now: later }),
+    );
+    assert.equal(unquoted.response.cost, 300 + 90 + DEFAULT_PRICES.song);
+    // A quote past its 15 minutes is gone.
+    const old = await creation.quote({ account: table.account('Q'), request: explicit('Coffee'), now });
+    const expired = new Date(now.getTime() + 16 * 60_000);
+    await assert.rejects(
+      creation.create(input('Q', { ...explicit('Coffee'), quoteId: old.quote_id }, { now: expired })),
+      (e: AppError) => e.code === 'quote_invalid',
+    );
+  });
+
   it('charges the price once, takes a slot, records the charge and starts the workflow', async () => {
     table.addAccount({ userId: 'U', balance: 1000 });
     const r = await creation.create(input('U', explicit('Green tea', { music: 'song' })));

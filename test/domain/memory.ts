@@ -22,9 +22,10 @@ import type {
   OrderEvent,
   OrderStore,
   Patch,
+  StoredQuote,
   Transition,
 } from '../../functions/core/ports.ts';
-import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
+import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { EmbeddedWriter } from '../../functions/generator/writer.ts';
@@ -43,6 +44,7 @@ export class MemoryTable {
   accounts = new Map<string, Account>();
   orders = new Map<string, Order>();
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
+  quotes = new Map<string, StoredQuote>();
   posts = new Map<string, number>();
   ledger: LedgerLine[] = [];
   events = new Map<string, StoredEvent>();
@@ -78,6 +80,8 @@ export class MemoryOrders implements OrderStore {
     const keyed = countsAgainstKey(order);
     if (c.postWindowStart !== undefined && (this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
     if (held && held.expiresAt >= c.now.getTime()) return { kind: 'replay', record: clone(held.record) };
+    const quoted = c.quoteId ? this.t.quotes.get(c.quoteId) : undefined;
+    if (c.quoteId && (!quoted || quoted.orderId || Date.parse(quoted.expiresAt) < c.now.getTime())) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
       (!keyed || user.activeTasks < limits.activeTasks) &&
@@ -89,6 +93,7 @@ export class MemoryOrders implements OrderStore {
           : user.heavyMonth !== charge.heavyAllowanceMonth && (user.plan?.heavyPerMonth ?? 0) > 0));
     if (!fits) return { kind: 'account_changed', account: user && clone(user) };
     if (this.t.orders.has(order.id)) return { kind: 'conflict' };
+    if (quoted) quoted.orderId = order.id;
 
     this.t.orders.set(order.id, clone(order));
     this.t.open.add(order.id);
@@ -118,6 +123,15 @@ export class MemoryOrders implements OrderStore {
   async get(orderId: string): Promise<Order | undefined> {
     const order = this.t.orders.get(orderId);
     return order && clone(order);
+  }
+
+  async saveQuote(q: StoredQuote): Promise<void> {
+    this.t.quotes.set(q.id, clone(q));
+  }
+
+  async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
+    const q = this.t.quotes.get(quoteId);
+    return q && q.userId === userId && Date.parse(q.expiresAt) >= now.getTime() ? clone(q) : undefined;
   }
 
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
@@ -182,6 +196,7 @@ export function memoryCreation(
   metrics: MemoryMetrics,
   log: (message: string) => void = () => undefined,
   deliverable: Deliverable = { ai_visual: true, voice_clone: true },
+  prices: Prices = DEFAULT_PRICES,
 ) {
   return new OrderCreation({
     orders: new MemoryOrders(table),
@@ -189,7 +204,7 @@ export function memoryCreation(
     deliverable,
     workflow,
     limits: DEFAULT_LIMITS,
-    prices: DEFAULT_PRICES,
+    prices,
     throughput: { orderSeconds: 20 },
     queue: new QueueViews(async () => ({ slots: 2, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,

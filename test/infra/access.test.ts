@@ -125,6 +125,8 @@ describe('least privilege', () => {
     assert.equal((await t.api('GET', '/balance', { key })).status, 200);
     assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
 
+    // A quote (nothing charged), then orders.
+    assert.equal((await t.api('POST', '/videos:quote', { key, body: { topic: 'Tea', music: 'song' } })).status, 200);
     // A quick order to done, created twice with one Idempotency-Key (the second is a replay), then downloaded.
     const quick = { key, body: { prompt: 'A 10 second video about green tea' }, headers: { 'idempotency-key': 'access-1' } };
     const created = await t.api('POST', '/videos:quick', quick);

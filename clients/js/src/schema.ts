@@ -39,6 +39,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/videos:quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price an order before placing it, and hold that price
+         * @description Takes the body of POST /videos or of POST /videos:quick and answers what that order would cost this key now, item by item (the base, each paid extra, whether a trial video or the plan’s allowance pays), its eta_seconds, and a `quote_id`. The same request with `quote_id` within 15 minutes (`expires_at`) is charged exactly `cost`, even if prices change meanwhile; a quote prices one order. It is refused with 409 `quote_invalid` when it has expired or was used, was made for another request, or counted on a trial video or a plan allowance that is no longer there. Nothing is charged by a quote. A request the creation would refuse for what it asks (an extra the service cannot make now, a used-up plan allowance) is refused alike.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/videos:quote" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"topic": "Green tea", "music": "song"}'
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const { quote_id, cost } = await client.quote({ topic: 'Green tea', music: 'song' });
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     quote = client.quote({"topic": "Green tea", "music": "song"})
+         *     ```
+         */
+        post: operations["quoteVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/videos": {
         parameters: {
             query?: never;
@@ -536,6 +574,8 @@ export interface components {
         QuickVideoRequest: {
             prompt: string;
             deadline_seconds?: number;
+            quote_id?: string;
+            max_cost?: number;
         };
         CreateVideoRequest: {
             topic: string;
@@ -563,6 +603,8 @@ export interface components {
             /** @default auto */
             billing?: components["schemas"]["Billing"];
             deadline_seconds?: number;
+            quote_id?: string;
+            max_cost?: number;
         };
         ReviewRequest: components["schemas"]["ReviewApprove"] | components["schemas"]["ReviewEdit"] | components["schemas"]["ReviewRegen"];
         ReviewApprove: {
@@ -591,6 +633,7 @@ export interface components {
         CreateWebhookRequest: {
             url: string;
         };
+        QuoteRequest: components["schemas"]["QuickVideoRequest"] | components["schemas"]["CreateVideoRequest"];
         /** @enum {string} */
         OrderStatus: "queued" | "running" | "awaiting_review" | "done" | "error";
         /** @enum {string} */
@@ -608,7 +651,7 @@ export interface components {
         /** @enum {string} */
         WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
         /** @enum {string} */
-        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "quote_invalid" | "max_cost_exceeded" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
             status: components["schemas"]["OrderStatus"];
@@ -672,6 +715,45 @@ export interface components {
             data: components["schemas"]["Order"][];
             has_more: boolean;
             next_starting_after?: string;
+        };
+        Quote: {
+            quote_id: string;
+            cost: number;
+            breakdown: {
+                base: number;
+                extras: {
+                    [key: string]: number;
+                };
+                trial: boolean;
+                plan_allowance: boolean;
+            };
+            params: {
+                topic: string;
+                /** @default false */
+                director_mode: boolean;
+                /** @default 30 */
+                duration_seconds: number;
+                /** @default auto */
+                language: components["schemas"]["Language"];
+                /** @default neutral */
+                tone: components["schemas"]["Tone"];
+                placement?: {
+                    product: string;
+                    description?: string;
+                };
+                cta?: string;
+                /** @default true */
+                captions: boolean;
+                /** @default stock */
+                music: components["schemas"]["Music"];
+                /** @default standard */
+                voice: components["schemas"]["Voice"];
+                /** @default false */
+                ai_visual: boolean;
+            };
+            eta_seconds: number;
+            /** Format: date-time */
+            expires_at: string;
         };
         WebhookCreated: {
             id: string;
@@ -806,7 +888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `fair_use_exceeded` */
+            /** @description `fair_use_exceeded`; `quote_invalid`; `max_cost_exceeded` */
             409: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -854,6 +936,113 @@ export interface operations {
             };
             /** @description `generator_unavailable` */
             502: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    quoteVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The price and the quote that holds it */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `fair_use_exceeded` */
+            409: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
@@ -1043,7 +1232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `fair_use_exceeded` */
+            /** @description `fair_use_exceeded`; `quote_invalid`; `max_cost_exceeded` */
             409: {
                 headers: {
                     /** @description The request id, also in error envelopes */

@@ -1,0 +1,16 @@
+/** POST /videos:quote: what an order would cost, item by item, and a quote that holds that price. Nothing is charged. */
+import { quoteRequest } from '../contract/orders.ts';
+import { services } from '../app/services.ts';
+import { httpRoute } from './middleware.ts';
+
+export const handler = httpRoute({ auth: true, body: quoteRequest, countPost: 'before' }, async (req) => {
+  const body = req.body;
+  const request =
+    'prompt' in body
+      ? { route: 'POST /videos:quick' as const, prompt: body.prompt }
+      : (() => {
+          const { deadline_seconds: _d, quote_id: _q, max_cost: _m, ...params } = body;
+          return { route: 'POST /videos' as const, params };
+        })();
+  return { status: 200, body: await services().creation.quote({ account: req.account, request, now: req.now }) };
+});
