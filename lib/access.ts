@@ -72,6 +72,8 @@ export const ACCESS: Record<string, Access> = {
   'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
   'list-deliveries': { table: [...AUTH, 'GetItem', 'Query'] },
   'get-balance': { table: AUTH },
+  // The user's ledger entries: one query of its partition.
+  'list-transactions': { table: [...AUTH, 'Query'] },
   // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
   'download-file': { bucket: ['GetObject'], listOrderFiles: true, linkKey: true },
   'not-found': {},

@@ -6,6 +6,7 @@ import { newEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
 import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
+import type { LedgerEntry, LedgerLine } from '../core/transactions.ts';
 
 interface UserItem {
   userId: string;
@@ -33,13 +34,7 @@ export function toAccount(item: Record<string, unknown>): Account {
   };
 }
 
-export interface LedgerEntry {
-  amount: number;
-  kind: 'top_up' | 'charge' | 'refund';
-  orderId?: string;
-  trial?: boolean;
-  createdAt: string;
-}
+export type { LedgerEntry };
 
 export const ledgerPut = (tableName: string, userId: string, entry: LedgerEntry): TransactItem => ({
   Put: { TableName: tableName, Item: { ...keys.ledger(userId, newEntryId()), ...entry } },
@@ -128,13 +123,14 @@ export class Accounts {
     return out.Item ? toAccount(out.Item) : undefined;
   }
 
-  async ledger(userId: string): Promise<LedgerEntry[]> {
+  /** Every entry of the user's ledger, oldest first, each with its id (a ULID: the time it was written). */
+  async ledger(userId: string): Promise<LedgerLine[]> {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
       ...inPartition(keys.userPartition(userId), keys.ledgerPrefix),
       ConsistentRead: true,
     });
-    return items.map((i) => recordOf<LedgerEntry>(i));
+    return items.map((i) => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) }));
   }
 
   /** Every item in the user's partition (profile, ledger, idempotency records, counters, delivery attempts). */

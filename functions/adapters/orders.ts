@@ -127,6 +127,7 @@ export class Orders implements OrderStore {
           kind: 'charge',
           orderId: order.id,
           ...(charge.trial ? { trial: true } : {}),
+          ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
           createdAt: order.createdAt,
         }),
       ],
@@ -221,6 +222,8 @@ export class Orders implements OrderStore {
           kind: 'refund',
           orderId: order.id,
           ...(charge.trial ? { trial: true } : {}),
+          ...(charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === t.refund.heavyMonth ? { allowance: true } : {}),
+          ...(t.set?.error ? { reason: t.set.error.code } : {}),
           createdAt: t.now.toISOString(),
         }),
       ]);

@@ -118,17 +118,21 @@ export const orderRecord = z.object({
   error: z.optional(z.object({ code: z.string(), message: z.string() })),
   /** When the order is canceled and refunded unless done (its creation's `deadline_seconds`). */
   deadline_at: z.optional(timestamp),
+  /** What the order took: doubloons (`amount`), a trial video, the plan's allowance of heavy videos. */
+  charge: z.object({ amount: cost, trial: z.boolean(), plan_allowance: z.boolean() }),
+  /** What was given back when the order ended in error, and why (its error code). */
+  refund: z.optional(z.object({ amount: cost, reason: z.string(), at: timestamp })),
 });
 export type OrderRecord = z.infer<typeof orderRecord>;
 
 const INTEGER_1_100 = 'must be an integer from 1 to 100';
 const TIME = 'must be an ISO 8601 time, such as 2026-11-25T00:00:00Z';
-/** How many orders a page holds. Query values are strings: coerced, then checked. */
-const pageLimit = z._default(
+/** How many entries a page holds. Query values are strings: coerced, then checked. */
+export const pageLimit = z._default(
   z.coerce.number({ error: INTEGER_1_100 }).check(z.refine(Number.isInteger, INTEGER_1_100), z.gte(1, INTEGER_1_100), z.lte(100, INTEGER_1_100)),
   20,
 );
-z.globalRegistry.add(pageLimit, { type: 'integer', description: 'Orders on a page, 1 to 100 (20 by default)' } as never);
+z.globalRegistry.add(pageLimit, { type: 'integer', description: 'Entries on a page, 1 to 100 (20 by default)' } as never);
 
 /** The query of GET /videos (additive): the key's orders, newest first. */
 export const listOrdersQuery = z.strictObject({

@@ -95,5 +95,7 @@ export function toRecord(order: Order, links?: OrderLinks, eta?: number): OrderR
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),
     ...(order.status === 'error' && order.error ? { error: order.error } : {}),
     ...(order.deadlineAt ? { deadline_at: order.deadlineAt } : {}),
+    charge: { amount: order.charge.cost, trial: order.charge.trial, plan_allowance: order.charge.heavyAllowanceMonth !== undefined },
+    ...(order.refunded ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
   };
 }

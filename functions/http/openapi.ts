@@ -4,7 +4,7 @@
  * page and the clients read it. Each route's operation is described once, here.
  */
 import * as z from 'zod/mini';
-import { balanceResponse } from '../contract/balance.ts';
+import { balanceResponse, listTransactionsQuery, transactionKind, transactionList } from '../contract/balance.ts';
 import {
   billing,
   channel,
@@ -241,6 +241,20 @@ const OPERATIONS: Record<string, Operation> = {
     ok: { 200: { description: 'The balance', schema: balanceResponse } },
     examples: example(`curl -s "$BASE/balance" -H "X-API-Key: $KEY"`, `const balance = await client.getBalance();`, `balance = client.get_balance()`),
   },
+  'list-transactions': {
+    id: 'listTransactions',
+    summary: 'Where the money went: the ledger, newest first',
+    description:
+      'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
+    tag: 'Account',
+    query: listTransactionsQuery,
+    ok: { 200: { description: 'A page of ledger entries', schema: transactionList } },
+    examples: example(
+      `curl -s "$BASE/balance/transactions?limit=20" -H "X-API-Key: $KEY"`,
+      `for await (const t of client.listTransactions()) console.log(t.kind, t.amount, t.balance_after);`,
+      `for t in client.list_transactions(): print(t["kind"], t["amount"], t["balance_after"])`,
+    ),
+  },
   'download-file': {
     id: 'downloadFile',
     summary: 'Download an order file through its signed link',
@@ -309,8 +323,8 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
 }
 
 const QUERY_PARAMS: Record<string, string> = {
-  limit: 'Orders on a page, 1 to 100 (20 by default)',
-  starting_after: 'An order id: the page starts after it (the previous page’s `next_starting_after`)',
+  limit: 'Entries on a page, 1 to 100 (20 by default)',
+  starting_after: 'The cursor: the page starts after this id (the previous page’s `next_starting_after`)',
   status: 'Only orders in this status',
   created_gte: 'Only orders created at or after this time (ISO 8601)',
   created_lt: 'Only orders created before this time (ISO 8601)',
@@ -348,7 +362,10 @@ const REQUESTS: [string, Schema][] = [
   ['QuoteRequest', quoteRequest],
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
-const QUERIES: [string, Schema][] = [['ListVideosQuery', listOrdersQuery]];
+const QUERIES: [string, Schema][] = [
+  ['ListVideosQuery', listOrdersQuery],
+  ['ListTransactionsQuery', listTransactionsQuery],
+];
 const ANSWERS: [string, Schema][] = [
   ['CreationResponse', creationResponse],
   ['Order', orderRecord],
@@ -358,6 +375,7 @@ const ANSWERS: [string, Schema][] = [
   ['WebhookList', webhookList],
   ['DeliveryList', deliveryList],
   ['Balance', balanceResponse],
+  ['TransactionList', transactionList],
   ['ErrorResponse', errorEnvelope],
   ['GatewayMessage', gatewayMessage],
 ];
@@ -370,6 +388,7 @@ const SHARED: [string, Schema][] = [
   ['Billing', billing],
   ['Channel', channel],
   ['WebhookEvent', webhookEvent],
+  ['TransactionKind', transactionKind],
   ['ErrorCode', errorCode],
 ];
 const NAMED = [...REQUESTS, ...QUERIES, ...ANSWERS, ...SHARED];

@@ -25,6 +25,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
   { method: 'GET', path: '/webhooks/{id}/deliveries', handler: 'list-deliveries', auth: true },
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
+  { method: 'GET', path: '/balance/transactions', handler: 'list-transactions', auth: true },
   /** result_url and cover_url: signed links, no key. */
   { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },
   /** The contract: the OpenAPI document and the interactive reference with its assets, no key. */

@@ -123,6 +123,7 @@ describe('least privilege', () => {
     assert.equal(hook.status, 201);
     assert.equal((await t.api('GET', '/webhooks', { key })).status, 200);
     assert.equal((await t.api('GET', '/balance', { key })).status, 200);
+    assert.equal((await t.api('GET', '/balance/transactions', { key })).status, 200);
     assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
 
     // A quote (nothing charged), then orders.

@@ -75,6 +75,8 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
     },
   },
   { method: 'POST', path: (id) => `/videos/${id}/review`, valid: { action: 'edit', text: 'New text' } },
+  { method: 'POST', path: () => '/videos:quote', valid: { topic: 'Tea', duration_seconds: 10, music: 'song' } },
+  { method: 'POST', path: () => '/videos:quote', valid: { prompt: 'A 10 second video about tea' } },
   { method: 'POST', path: () => '/webhooks', valid: { url: 'https://example.com/hook' } },
 ];
 
@@ -130,7 +132,7 @@ const PATH_TRICKS = [
   'DELETE /v1/balance',
   'DELETE /v1/webhooks',
   'POST /v1/balance',
-  'GET /v1/videos',
+  'GET /v1/video',
   'OPTIONS /v1/videos',
   'GET /v1/files/x',
   'GET /v1/files/x/y/z',
@@ -196,6 +198,7 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
   for (const id of BAD_IDS) {
     add('bad id', 'GET', `/videos/${id}`);
     add('bad id', 'POST', `/videos/${id}/review`, JSON.stringify({ action: 'approve' }));
+    add('bad id', 'POST', `/videos/${id}/cancel`);
     add('bad id', 'DELETE', `/webhooks/${id}`);
     add('bad id', 'GET', `/webhooks/${id}/deliveries`);
     add('bad id', 'GET', `/files/${id}/video.mp4`);
@@ -207,6 +210,25 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     out.push({ kind: 'path trick', method, path, headers: json, ...(method === 'POST' ? { body: '{}' } : {}) });
   }
   add('review on a webhook id', 'POST', `/videos/${opts.webhookId}/review`, JSON.stringify({ action: 'approve' }));
+  for (const query of [
+    'limit=0',
+    'limit=-1',
+    'limit=1e3',
+    'limit=abc',
+    'limit=',
+    'limit=1&limit=2',
+    'status=DONE',
+    'status[]=done',
+    `starting_after=${'v'.repeat(5000)}`,
+    `starting_after=${opts.webhookId}`,
+    'created_gte=2026-13-45T99:00:00Z',
+    'created_lt=%00',
+    'order=desc',
+    '__proto__=1',
+  ]) {
+    add('bad query', 'GET', `/videos?${query}`);
+    if (!/status|created/.test(query)) add('bad query', 'GET', `/balance/transactions?${query}`);
+  }
   add('deliveries of an order id', 'GET', `/webhooks/${opts.orderId}/deliveries`);
 
   const keys = [

@@ -426,6 +426,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the money went: the ledger, newest first
+         * @description Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "$BASE/balance/transactions?limit=20" -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     for await (const t of client.listTransactions()) console.log(t.kind, t.amount, t.balance_after);
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     for t in client.list_transactions(): print(t["kind"], t["amount"], t["balance_after"])
+         *     ```
+         */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{id}/{file}": {
         parameters: {
             query?: never;
@@ -651,6 +689,8 @@ export interface components {
         /** @enum {string} */
         WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
         /** @enum {string} */
+        TransactionKind: "charge" | "refund" | "top_up" | "trial" | "plan_allowance";
+        /** @enum {string} */
         ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "quote_invalid" | "max_cost_exceeded" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
@@ -710,6 +750,17 @@ export interface components {
             };
             /** Format: date-time */
             deadline_at?: string;
+            charge: {
+                amount: number;
+                trial: boolean;
+                plan_allowance: boolean;
+            };
+            refund?: {
+                amount: number;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+            };
         };
         OrderList: {
             data: components["schemas"]["Order"][];
@@ -795,6 +846,20 @@ export interface components {
             trial_videos_left: number;
             plan?: string;
             heavy_videos_left?: number;
+        };
+        TransactionList: {
+            data: {
+                id: string;
+                kind: components["schemas"]["TransactionKind"];
+                amount: number;
+                balance_after: number;
+                order_id?: string;
+                reason?: string;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            has_more: boolean;
+            next_starting_after?: string;
         };
         ErrorResponse: {
             error: {
@@ -1070,9 +1135,9 @@ export interface operations {
     listVideos: {
         parameters: {
             query?: {
-                /** @description Orders on a page, 1 to 100 (20 by default) */
+                /** @description Entries on a page, 1 to 100 (20 by default) */
                 limit?: number;
-                /** @description An order id: the page starts after it (the previous page’s `next_starting_after`) */
+                /** @description The cursor: the page starts after this id (the previous page’s `next_starting_after`) */
                 starting_after?: string;
                 /** @description Only orders in this status */
                 status?: components["schemas"]["OrderStatus"];
@@ -2013,6 +2078,92 @@ export interface operations {
             };
             /** @description `unauthorized` */
             401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                /** @description Entries on a page, 1 to 100 (20 by default) */
+                limit?: number;
+                /** @description The cursor: the page starts after this id (the previous page’s `next_starting_after`) */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger entries */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
