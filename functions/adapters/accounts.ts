@@ -139,8 +139,21 @@ export class Accounts {
   }
 
   /** Counts one POST in its minute window; false when the window already had `limit`. */
-  async count(userId: string, windowStart: number, limit: number): Promise<boolean> {
-    return writeIf(this.ddb.send(new UpdateCommand(postCountUpdate(this.tableName, userId, windowStart, limit))));
+  /** Counts one POST in its window: how many the window holds with it, or undefined when it was full. */
+  async count(userId: string, windowStart: number, limit: number): Promise<number | undefined> {
+    try {
+      const out = await this.ddb.send(new UpdateCommand({ ...postCountUpdate(this.tableName, userId, windowStart, limit), ReturnValues: 'UPDATED_NEW' }));
+      return Number(out.Attributes?.count ?? 1);
+    } catch (err) {
+      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+  }
+
+  /** How many POSTs the window holds (the creation counts its own inside its transaction). */
+  async postsIn(userId: string, windowStart: number): Promise<number> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.posts(userId, windowStart), ConsistentRead: true }));
+    return Number(out.Item?.count ?? 0);
   }
 
   private async updateExisting(userId: string, expr: string, values: Record<string, unknown>) {

@@ -110,10 +110,20 @@ export const orderRecord = z.object({
   /** The parameters the order runs with (for quick orders: what the planner chose). */
   params: z.omit(createVideoBody, { billing: true }),
   eta_seconds: z.optional(z.int().check(z.gte(0))),
+  /** Running: how far the generation is, 0 to 100 (an estimate from its stage and the measured render speed). */
+  progress: z.optional(z.int().check(z.gte(0), z.lte(100))),
+  /** Queued: the order's place in the render queue, 1 for the next to start. */
+  queue_position: z.optional(z.int().check(z.gte(1))),
+  /** When the order started running. */
+  started_at: z.optional(timestamp),
+  /** When the order ended, done or in error. */
+  finished_at: z.optional(timestamp),
   script: z.optional(z.string()),
   result_url: z.optional(z.url()),
   /** The cover image, signed like result_url. */
   cover_url: z.optional(z.url()),
+  /** When result_url and cover_url stop working (7 days; every GET signs fresh ones). */
+  expires_at: z.optional(timestamp),
   metadata: z.optional(z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) })),
   error: z.optional(z.object({ code: z.string(), message: z.string() })),
   /** When the order is canceled and refunded unless done (its creation's `deadline_seconds`). */

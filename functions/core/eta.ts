@@ -3,7 +3,10 @@
  * generation time per video second times its length, spread over the slots as they free, plus this order's own
  * generation. An estimate: the spec says it may drift at peak time.
  */
-import type { Channel } from './orders.ts';
+import type { Channel, Order, Standing } from './orders.ts';
+
+/** An order as `standing` reads it. */
+export const standingOf = (o: Order) => ({ ...o, videoSeconds: o.params.duration_seconds, hasScript: o.script !== undefined, rendered: Boolean(o.rendered) });
 
 /** What the queue looks like now; read at most every few seconds per process (a snapshot), never per request. */
 export interface QueueView {
@@ -115,4 +118,32 @@ export class QueueViews {
       if ((e.at < readAt && shown.has(id)) || readAt - e.at > this.expectMs) this.expected.delete(id);
     }
   }
+}
+
+/**
+ * Where an active order stands now: its eta_seconds; running, its progress, from its share of the measured generation
+ * time while it holds a render slot (a rendered order is publishing: 95); queued, its place in the render queue.
+ */
+export function standing(
+  view: QueueView,
+  order: { id: string; status: string; channel?: Channel; videoSeconds: number; hasScript: boolean; rendered: boolean },
+  now: number,
+): Standing {
+  const eta = orderEta(view, order, now);
+  const channel = order.channel ?? 'api';
+  if (order.status === 'queued') return { eta, queuePosition: ahead(view, { id: order.id, channel }) + 1 };
+  if (order.status !== 'running') return { eta };
+  if (order.rendered) return { eta, progress: 95 };
+  const holding = view.busy.find((b) => b.holder === order.id);
+  if (!holding) return { eta, progress: order.hasScript ? 20 : 5 };
+  const share = (now - holding.since) / 1000 / Math.max(1, order.videoSeconds * view.secondsPerVideoSecond);
+  return { eta, progress: Math.min(94, 5 + Math.floor(90 * Math.min(1, share))) };
+}
+
+/** How long a client polling an active order should wait before the next GET (Retry-After on GET /videos/{id}). */
+export function pollAfterSeconds(status: string, eta: number): number | undefined {
+  const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(n)));
+  if (status === 'queued') return clamp(eta / 4, 5, 60);
+  if (status === 'running') return clamp(eta / 5, 2, 15);
+  return undefined;
 }

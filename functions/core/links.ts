@@ -28,6 +28,7 @@ export function fileUrl(baseUrl: string, key: string, orderId: string, file: Ord
 export const orderLinks = (baseUrl: string, key: string, orderId: string, now: Date): OrderLinks => ({
   resultUrl: fileUrl(baseUrl, key, orderId, 'video', now),
   coverUrl: fileUrl(baseUrl, key, orderId, 'cover', now),
+  expiresAt: new Date((Math.floor(now.getTime() / 1000) + LINK_TTL_SECONDS) * 1000).toISOString(),
 });
 
 /**

@@ -107,7 +107,8 @@ export class OrderSteps {
   async start(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (order.status === 'queued') {
-      if (!(await this.p.orders.transition({ order, to: 'running', now: this.p.now() }))) return this.start(orderId, execution);
+      const now = this.p.now();
+      if (!(await this.p.orders.transition({ order, to: 'running', set: { startedAt: now.toISOString() }, now }))) return this.start(orderId, execution);
     }
     return stateOf(order);
   }

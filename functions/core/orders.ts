@@ -54,6 +54,8 @@ export interface Order {
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
   finishedAt?: string;
+  /** When the order went from queued to running. */
+  startedAt?: string;
   /** When the order is canceled and refunded unless done (creation's `deadline_seconds`). */
   deadlineAt?: string;
   /** What a failed order gave back; set once, by the transition to error. */
@@ -74,10 +76,23 @@ export const FILE_RETENTION_DAYS = 30;
 export interface OrderLinks {
   resultUrl: string;
   coverUrl: string;
+  /** When both links stop working (a GET signs fresh ones). */
+  expiresAt: string;
 }
 
-/** The public record; `eta` is the queue's estimate now (the creation's estimate when not given). */
-export function toRecord(order: Order, links?: OrderLinks, eta?: number): OrderRecord {
+/** Where an active order stands, as the queue sees it now (eta.ts `standing`). */
+export interface Standing {
+  eta: number;
+  /** Running: 0 to 99. */
+  progress?: number;
+  /** Queued: 1 for the next order to be admitted. */
+  queuePosition?: number;
+}
+
+/**
+ * The public record; `standing` is the queue's view now of an active order (the creation's estimate when not given).
+ */
+export function toRecord(order: Order, links?: OrderLinks, standing?: Standing): OrderRecord {
   const params = Object.fromEntries(PARAM_KEYS.filter((k) => order.params[k] !== undefined).map((k) => [k, order.params[k]])) as OrderRecord['params'];
   return {
     id: order.id,
@@ -89,9 +104,13 @@ export function toRecord(order: Order, links?: OrderLinks, eta?: number): OrderR
     trial: order.charge.trial,
     channel: order.channel ?? 'api',
     params,
-    ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: eta ?? order.etaSeconds } : {}),
+    ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: standing?.eta ?? order.etaSeconds } : {}),
+    ...(order.status === 'running' && standing?.progress !== undefined ? { progress: standing.progress } : {}),
+    ...(order.status === 'queued' && standing?.queuePosition !== undefined ? { queue_position: standing.queuePosition } : {}),
+    ...(order.startedAt ? { started_at: order.startedAt } : {}),
+    ...(order.finishedAt ? { finished_at: order.finishedAt } : {}),
     ...(order.script ? { script: formatScript(order.script) } : {}),
-    ...(order.status === 'done' && links ? { result_url: links.resultUrl, cover_url: links.coverUrl } : {}),
+    ...(order.status === 'done' && links ? { result_url: links.resultUrl, cover_url: links.coverUrl, expires_at: links.expiresAt } : {}),
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),
     ...(order.status === 'error' && order.error ? { error: order.error } : {}),
     ...(order.deadlineAt ? { deadline_at: order.deadlineAt } : {}),

@@ -1,6 +1,6 @@
 /** GET /videos: the key's orders, newest first, a page at a time. */
 import { listOrdersQuery } from '../contract/orders.ts';
-import { orderEta } from '../core/eta.ts';
+import { standing, standingOf } from '../core/eta.ts';
 import { listOrders } from '../core/list-orders.ts';
 import { holdsSlot, toRecord } from '../core/orders.ts';
 import { services } from '../app/services.ts';
@@ -21,8 +21,7 @@ export const handler = httpRoute({ auth: true, query: listOrdersQuery }, async (
   const data = await Promise.all(
     page.orders.map(async (o) => {
       if (o.status === 'done') return toRecord(o, await links.issue(o.id, req.now));
-      const eta = view && holdsSlot(o.status) ? orderEta(view, { ...o, videoSeconds: o.params.duration_seconds }, req.now.getTime()) : undefined;
-      return toRecord(o, undefined, eta);
+      return toRecord(o, undefined, view && holdsSlot(o.status) ? standing(view, standingOf(o), req.now.getTime()) : undefined);
     }),
   );
   return { status: 200, body: { data, has_more: page.hasMore, ...(page.next ? { next_starting_after: page.next } : {}) } };

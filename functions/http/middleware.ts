@@ -32,6 +32,17 @@ export interface AuthedRequest extends HttpRequest {
   account: Account;
   /** Whether this POST is already counted in its rate window. */
   counted: boolean;
+  /** The POST window after this request: shown in the RateLimit headers. */
+  rateLimit?: { limit: number; remaining: number; resetSeconds: number };
+}
+
+/**
+ * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a keyed POST: the policy (`q` POSTs per `w`
+ * seconds per key) and what is left of it (`r`) with the seconds until the window resets (`t`).
+ */
+export function rateLimitHeaders(r: AuthedRequest['rateLimit']): Record<string, string> {
+  if (!r) return {};
+  return { 'ratelimit-policy': `"posts";q=${r.limit};w=60`, ratelimit: `"posts";r=${r.remaining};t=${r.resetSeconds}` };
 }
 
 export interface Reply {
@@ -87,7 +98,11 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
     const requestId = requestIdOf(request.event);
     if (isTransient(request.error)) logger.warn('a store is briefly unavailable', { requestId, error: request.error as Error });
     else if (!(request.error instanceof AppError)) logger.error('unexpected failure', { requestId, error: request.error as Error });
-    request.response = errorResponse(request.error, requestId);
+    const response = errorResponse(request.error, requestId);
+    const req = request.context.req;
+    // A refused POST shows its window as spent; any other refusal the window it was counted in.
+    const window = (request.error as AppError).code === 'rate_limited' && req?.account ? spent(req) : req?.rateLimit;
+    request.response = { ...response, headers: { ...response.headers, ...rateLimitHeaders(window) } };
   },
 });
 
@@ -107,13 +122,29 @@ const apiKeyAuth = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error
   },
 });
 
+/** The window of a refused POST: nothing left until it resets. */
+function spent(req: Filling): AuthedRequest['rateLimit'] {
+  const { limits } = services().config;
+  return { limit: limits.postsPerMinute, remaining: 0, resetSeconds: postWindow(req.now).retryAfterSeconds };
+}
+
 async function count(req: Filling) {
   const { accounts, config } = services();
   const window = postWindow(req.now);
   req.counted = true;
-  if (!(await accounts.count(req.account!.userId, window.start, config.limits.postsPerMinute))) {
-    throw rateLimited(window.retryAfterSeconds, config.limits.postsPerMinute);
-  }
+  const limit = config.limits.postsPerMinute;
+  const held = await accounts.count(req.account!.userId, window.start, limit);
+  if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit);
+  req.rateLimit = { limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
+}
+
+/** The window a POST was counted in by its handler's own transaction (the creation). */
+async function counted(req: Filling) {
+  const { accounts, config } = services();
+  const window = postWindow(req.now);
+  const limit = config.limits.postsPerMinute;
+  const held = await accounts.postsIn(req.account!.userId, window.start);
+  req.rateLimit = { limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
 }
 
 const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
@@ -121,7 +152,10 @@ const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxy
     if (mode === 'before') await count(request.context.req);
   },
   after: async (request: Req) => {
-    if (!request.context.req.counted) await count(request.context.req);
+    const req = request.context.req;
+    if (!req.counted) await count(req);
+    else if (!req.rateLimit) await counted(req);
+    if (request.response) request.response.headers = { ...request.response.headers, ...rateLimitHeaders(req.rateLimit) };
   },
   onError: async (request: Req) => {
     const req = request.context.req;

@@ -129,9 +129,10 @@ const OPERATIONS: Record<string, Operation> = {
   'get-video': {
     id: 'getVideo',
     summary: 'Read an order',
-    description: 'The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read.',
+    description:
+      'The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read (`expires_at`). While the order is active it shows `eta_seconds`, its `queue_position` (queued) or `progress` (running), and `Retry-After` says when polling again is worthwhile.',
     tag: 'Orders',
-    ok: { 200: { description: 'The order', schema: orderRecord } },
+    ok: { 200: { description: 'The order', schema: orderRecord, headers: ['Retry-After'] } },
     errors: ['forbidden', 'not_found'],
     examples: example(
       `curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`,
@@ -289,7 +290,16 @@ const HEADERS: Record<string, Json> = {
   'Idempotent-Replayed': { description: '`true` on the answer to a repeated Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   Location: { description: 'Where the file is', schema: { type: 'string', format: 'uri' } },
   'X-Request-Id': { description: 'The request id, also in error envelopes', schema: { type: 'string' } },
+  'RateLimit-Policy': {
+    description: 'The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window',
+    schema: { type: 'string', example: '"posts";q=30;w=60' },
+  },
+  RateLimit: {
+    description: 'What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>`',
+    schema: { type: 'string', example: '"posts";r=29;t=41' },
+  },
 };
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'];
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -314,7 +324,11 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
         String(status),
         {
           description: [...described, ...(status === 429 ? [GATEWAY_THROTTLE] : [])].join('; '),
-          headers: { 'X-Request-Id': HEADERS['X-Request-Id'], ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}) },
+          headers: {
+            'X-Request-Id': HEADERS['X-Request-Id'],
+            ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
+            ...(status === 429 && route.auth && route.method === 'POST' ? Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h, HEADERS[h]])) : {}),
+          },
           content: { 'application/json': { schema } },
         },
       ];
@@ -495,7 +509,9 @@ function operation(route: Route): Json {
           status,
           {
             description: r.description,
-            headers: Object.fromEntries(['X-Request-Id', ...(r.headers ?? [])].map((h) => [h, HEADERS[h]])),
+            headers: Object.fromEntries(
+              ['X-Request-Id', ...(r.headers ?? []), ...(route.auth && route.method === 'POST' ? RATE_LIMIT_HEADERS : [])].map((h) => [h, HEADERS[h]]),
+            ),
             ...(r.schema ? { content: { 'application/json': { schema: schemaRef(r.schema) } } } : {}),
             ...(route.handler === 'get-openapi' ? { content: { 'application/json': { schema: { type: 'object' } } } } : {}),
             ...(route.handler === 'get-docs' ? { content: { 'text/html': { schema: { type: 'string' } } } } : {}),

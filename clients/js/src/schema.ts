@@ -147,7 +147,7 @@ export interface paths {
         };
         /**
          * Read an order
-         * @description The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read.
+         * @description The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read (`expires_at`). While the order is active it shows `eta_seconds`, its `queue_position` (queued) or `progress` (running), and `Retry-After` says when polling again is worthwhile.
          *
          *     **curl**
          *
@@ -734,11 +734,19 @@ export interface components {
                 ai_visual: boolean;
             };
             eta_seconds?: number;
+            progress?: number;
+            queue_position?: number;
+            /** Format: date-time */
+            started_at?: string;
+            /** Format: date-time */
+            finished_at?: string;
             script?: string;
             /** Format: uri */
             result_url?: string;
             /** Format: uri */
             cover_url?: string;
+            /** Format: date-time */
+            expires_at?: string;
             metadata?: {
                 title: string;
                 description: string;
@@ -903,6 +911,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -914,6 +926,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -982,6 +998,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1043,6 +1063,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1100,6 +1124,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1247,6 +1275,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1258,6 +1290,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1326,6 +1362,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,6 +1426,8 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1485,6 +1527,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1564,6 +1610,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1613,6 +1663,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,6 +1724,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1790,6 +1848,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1836,6 +1898,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
