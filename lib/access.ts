@@ -71,6 +71,12 @@ export const ACCESS: Record<string, Access> = {
   'list-webhooks': { table: [...AUTH, 'GetItem'] },
   'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
   'list-deliveries': { table: [...AUTH, 'GetItem', 'Query'] },
+  // The webhook (owner item, then the user's), saved with its new secret and the previous one's overlap.
+  'rotate-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
+  // The webhook read; the test delivery goes out over the network, nothing is stored.
+  'test-webhook': { table: [...POST, 'GetItem'] },
+  // The dropped attempts since a time (a query), each event read and reopened with its pending marker; a new delivery.
+  'resend-events': { table: [...POST, 'GetItem', 'Query', 'PutItem'], startDelivery: true },
   'get-balance': { table: AUTH },
   // The user's ledger entries: one query of its partition.
   'list-transactions': { table: [...AUTH, 'Query'] },

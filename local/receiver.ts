@@ -3,7 +3,7 @@
  * before parsing anything (401 on a mismatch), deduplicates by order id plus status, and hands each new event on.
  */
 import { createServer, type Server } from 'node:http';
-import { SIGNATURE_HEADER, verifyWebhook } from '../functions/core/webhook-signature.ts';
+import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../functions/core/webhook-signature.ts';
 
 export interface ReceivedEvent {
   id: string;
@@ -34,8 +34,9 @@ export function createReceiver(opts: ReceiverOptions): Server {
       chunks.push(chunk as Buffer);
     }
     const raw = Buffer.concat(chunks);
-    const signature = req.headers[SIGNATURE_HEADER];
-    if (req.method !== 'POST' || !verifyWebhook(raw, Array.isArray(signature) ? signature[0] : signature, opts.secret())) {
+    // During a secret rotation's overlap the previous secret signs in its own header: either may be this receiver's.
+    const signatures = [SIGNATURE_HEADER, PREVIOUS_SIGNATURE_HEADER].map((h) => [req.headers[h]].flat()[0]);
+    if (req.method !== 'POST' || !signatures.some((s) => verifyWebhook(raw, s, opts.secret()))) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad signature"}');
       return;
     }

@@ -6,7 +6,7 @@ import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 import { executionArn, executionState } from './workflow.ts';
-import { markersBefore, recordOf, transact, writeIf } from './dynamo.ts';
+import { markersBefore, queryAll, recordOf, transact, writeIf } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -74,6 +74,56 @@ export class DeliveryEvents {
         }),
       ),
     );
+  }
+
+  async reopen(event: StoredEvent, execution: string, now: Date): Promise<boolean> {
+    const cancelled = await transact(this.ddb, [
+      [
+        'event',
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.orderEvent(event.orderId, event.id),
+            UpdateExpression: 'SET attempts = :zero, delivery = :pending, execution = :e, resentAt = :at',
+            // Only from the settled state it was read in: of two resends one reopens it.
+            ConditionExpression: 'delivery = :was',
+            ExpressionAttributeValues: { ':zero': 0, ':pending': 'pending', ':e': execution, ':at': now.toISOString(), ':was': event.delivery },
+          },
+        },
+      ],
+      // Until its delivery settles again, the sweep keeps a workflow behind it.
+      [
+        'pending',
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.pendingEvent(shardOf(event.orderId), event.id), orderId: event.orderId, eventId: event.id, at: now.toISOString() },
+          },
+        },
+      ],
+    ]);
+    if (!cancelled) return true;
+    if (cancelled.failed('event')) return false;
+    throw cancelled.error;
+  }
+
+  async droppedSince(userId: string, since: Date): Promise<EventRef[]> {
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      FilterExpression: 'outcome = :dropped',
+      ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
+      ExpressionAttributeValues: {
+        ':pk': keys.userPartition(userId),
+        ':from': `${keys.deliveryPrefix}${since.toISOString()}`,
+        ':to': `${keys.deliveryPrefix}~`,
+        ':dropped': 'dropped',
+      },
+      ConsistentRead: true,
+    });
+    const seen = new Map<string, EventRef>();
+    for (const i of items) seen.set(String(i.eventId), { id: String(i.eventId), orderId: String(i.orderId) });
+    return [...seen.values()];
   }
 
   async pending(before: Date): Promise<EventRef[]> {

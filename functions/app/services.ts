@@ -101,6 +101,7 @@ function build() {
     download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
       downloadLocation({ verify: links.verify, files, retentionDays: cfg.retentionDays }, orderId, name, expires, sig, now),
     webhooks,
+    sender: deliveryPorts.sender,
     deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
     urlPolicy,
     accounts,

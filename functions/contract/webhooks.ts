@@ -14,6 +14,34 @@ const webhookView = z.object({
 });
 /** 201 of POST /webhooks: the only answer that carries the secret. */
 export const webhookCreated = z.extend(webhookView, { secret: z.string() });
+
+/** Body of POST /webhooks/{id}/rotate (additive): how long the old secret keeps signing beside the new one. */
+export const rotateWebhookBody = z.strictObject({
+  overlap_seconds: z._default(z.int().check(z.gte(0), z.lte(7 * 24 * 3600)), 24 * 3600),
+});
+/** 200 of the rotation: the new secret (shown only here), and until when the previous one still signs. */
+export const webhookRotated = z.extend(webhookView, { secret: z.string(), previous_secret_expires_at: z.optional(timestamp) });
+
+/** 200 of POST /webhooks/{id}/test (additive): the one attempt made now. */
+export const webhookTestResult = z.object({
+  delivered: z.boolean(),
+  http_status: z.optional(z.int()),
+  error: z.optional(z.string()),
+  latency_ms: z.number(),
+});
+
+/** The body of the webhook.test event. */
+export const webhookTestEvent = z.object({ type: z.literal('webhook.test'), webhook_id: z.string(), created_at: timestamp });
+
+/** An event id, as X-Service-Event-Id and webhook-id carry it: the order id, the status and the review round. */
+export const EVENT_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}:(done|error|awaiting_review:\d{1,4})$/;
+/** Body of POST /webhooks/{id}/resend (additive): one event, or every event dropped since a time. */
+export const resendBody = z.union([
+  z.strictObject({ event_id: z.string().check(z.regex(EVENT_ID_RE, 'must be an event id (vid_...:done)')) }),
+  z.strictObject({ since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, such as 2026-11-25T00:00:00Z' }) }),
+]);
+/** 202 of a resend: the events sent again (each delivered anew, up to 5 attempts). */
+export const resendResult = z.object({ resent: z.array(z.string()), has_more: z.boolean() });
 /** GET /webhooks. */
 export const webhookList = z.object({ data: z.array(webhookView) });
 export type WebhookView = z.infer<typeof webhookView>;

@@ -3,9 +3,10 @@
  * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
  * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded.
  */
+import { deliveryInProgress, forbidden, notFound } from './errors.ts';
 import type { Metrics, OrderEvent } from './ports.ts';
-import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
-import type { WebhookStore } from './webhooks.ts';
+import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
+import { signingSecrets, type WebhookStore } from './webhooks.ts';
 
 export const MAX_ATTEMPTS = 5;
 
@@ -90,12 +91,12 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   const now = p.now();
   const body = JSON.stringify(event.record);
   const result = await p.sender.send(webhook.url, body, {
-    [SIGNATURE_HEADER]: signBody(body, webhook.secret),
+    ...signatureHeaders(body, signingSecrets(webhook, now), { id: event.id, timestamp: Math.floor(now.getTime() / 1000) }),
     'x-service-event': event.type,
     'x-service-event-id': event.id,
     'x-service-timestamp': String(Math.floor(now.getTime() / 1000)),
     'x-service-delivery-attempt': String(attempt),
-    'user-agent': 'video-service-webhooks/1',
+    'user-agent': USER_AGENT,
   });
   const outcome: DeliveryStatus = result.ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'dropped' : 'pending';
   const recorded = await p.events.record(
@@ -123,4 +124,50 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
     return { outcome, attempt };
   }
   return { outcome: 'retry', attempt, retryAt: new Date(now.getTime() + p.retryBaseMs * 2 ** (attempt - 1)).toISOString() };
+}
+
+export interface ResendPorts {
+  events: {
+    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
+    /** A settled event made pending again under a new execution name; false when it moved meanwhile. */
+    reopen(event: StoredEvent, execution: string, now: Date): Promise<boolean>;
+    /** The user's events whose delivery was dropped at or after `since` (attempts are kept 30 days), oldest first. */
+    droppedSince(userId: string, since: Date): Promise<EventRef[]>;
+  };
+  delivery: { start(event: EventRef & { execution?: string }): Promise<void> };
+  now: () => Date;
+}
+
+/** Events one replay sends again at most; `has_more` says to replay again (those sent are no longer dropped). */
+export const MAX_RESEND = 100;
+
+/** A new delivery of a settled event: up to 5 attempts again, to the webhook as it is now. */
+async function resendOne(p: ResendPorts, event: StoredEvent): Promise<boolean> {
+  const now = p.now();
+  const execution = `${event.id.replace(/[^A-Za-z0-9_-]/g, '-')}-r${now.getTime()}`;
+  if (!(await p.events.reopen(event, execution, now))) return false;
+  // A start that fails leaves the pending marker: the sweep starts it.
+  await p.delivery.start({ ...event, execution }).catch(() => undefined);
+  return true;
+}
+
+/** The user's event sent again: 404 for no such event, 403 for another user's, 409 while it is still being delivered. */
+export async function resendEvent(p: ResendPorts, userId: string, eventId: string): Promise<string[]> {
+  const event = await p.events.get(eventId.split(':')[0]!, eventId);
+  if (!event) throw notFound('event');
+  if (event.userId !== userId) throw forbidden('event');
+  if (!isSettled(event) || !(await resendOne(p, event))) throw deliveryInProgress(eventId);
+  return [eventId];
+}
+
+/** Every event of the user dropped since `since`, sent again (those still dropped). */
+export async function resendDropped(p: ResendPorts, userId: string, since: Date): Promise<{ resent: string[]; hasMore: boolean }> {
+  const resent: string[] = [];
+  for (const ref of await p.events.droppedSince(userId, since)) {
+    const event = await p.events.get(ref.orderId, ref.id);
+    if (event?.userId !== userId || event.delivery !== 'dropped') continue;
+    if (resent.length === MAX_RESEND) return { resent, hasMore: true };
+    if (await resendOne(p, event)) resent.push(event.id);
+  }
+  return { resent, hasMore: false };
 }

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'not_cancelable'
   | 'quote_invalid'
   | 'max_cost_exceeded'
+  | 'delivery_in_progress'
   | 'invalid_params'
   | 'rate_limited'
   | 'active_tasks_exceeded'
@@ -64,6 +65,8 @@ export const notAwaitingReview = (status: string) => new AppError('not_awaiting_
 export const quoteInvalid = (why: string) => new AppError('quote_invalid', `The quote ${why}; ask for a new one (POST /videos:quote)`);
 export const maxCostExceeded = (cost: number, max: number) =>
   new AppError('max_cost_exceeded', `The order costs ${cost} doubloons, more than max_cost ${max}; nothing was charged`);
+export const deliveryInProgress = (eventId: string) =>
+  new AppError('delivery_in_progress', `The event ${eventId} is still being delivered; resend it once its attempts have ended`);
 export const notCancelable = (status: string) =>
   new AppError('not_cancelable', `The order is ${status}: only queued and awaiting_review orders can be canceled (a render in progress cannot be stopped)`);
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);

@@ -1,9 +1,9 @@
 /** Webhook registration: one per user; a repeat replaces the url and reissues the secret (the old one stops at once). */
-import { randomBytes } from 'node:crypto';
 import type { WebhookView } from '../contract/webhooks.ts';
 import { forbidden, notFound } from './errors.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import { newWebhookId, WEBHOOK_ID_RE } from './ids.ts';
+import { newWebhookSecret, signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 
 export interface Webhook {
   id: string;
@@ -12,6 +12,30 @@ export interface Webhook {
   active: boolean;
   createdAt: string;
   secret: string;
+  /** After a rotation: the secret before it, which still signs (beside the new one) until `previousUntil`. */
+  previousSecret?: string;
+  previousUntil?: string;
+}
+
+/** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
+export const signingSecrets = (w: Webhook, now: Date): [string, string?] =>
+  w.previousSecret && w.previousUntil && Date.parse(w.previousUntil) > now.getTime() ? [w.secret, w.previousSecret] : [w.secret];
+
+/** The longest a rotated-out secret may keep signing. */
+export const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
+
+/** A new secret for the user's webhook; the old one keeps signing beside it for `overlapSeconds`. */
+export async function rotateSecret(store: WebhookStore, userId: string, webhookId: string | undefined, overlapSeconds: number, now: Date): Promise<Webhook> {
+  await ownWebhookId(store, userId, webhookId);
+  const { previousSecret: _s, previousUntil: _u, ...webhook } = (await store.ofUser(userId))!;
+  const rotated: Webhook = {
+    ...webhook,
+    secret: newWebhookSecret(),
+    ...(overlapSeconds > 0 ? { previousSecret: webhook.secret, previousUntil: new Date(now.getTime() + overlapSeconds * 1000).toISOString() } : {}),
+  };
+  await store.save(rotated);
+  return rotated;
 }
 
 export interface WebhookStore {
@@ -21,8 +45,6 @@ export interface WebhookStore {
   save(webhook: Webhook): Promise<void>;
   delete(webhook: { id: string; userId: string }): Promise<void>;
 }
-
-const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 export const toView = (w: Webhook): WebhookView => ({ id: w.id, url: w.url, active: w.active, created_at: w.createdAt });
 
@@ -51,4 +73,35 @@ export async function ownWebhookId(store: WebhookStore, userId: string, webhookI
 
 export async function deleteWebhook(store: WebhookStore, userId: string, webhookId: string | undefined): Promise<void> {
   await store.delete({ id: await ownWebhookId(store, userId, webhookId), userId });
+}
+
+/** The body of a test ping: not an order event (its X-Service-Event is webhook.test). */
+export const TEST_EVENT = 'webhook.test';
+
+export interface PingPorts {
+  webhooks: WebhookStore;
+  sender: { send(url: string, body: string, headers: Record<string, string>): Promise<{ ok: boolean; status?: number; error?: string; latencyMs: number }> };
+}
+
+/** One signed test delivery to the user's webhook, now, as an order event is sent; its outcome. */
+export async function pingWebhook(p: PingPorts, userId: string, webhookId: string | undefined, now: Date) {
+  const id = await ownWebhookId(p.webhooks, userId, webhookId);
+  const webhook = (await p.webhooks.ofUser(userId))!;
+  const messageId = `${TEST_EVENT}:${now.getTime()}`;
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const body = JSON.stringify({ type: TEST_EVENT, webhook_id: id, created_at: now.toISOString() });
+  const result = await p.sender.send(webhook.url, body, {
+    ...signatureHeaders(body, signingSecrets(webhook, now), { id: messageId, timestamp }),
+    'x-service-event': TEST_EVENT,
+    'x-service-event-id': messageId,
+    'x-service-timestamp': String(timestamp),
+    'x-service-delivery-attempt': '1',
+    'user-agent': USER_AGENT,
+  });
+  return {
+    delivered: result.ok,
+    ...(result.status !== undefined ? { http_status: result.status } : {}),
+    ...(result.error ? { error: result.error } : {}),
+    latency_ms: result.latencyMs,
+  };
 }

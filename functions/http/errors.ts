@@ -16,6 +16,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   not_cancelable: 409,
   quote_invalid: 409,
   max_cost_exceeded: 409,
+  delivery_in_progress: 409,
   invalid_params: 422,
   rate_limited: 429,
   active_tasks_exceeded: 429,

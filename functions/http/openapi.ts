@@ -23,7 +23,19 @@ import {
   voice,
 } from '../contract/orders.ts';
 import { reviewApprove, reviewBody, reviewEdit, reviewRegen } from '../contract/review.ts';
-import { createWebhookBody, deliveryList, webhookCreated, webhookEvent, webhookList } from '../contract/webhooks.ts';
+import {
+  createWebhookBody,
+  deliveryList,
+  resendBody,
+  resendResult,
+  rotateWebhookBody,
+  webhookCreated,
+  webhookEvent,
+  webhookList,
+  webhookRotated,
+  webhookTestEvent,
+  webhookTestResult,
+} from '../contract/webhooks.ts';
 import '../contract/zod.ts';
 import { STATUS_OF } from './errors.ts';
 import { ROUTES, type Route } from './routes.ts';
@@ -234,6 +246,50 @@ const OPERATIONS: Record<string, Operation> = {
       `attempts = client.list_deliveries("wh_...")["data"]`,
     ),
   },
+  'rotate-webhook': {
+    id: 'rotateWebhookSecret',
+    summary: 'Rotate the webhook secret, with an overlap',
+    description:
+      'A new secret, shown only in this answer. The previous one keeps signing beside it for `overlap_seconds` (default a day, at most 7 days; 0 stops it at once): X-Service-Signature-Previous and a second `webhook-signature` entry carry it, so a receiver verifies with either secret until `previous_secret_expires_at`, and only with the new one after.',
+    tag: 'Webhooks',
+    body: rotateWebhookBody,
+    ok: { 200: { description: 'The webhook with its new secret', schema: webhookRotated } },
+    errors: ['forbidden', 'not_found'],
+    examples: example(
+      `curl -s -X POST "$BASE/webhooks/wh_.../rotate" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"overlap_seconds": 3600}'`,
+      `const { secret } = await client.rotateWebhookSecret('wh_...', { overlap_seconds: 3600 });`,
+      `secret = client.rotate_webhook_secret("wh_...", overlap_seconds=3600)["secret"]`,
+    ),
+  },
+  'test-webhook': {
+    id: 'testWebhook',
+    summary: 'Send a test event to the webhook now',
+    description:
+      'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the error, and the latency.',
+    tag: 'Webhooks',
+    ok: { 200: { description: 'The attempt', schema: webhookTestResult } },
+    errors: ['forbidden', 'not_found'],
+    examples: example(
+      `curl -s -X POST "$BASE/webhooks/wh_.../test" -H "X-API-Key: $KEY"`,
+      `const { delivered } = await client.testWebhook('wh_...');`,
+      `result = client.test_webhook("wh_...")`,
+    ),
+  },
+  'resend-events': {
+    id: 'resendEvents',
+    summary: 'Deliver events again: one, or every dropped one since a time',
+    description:
+      '`{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each goes to the webhook as it is now, with up to 5 attempts, the same event id (deduplicate on it) and the order record of its moment.',
+    tag: 'Webhooks',
+    body: resendBody,
+    ok: { 202: { description: 'The events being sent again', schema: resendResult } },
+    errors: ['forbidden', 'not_found', 'delivery_in_progress'],
+    examples: example(
+      `curl -s -X POST "$BASE/webhooks/wh_.../resend" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"since": "2026-11-24T00:00:00Z"}'`,
+      `const { resent } = await client.resendEvents('wh_...', { since: '2026-11-24T00:00:00Z' });`,
+      `resent = client.resend_events("wh_...", since="2026-11-24T00:00:00Z")["resent"]`,
+    ),
+  },
   'get-balance': {
     id: 'getBalance',
     summary: 'The balance in doubloons',
@@ -374,6 +430,8 @@ const REQUESTS: [string, Schema][] = [
   ['ReviewRegen', reviewRegen],
   ['CreateWebhookRequest', createWebhookBody],
   ['QuoteRequest', quoteRequest],
+  ['RotateWebhookRequest', rotateWebhookBody],
+  ['ResendRequest', resendBody],
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
 const QUERIES: [string, Schema][] = [
@@ -388,6 +446,10 @@ const ANSWERS: [string, Schema][] = [
   ['WebhookCreated', webhookCreated],
   ['WebhookList', webhookList],
   ['DeliveryList', deliveryList],
+  ['WebhookRotated', webhookRotated],
+  ['WebhookTestResult', webhookTestResult],
+  ['WebhookTestEvent', webhookTestEvent],
+  ['ResendResult', resendResult],
   ['Balance', balanceResponse],
   ['TransactionList', transactionList],
   ['ErrorResponse', errorEnvelope],
@@ -530,7 +592,8 @@ function operation(route: Route): Json {
 const EVENTS = {
   'video.awaiting_review': 'Director mode: the script waits for a decision (POST /videos/{id}/review).',
   'video.done': 'The video is ready; the body carries result_url and metadata.',
-  'video.error': 'Generation failed; the doubloons are already refunded.',
+  'video.error': 'Generation failed (or the order was canceled); the doubloons are already refunded.',
+  'webhook.test': 'A test delivery asked for with POST /webhooks/{id}/test: not an order event; sent once, not retried.',
 } as const;
 
 function webhook(event: keyof typeof EVENTS): Json {
@@ -541,7 +604,10 @@ function webhook(event: keyof typeof EVENTS): Json {
       summary: event,
       // Signed by the service, not called with a key.
       security: [],
-      description: `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.`,
+      description:
+        event === 'webhook.test'
+          ? `${EVENTS[event]} Signed as every event is.`
+          : `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).`,
       parameters: [
         {
           name: 'X-Service-Signature',
@@ -550,12 +616,35 @@ function webhook(event: keyof typeof EVENTS): Json {
           description: 'Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key',
           schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
         },
+        {
+          name: 'X-Service-Signature-Previous',
+          in: 'header',
+          required: false,
+          description: 'During a secret rotation’s overlap: the same signature with the previous secret',
+          schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        },
+        {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description: 'Standard Webhooks: the event id, stable across attempts',
+          schema: { type: 'string' },
+        },
+        { name: 'webhook-timestamp', in: 'header', required: true, description: 'Standard Webhooks: unix seconds of this attempt', schema: { type: 'string' } },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description:
+            'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap',
+          schema: { type: 'string' },
+        },
         { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string', enum: [event] } },
         { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'Stable across the attempts of one event', schema: { type: 'string' } },
         { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time of this attempt', schema: { type: 'string' } },
         { name: 'X-Service-Delivery-Attempt', in: 'header', required: true, description: '1 to 5', schema: { type: 'string' } },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('Order') } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref(event === 'webhook.test' ? 'WebhookTestEvent' : 'Order') } } },
       responses: { '2XX': { description: 'Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s).' } },
     },
   };

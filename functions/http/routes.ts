@@ -24,6 +24,9 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
   { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
   { method: 'GET', path: '/webhooks/{id}/deliveries', handler: 'list-deliveries', auth: true },
+  { method: 'POST', path: '/webhooks/{id}/rotate', handler: 'rotate-webhook', auth: true },
+  { method: 'POST', path: '/webhooks/{id}/test', handler: 'test-webhook', auth: true },
+  { method: 'POST', path: '/webhooks/{id}/resend', handler: 'resend-events', auth: true },
   { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
   { method: 'GET', path: '/balance/transactions', handler: 'list-transactions', auth: true },
   /** result_url and cover_url: signed links, no key. */

@@ -122,6 +122,8 @@ describe('least privilege', () => {
     const hook = await t.api('POST', '/webhooks', { key, body: { url: hookUrl } });
     assert.equal(hook.status, 201);
     assert.equal((await t.api('GET', '/webhooks', { key })).status, 200);
+    assert.equal((await t.api('POST', `/webhooks/${hook.body.id}/rotate`, { key, body: { overlap_seconds: 60 } })).status, 200);
+    assert.equal((await t.api('POST', `/webhooks/${hook.body.id}/test`, { key })).body.delivered, true);
     assert.equal((await t.api('GET', '/balance', { key })).status, 200);
     assert.equal((await t.api('GET', '/balance/transactions', { key })).status, 200);
     assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
@@ -250,6 +252,9 @@ describe('least privilege', () => {
     const deliveries = await t.api('GET', `/webhooks/${hook.body.id}/deliveries`, { key });
     assert.equal(deliveries.status, 200);
     assert.ok(deliveries.body.data.length >= 4, 'the events were delivered');
+    // The delivered error event sent again, and a replay of dropped ones (none).
+    assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { event_id: errorEvent } })).body.resent, [errorEvent]);
+    assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { since: '2026-01-01T00:00:00Z' } })).body.resent, []);
     assert.equal((await t.api('DELETE', `/webhooks/${hook.body.id}`, { key })).status, 204);
 
     const missing: string[] = [];

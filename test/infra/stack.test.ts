@@ -341,13 +341,14 @@ describe('the CDK stack', () => {
     for (const [kind, name] of [
       ['http', 'create-video'],
       ['http', 'create-quick'],
+      ['http', 'quote-video'],
       ['bot', 'place-order'],
     ] as const) {
       assert.deepEqual(generatorEnv(prodFn(kind, name)), offered, name);
       assert.deepEqual(keyReads(prodFn(kind, name)), [], name);
     }
     // Every other function knows nothing of the providers.
-    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'create-quick', 'place-order'];
+    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'create-quick', 'quote-video', 'place-order'];
     for (const r of Object.values(prod.Resources as Record<string, Resource>).filter((x) => x.Type === 'AWS::Lambda::Function')) {
       const path = r.Metadata?.['aws:cdk:path'] ?? '';
       if (!/\/(http|step|bot|job)-/.test(path) || known.some((k) => path.endsWith(`-${k}/Resource`))) continue;

@@ -388,6 +388,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook secret, with an overlap
+         * @description A new secret, shown only in this answer. The previous one keeps signing beside it for `overlap_seconds` (default a day, at most 7 days; 0 stops it at once): X-Service-Signature-Previous and a second `webhook-signature` entry carry it, so a receiver verifies with either secret until `previous_secret_expires_at`, and only with the new one after.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/webhooks/wh_.../rotate" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"overlap_seconds": 3600}'
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const { secret } = await client.rotateWebhookSecret('wh_...', { overlap_seconds: 3600 });
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     secret = client.rotate_webhook_secret("wh_...", overlap_seconds=3600)["secret"]
+         *     ```
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to the webhook now
+         * @description One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the error, and the latency.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/webhooks/wh_.../test" -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const { delivered } = await client.testWebhook('wh_...');
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     result = client.test_webhook("wh_...")
+         *     ```
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver events again: one, or every dropped one since a time
+         * @description `{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each goes to the webhook as it is now, with up to 5 attempts, the same event id (deduplicate on it) and the order record of its moment.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/webhooks/wh_.../resend" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"since": "2026-11-24T00:00:00Z"}'
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const { resent } = await client.resendEvents('wh_...', { since: '2026-11-24T00:00:00Z' });
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     resent = client.resend_events("wh_...", since="2026-11-24T00:00:00Z")["resent"]
+         *     ```
+         */
+        post: operations["resendEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance": {
         parameters: {
             query?: never;
@@ -557,7 +671,7 @@ export interface webhooks {
         put?: never;
         /**
          * video.awaiting_review
-         * @description Director mode: the script waits for a decision (POST /videos/{id}/review). The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
+         * @description Director mode: the script waits for a decision (POST /videos/{id}/review). The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
          */
         post: operations["videoAwaitingReview"];
         delete?: never;
@@ -577,7 +691,7 @@ export interface webhooks {
         put?: never;
         /**
          * video.done
-         * @description The video is ready; the body carries result_url and metadata. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
+         * @description The video is ready; the body carries result_url and metadata. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
          */
         post: operations["videoDone"];
         delete?: never;
@@ -597,9 +711,29 @@ export interface webhooks {
         put?: never;
         /**
          * video.error
-         * @description Generation failed; the doubloons are already refunded. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature over the raw body before parsing it; the idempotency key of an event is the order id plus status.
+         * @description Generation failed (or the order was canceled); the doubloons are already refunded. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
          */
         post: operations["videoError"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description A test delivery asked for with POST /webhooks/{id}/test: not an order event; sent once, not retried. Signed as every event is.
+         */
+        post: operations["webhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -672,6 +806,16 @@ export interface components {
             url: string;
         };
         QuoteRequest: components["schemas"]["QuickVideoRequest"] | components["schemas"]["CreateVideoRequest"];
+        RotateWebhookRequest: {
+            /** @default 86400 */
+            overlap_seconds?: number;
+        };
+        ResendRequest: {
+            event_id: string;
+        } | {
+            /** Format: date-time */
+            since: string;
+        };
         /** @enum {string} */
         OrderStatus: "queued" | "running" | "awaiting_review" | "done" | "error";
         /** @enum {string} */
@@ -691,7 +835,7 @@ export interface components {
         /** @enum {string} */
         TransactionKind: "charge" | "refund" | "top_up" | "trial" | "plan_allowance";
         /** @enum {string} */
-        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "quote_invalid" | "max_cost_exceeded" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
             status: components["schemas"]["OrderStatus"];
@@ -848,6 +992,34 @@ export interface components {
                 /** @enum {string} */
                 outcome: "delivered" | "pending" | "dropped" | "no_webhook";
             }[];
+        };
+        WebhookRotated: {
+            id: string;
+            /** Format: uri */
+            url: string;
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            secret: string;
+            /** Format: date-time */
+            previous_secret_expires_at?: string;
+        };
+        WebhookTestResult: {
+            delivered: boolean;
+            http_status?: number;
+            error?: string;
+            latency_ms: number;
+        };
+        WebhookTestEvent: {
+            /** @constant */
+            type: "webhook.test";
+            webhook_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ResendResult: {
+            resent: string[];
+            has_more: boolean;
         };
         Balance: {
             balance: number;
@@ -2122,6 +2294,378 @@ export interface operations {
             };
         };
     };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...) or webhook id (wh_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook with its new secret */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRotated"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...) or webhook id (wh_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResult"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resendEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...) or webhook id (wh_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResendRequest"];
+            };
+        };
+        responses: {
+            /** @description The events being sent again */
+            202: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResendResult"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `delivery_in_progress` */
+            409: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getBalance: {
         parameters: {
             query?: never;
@@ -2589,6 +3133,14 @@ export interface operations {
             header: {
                 /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
                 "X-Service-Signature": string;
+                /** @description During a secret rotation’s overlap: the same signature with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id, stable across attempts */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap */
+                "webhook-signature": string;
                 /** @description The event type */
                 "X-Service-Event": "video.awaiting_review";
                 /** @description Stable across the attempts of one event */
@@ -2622,6 +3174,14 @@ export interface operations {
             header: {
                 /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
                 "X-Service-Signature": string;
+                /** @description During a secret rotation’s overlap: the same signature with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id, stable across attempts */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap */
+                "webhook-signature": string;
                 /** @description The event type */
                 "X-Service-Event": "video.done";
                 /** @description Stable across the attempts of one event */
@@ -2655,6 +3215,14 @@ export interface operations {
             header: {
                 /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
                 "X-Service-Signature": string;
+                /** @description During a secret rotation’s overlap: the same signature with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id, stable across attempts */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap */
+                "webhook-signature": string;
                 /** @description The event type */
                 "X-Service-Event": "video.error";
                 /** @description Stable across the attempts of one event */
@@ -2670,6 +3238,47 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Order"];
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
+                "X-Service-Signature": string;
+                /** @description During a secret rotation’s overlap: the same signature with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id, stable across attempts */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap */
+                "webhook-signature": string;
+                /** @description The event type */
+                "X-Service-Event": "webhook.test";
+                /** @description Stable across the attempts of one event */
+                "X-Service-Event-Id": string;
+                /** @description Unix time of this attempt */
+                "X-Service-Timestamp": string;
+                /** @description 1 to 5 */
+                "X-Service-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

@@ -1,0 +1,9 @@
+/** POST /webhooks/{id}/test: one signed webhook.test delivery now, and what the receiver answered. */
+import { pingWebhook } from '../core/webhooks.ts';
+import { services } from '../app/services.ts';
+import { httpRoute } from './middleware.ts';
+
+export const handler = httpRoute({ auth: true, countPost: 'before' }, async (req) => {
+  const { webhooks, sender } = services();
+  return { status: 200, body: await pingWebhook({ webhooks, sender }, req.account.userId, req.pathParameters.id, req.now) };
+});
