@@ -42,7 +42,7 @@ describe('the docs page', () => {
       await page.waitForSelector('.opblock', { timeout: 30_000 });
       const operations = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path')));
       // Every route, and the three webhook events.
-      assert.deepEqual(operations.sort(), [...ROUTES.map((r) => r.path), 'video.awaiting_review', 'video.done', 'video.error'].sort());
+      assert.deepEqual(operations.sort(), [...ROUTES.map((r) => r.path), 'video.awaiting_review', 'video.done', 'video.error', 'webhook.test'].sort());
       assert.match(await page.title(), /API v1/);
       assert.deepEqual(outside, [], 'nothing is loaded from outside the service');
       const dir = join(ROOT, 'reports', 'tmp');

@@ -32,11 +32,38 @@ export interface LoadScale {
   botShare: number;
   /** How long orders may take to settle after the load. */
   settleMinutes: number;
+  /** The share of created orders their client cancels a moment later, and of explicit API orders placed with a quote. */
+  cancelShare: number;
+  quoteShare: number;
 }
 
 export const SCALES: Record<'small' | 'full', LoadScale> = {
-  small: { name: 'small', users: 3, creations: 60, seconds: 8, kills: 1, receiverDownSeconds: 5, balance: 200, botShare: 0.2, settleMinutes: 15 },
-  full: { name: 'full', users: 20, creations: 1000, seconds: 120, kills: 10, receiverDownSeconds: 60, balance: 3000, botShare: 0.15, settleMinutes: 40 },
+  small: {
+    name: 'small',
+    users: 3,
+    creations: 60,
+    seconds: 8,
+    kills: 1,
+    receiverDownSeconds: 5,
+    balance: 200,
+    botShare: 0.2,
+    settleMinutes: 15,
+    cancelShare: 0.5,
+    quoteShare: 0.5,
+  },
+  full: {
+    name: 'full',
+    users: 20,
+    creations: 1000,
+    seconds: 120,
+    kills: 10,
+    receiverDownSeconds: 60,
+    balance: 3000,
+    botShare: 0.15,
+    settleMinutes: 40,
+    cancelShare: 0.1,
+    quoteShare: 0.2,
+  },
 };
 
 export interface LoadReport {
@@ -53,7 +80,11 @@ export interface LoadReport {
     repeatedOnPurpose: number;
     clientRetries: number;
     unansweredRetried: number;
+    /** Creations that passed a quote_id (each charged exactly the quote), and quotes no order used. */
+    quoted: number;
+    quotesUnused: number;
   };
+  cancels: { asked: number; canceled: number; refused: Record<string, number> };
   orders: { total: number; done: number; error: number; refunded: number; reviews: Record<string, number>; errors: Record<string, number> };
   faults: { serviceKills: number; restartSeconds: number[]; dynamoRestarts: number; receiverDownSeconds: number };
   webhooks: { events: number; delivered: number; dropped: number; received: number; badSignatures: number };
@@ -163,7 +194,19 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     scale: scale.name,
     seed,
     seconds: { load: 0, settle: 0, total: 0 },
-    creations: { attempted: 0, created: 0, bot: 0, replayed: 0, refused: {}, repeatedOnPurpose: 0, clientRetries: 0, unansweredRetried: 0 },
+    creations: {
+      attempted: 0,
+      created: 0,
+      bot: 0,
+      replayed: 0,
+      refused: {},
+      repeatedOnPurpose: 0,
+      clientRetries: 0,
+      unansweredRetried: 0,
+      quoted: 0,
+      quotesUnused: 0,
+    },
+    cancels: { asked: 0, canceled: 0, refused: {} },
     orders: { total: 0, done: 0, error: 0, refunded: 0, reviews: { approve: 0, regen: 0, lapse: 0 }, errors: {} },
     faults: { serviceKills: 0, restartSeconds: sut.restartSeconds, dynamoRestarts: 0, receiverDownSeconds: scale.receiverDownSeconds },
     webhooks: { events: 0, delivered: 0, dropped: 0, received: 0, badSignatures: 0 },
@@ -197,6 +240,10 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
       users.push({ userId, client, ids: new Set() });
     }
 
+    // Orders made with a quote: the quote's price, which the order must be charged exactly.
+    const quotedCost = new Map<string, number>();
+    // Orders a cancel was answered 200 for: they must end in error `canceled`.
+    const canceledIds = new Set<string>();
     // One creation: quick, explicit or director mode; some repeated with the same key, at once or after the answer.
     const create = async (u: (typeof users)[number], first: boolean) => {
       const key = randomUUID();
@@ -218,13 +265,18 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         if (answer.error.code === 'service_unavailable') throw new Error(answer.error.message);
         throw new ApiError(0, answer.error.code as never, answer.error.message);
       };
+      // A fifth of the API's explicit orders are quoted first and placed with their quote_id (a quote charges nothing);
+      // some carry a max_cost.
+      const params = { topic: `Load ${subject}`, duration_seconds: 10, director_mode: roll > 0.8 };
+      const quoted = !viaBot && roll >= 0.5 && random() < scale.quoteShare ? await u.client.quote(params).catch(() => undefined) : undefined;
+      const maxCost = !viaBot && random() < 0.1 ? { max_cost: 150 } : {};
       // A repeat is the same request with the same key (a different one would rightly be refused).
       const once = (): Promise<CreationResponse> =>
         viaBot
           ? byBot()
           : roll < 0.5
-            ? u.client.createQuick(`A 10 second video about load test ${subject}`, { idempotencyKey: key })
-            : u.client.createVideo({ topic: `Load ${subject}`, duration_seconds: 10, director_mode: roll > 0.8 }, { idempotencyKey: key });
+            ? u.client.createQuick({ prompt: `A 10 second video about load test ${subject}`, ...maxCost }, { idempotencyKey: key })
+            : u.client.createVideo({ ...params, ...maxCost, ...(quoted ? { quote_id: quoted.quote_id } : {}) }, { idempotencyKey: key });
       // As the spec's guidance asks of a client: when no answer comes (the service is down longer than the client's
       // own retries), send the same creation with the same key again, until it is answered.
       const call = async (): Promise<CreationResponse> => {
@@ -259,6 +311,27 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         report.creations.created++;
         if (viaBot) report.creations.bot++;
         u.ids.add(id);
+        if (quoted) {
+          quotedCost.set(id, quoted.cost);
+          report.creations.quoted++;
+        }
+      }
+      if (quoted && !ids.size) report.creations.quotesUnused++;
+      // Some orders are canceled by their client a moment later: queued or awaiting review, or refused (409) if the
+      // render started first; a cancel whose answer is lost is sent again (a repeat answers the same).
+      for (const id of ids) {
+        if (random() >= scale.cancelShare) continue;
+        await sleep(random() * 3000);
+        report.cancels.asked++;
+        try {
+          await u.client.cancel(id);
+          canceledIds.add(id);
+          report.cancels.canceled++;
+        } catch (err) {
+          const code = err instanceof ApiError ? err.code : 'no answer';
+          report.cancels.refused[code] = (report.cancels.refused[code] ?? 0) + 1;
+          if (code !== 'not_cancelable' && code !== 'no answer') violation(`a cancel was refused with ${code}`);
+        }
       }
     };
 
@@ -390,6 +463,10 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         if (order?.status === 'done' && refunds.length !== 0) violation(`order ${id} is done and was refunded`);
         if (refunds[0] && charges[0] && refunds[0].amount !== -charges[0].amount)
           violation(`order ${id} refunded ${refunds[0].amount} of ${charges[0].amount}`);
+        if (quotedCost.has(id) && charges[0] && -charges[0].amount !== quotedCost.get(id))
+          violation(`order ${id} was quoted ${quotedCost.get(id)} but charged ${-charges[0].amount}`);
+        if (canceledIds.has(id) && (order?.status !== 'error' || order.error?.code !== 'canceled'))
+          violation(`order ${id} was canceled (200) but ended ${order?.status} ${order?.error?.code ?? ''}`);
         report.money.charged += charges.reduce((s, e) => s - e.amount, 0);
         report.money.refunded += refunds.reduce((s, e) => s + e.amount, 0);
         report.orders.refunded += refunds.length;
