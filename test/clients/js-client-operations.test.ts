@@ -1,0 +1,144 @@
+/**
+ * The JavaScript client's newer calls on the local stack (quote then create at the quoted price, cancel, the list
+ * and ledger iterators across pages, webhook rotation, test and resend, unwrap of a real delivery), and its transport
+ * against loopback servers that misbehave as proxies and gateways do: a hanging server (the per-attempt timeout), an
+ * AbortSignal, Retry-After as an HTTP date, a Retry-After too long to wait, an answer outside the envelope, and the
+ * call's deadline.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { after, describe, it } from 'node:test';
+import {
+  ConflictError,
+  RateLimitError,
+  retryAfterSeconds,
+  UnexpectedResponseError,
+  unwrap,
+  VideoClient,
+  WebhookVerificationError,
+} from '../../clients/js/src/index.ts';
+import { useStack, waitForStatus } from '../support/stack.ts';
+
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', LIMIT_ACTIVE_TASKS: '20' });
+const servers: Server[] = [];
+after(() => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<string> {
+  let n = 0;
+  const server = createServer((req, res) => handler(req, res, ++n));
+  servers.push(server);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+}
+
+describe('the JavaScript client, its newer calls', () => {
+  it('quotes, creates at the quoted price, cancels, and iterates the orders and the ledger across pages', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const body = { topic: 'Green tea', duration_seconds: 10, music: 'song' as const, director_mode: true };
+    const quote = await client.quote(body);
+    assert.equal(quote.cost, 170);
+    const created = await client.createVideo({ ...body, quote_id: quote.quote_id }, { idempotencyKey: 'js-ops-1' });
+    assert.deepEqual([created.cost, created.replayed], [170, false]);
+    assert.equal((await client.createVideo({ ...body, quote_id: quote.quote_id }, { idempotencyKey: 'js-ops-1' })).replayed, true);
+    const ids = [created.id];
+    for (const topic of ['Oolong', 'Puerh']) ids.push((await client.createVideo({ topic, duration_seconds: 10, director_mode: true })).id);
+    await waitForStatus(t, apiKey, ids[2]!, ['awaiting_review']);
+    const canceled = await client.cancel(ids[2]!);
+    assert.deepEqual([canceled.status, canceled.error?.code], ['error', 'canceled']);
+    assert.equal((await client.cancel(ids[2]!)).id, ids[2], 'a repeated cancel answers the same order');
+    const listed: string[] = [];
+    for await (const o of client.listVideos({ limit: 1 })) listed.push(o.id);
+    assert.deepEqual(listed, [...ids].reverse());
+    const kinds: string[] = [];
+    for await (const entry of client.listTransactions({ limit: 2 })) kinds.push(`${entry.kind} ${entry.amount}`);
+    assert.deepEqual(kinds, ['refund 100', 'charge -100', 'charge -100', 'charge -170', 'top_up 1000']);
+    await assert.rejects(client.cancel(ids[0]!).then(() => client.cancel('vid_01m8000000000000000000000a')), (e: Error) => e.name === 'NotFoundError');
+  });
+
+  it('rotates, tests and resends through the webhook calls, and unwraps a real delivery into the typed order', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
+    const url = await serve(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      received.push({ raw: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(204).end();
+    });
+    const hook = await client.createWebhook(`${url}/hook`);
+    const rotated = await client.rotateWebhookSecret(hook.id, { overlap_seconds: 600 });
+    assert.equal((await client.testWebhook(hook.id)).delivered, true);
+    const order = await client.createVideo({ topic: 'Matcha', duration_seconds: 10, director_mode: true });
+    await waitForStatus(t, apiKey, order.id, ['awaiting_review']);
+    for (let i = 0; i < 100 && !received.some((r) => r.headers['x-service-event'] === 'video.awaiting_review'); i++) await new Promise((r) => setTimeout(r, 100));
+    const delivery = received.find((r) => r.headers['x-service-event'] === 'video.awaiting_review')!;
+    // Either secret during the overlap; node's headers as they come.
+    for (const secret of [rotated.secret, hook.secret]) {
+      const { event, eventId, order: typed } = unwrap(delivery.raw, delivery.headers, secret);
+      assert.deepEqual([event, eventId, typed.id, typed.status], ['video.awaiting_review', `${order.id}:awaiting_review:1`, order.id, 'awaiting_review']);
+    }
+    assert.throws(() => unwrap(Buffer.concat([delivery.raw, Buffer.from(' ')]), delivery.headers, rotated.secret), WebhookVerificationError);
+    const test = received.find((r) => r.headers['x-service-event'] === 'webhook.test')!;
+    assert.throws(() => unwrap(test.raw, test.headers, rotated.secret), /Not an order event/);
+    const resent = await client.resendEvents(hook.id, { event_id: `${order.id}:awaiting_review:1` }).catch((e) => e);
+    // Delivered already: sent again (or 409 while its first delivery still runs).
+    assert.ok(resent instanceof ConflictError || resent.resent?.length === 1, String(resent));
+  });
+});
+
+describe('the JavaScript client, its transport', () => {
+  it('times out an attempt that hangs, retries a GET, and stops at once when the caller aborts', async () => {
+    const base = await serve((_req, res, n) => {
+      if (n === 1) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":1,"trial_videos_left":0}');
+    });
+    const client = new VideoClient({ baseUrl: base, apiKey: 'vgk_x', timeoutMs: 300, baseDelayMs: 10 });
+    const started = Date.now();
+    assert.equal((await client.getBalance()).balance, 1);
+    assert.ok(Date.now() - started >= 300 && Date.now() - started < 5000);
+    const hanging = await serve(() => undefined);
+    const aborting = new AbortController();
+    setTimeout(() => aborting.abort(new Error('the caller gave up')), 200);
+    await assert.rejects(new VideoClient({ baseUrl: hanging, apiKey: 'vgk_x' }).getBalance({ signal: aborting.signal }), /the caller gave up/);
+  });
+
+  it('waits a Retry-After given as a date, refuses to wait one past its cap, and keeps to the call’s deadline', async () => {
+    const dated = await serve((_req, res, n) => {
+      if (n === 1) return res.writeHead(503, { 'retry-after': new Date(Date.now() + 1500).toUTCString(), 'content-type': 'application/json' }).end('{"error":{"code":"service_unavailable","message":"busy"}}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":2,"trial_videos_left":0}');
+    });
+    const waits: number[] = [];
+    const client = new VideoClient({ baseUrl: dated, apiKey: 'vgk_x', onRetry: (i) => waits.push(i.delayMs) });
+    assert.equal((await client.getBalance()).balance, 2);
+    assert.ok(waits[0]! >= 1000 && waits[0]! <= 2000, `waited ${waits[0]} ms`);
+    assert.equal(retryAfterSeconds('120'), 120);
+    assert.equal(retryAfterSeconds(new Date(Date.now() + 30_000).toUTCString()), 30);
+    assert.equal(retryAfterSeconds('soon'), undefined);
+
+    const far = await serve((_req, res) =>
+      res.writeHead(429, { 'retry-after': '3600', 'content-type': 'application/json' }).end('{"error":{"code":"rate_limited","message":"slow down"}}'),
+    );
+    const started = Date.now();
+    await assert.rejects(new VideoClient({ baseUrl: far, apiKey: 'vgk_x', maxRetryAfterSeconds: 10 }).getBalance(), (e: Error) => e instanceof RateLimitError && (e as RateLimitError).retryAfter === 3600);
+    assert.ok(Date.now() - started < 2000, 'no hour-long wait');
+
+    const always = await serve((_req, res) => res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":{"code":"service_unavailable","message":"x"}}'));
+    const t0 = Date.now();
+    await assert.rejects(new VideoClient({ baseUrl: always, apiKey: 'vgk_x', deadlineMs: 2500, maxRetries: 20 }).getBalance(), /deadline/);
+    assert.ok(Date.now() - t0 < 4000);
+  });
+
+  it('maps an answer outside the envelope (a gateway’s own 429) to a clear error with its status', async () => {
+    const gateway = await serve((_req, res) => res.writeHead(429, { 'content-type': 'application/json' }).end('{"message":"Too Many Requests"}'));
+    const err = await new VideoClient({ baseUrl: gateway, apiKey: 'vgk_x', maxRetries: 1, baseDelayMs: 10 }).getBalance().catch((e) => e);
+    assert.ok(err instanceof UnexpectedResponseError, String(err));
+    assert.equal(err.status, 429);
+    assert.match(err.message, /HTTP 429 without the error envelope: \{"message":"Too Many Requests"\}/);
+  });
+});
