@@ -58,7 +58,10 @@ describe('the JavaScript client, its newer calls', () => {
     const kinds: string[] = [];
     for await (const entry of client.listTransactions({ limit: 2 })) kinds.push(`${entry.kind} ${entry.amount}`);
     assert.deepEqual(kinds, ['refund 100', 'charge -100', 'charge -100', 'charge -170', 'top_up 1000']);
-    await assert.rejects(client.cancel(ids[0]!).then(() => client.cancel('vid_01m8000000000000000000000a')), (e: Error) => e.name === 'NotFoundError');
+    await assert.rejects(
+      client.cancel(ids[0]!).then(() => client.cancel('vid_01m8000000000000000000000a')),
+      (e: Error) => e.name === 'NotFoundError',
+    );
   });
 
   it('rotates, tests and resends through the webhook calls, and unwraps a real delivery into the typed order', async () => {
@@ -76,7 +79,8 @@ describe('the JavaScript client, its newer calls', () => {
     assert.equal((await client.testWebhook(hook.id)).delivered, true);
     const order = await client.createVideo({ topic: 'Matcha', duration_seconds: 10, director_mode: true });
     await waitForStatus(t, apiKey, order.id, ['awaiting_review']);
-    for (let i = 0; i < 100 && !received.some((r) => r.headers['x-service-event'] === 'video.awaiting_review'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && !received.some((r) => r.headers['x-service-event'] === 'video.awaiting_review'); i++)
+      await new Promise((r) => setTimeout(r, 100));
     const delivery = received.find((r) => r.headers['x-service-event'] === 'video.awaiting_review')!;
     // Either secret during the overlap; node's headers as they come.
     for (const secret of [rotated.secret, hook.secret]) {
@@ -110,7 +114,10 @@ describe('the JavaScript client, its transport', () => {
 
   it('waits a Retry-After given as a date, refuses to wait one past its cap, and keeps to the call’s deadline', async () => {
     const dated = await serve((_req, res, n) => {
-      if (n === 1) return res.writeHead(503, { 'retry-after': new Date(Date.now() + 1500).toUTCString(), 'content-type': 'application/json' }).end('{"error":{"code":"service_unavailable","message":"busy"}}');
+      if (n === 1)
+        return res
+          .writeHead(503, { 'retry-after': new Date(Date.now() + 1500).toUTCString(), 'content-type': 'application/json' })
+          .end('{"error":{"code":"service_unavailable","message":"busy"}}');
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"balance":2,"trial_videos_left":0}');
     });
     const waits: number[] = [];
@@ -125,10 +132,15 @@ describe('the JavaScript client, its transport', () => {
       res.writeHead(429, { 'retry-after': '3600', 'content-type': 'application/json' }).end('{"error":{"code":"rate_limited","message":"slow down"}}'),
     );
     const started = Date.now();
-    await assert.rejects(new VideoClient({ baseUrl: far, apiKey: 'vgk_x', maxRetryAfterSeconds: 10 }).getBalance(), (e: Error) => e instanceof RateLimitError && (e as RateLimitError).retryAfter === 3600);
+    await assert.rejects(
+      new VideoClient({ baseUrl: far, apiKey: 'vgk_x', maxRetryAfterSeconds: 10 }).getBalance(),
+      (e: Error) => e instanceof RateLimitError && (e as RateLimitError).retryAfter === 3600,
+    );
     assert.ok(Date.now() - started < 2000, 'no hour-long wait');
 
-    const always = await serve((_req, res) => res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":{"code":"service_unavailable","message":"x"}}'));
+    const always = await serve((_req, res) =>
+      res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":{"code":"service_unavailable","message":"x"}}'),
+    );
     const t0 = Date.now();
     await assert.rejects(new VideoClient({ baseUrl: always, apiKey: 'vgk_x', deadlineMs: 2500, maxRetries: 20 }).getBalance(), /deadline/);
     assert.ok(Date.now() - t0 < 4000);
