@@ -13,9 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { ROOT } from '../../lib/paths.ts';
 import { contractProxy, type ContractProxy } from '../support/contract.ts';
 import { probe } from '../support/media.ts';
-import { useStack } from '../support/stack.ts';
+import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack();
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
 const dir = mkdtempSync(join(tmpdir(), 'video-cli-test-'));
 let checking: ContractProxy;
 after(() => {
@@ -89,6 +89,47 @@ describe('the video-client command line', () => {
     const again = await cli(apiKey, 'review', order.id, 'approve');
     assert.equal(again.code, 1);
     assert.match(again.stderr, /^error: not_awaiting_review: .+\(HTTP 409, request [\w-]+\)/);
+  });
+
+  it('quote, create --quote, list, cancel, transactions and the webhook commands', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const quoted = await cli(apiKey, 'quote', 'Green tea', '--director', '--duration', '10', '--music', 'song');
+    assert.equal(quoted.code, 0, quoted.stderr);
+    assert.match(quoted.stdout, /^170 doubloons \(base 100, song 70\); about \d+ s\nquote (quo_\w+), valid until /);
+    const quoteId = /quote (quo_\w+)/.exec(quoted.stdout)![1]!;
+    const created = await cli(apiKey, 'create', 'Green tea', '--director', '--duration', '10', '--music', 'song', '--quote', quoteId, '--json');
+    assert.equal(created.code, 0, created.stderr);
+    const order = JSON.parse(created.stdout);
+    assert.match(created.stderr, /for 170 doubloons/);
+    const tooDear = await cli(apiKey, 'create', 'Tea', '--director', '--max-cost', '50');
+    assert.equal(tooDear.code, 1);
+    assert.match(tooDear.stderr, /max_cost_exceeded/);
+    const listed = await cli(apiKey, 'list', '--json');
+    assert.deepEqual(
+      JSON.parse(listed.stdout).map((o: { id: string }) => o.id),
+      [order.id],
+    );
+    await waitForStatus(t, apiKey, order.id, ['awaiting_review']);
+    const canceled = await cli(apiKey, 'cancel', order.id);
+    assert.equal(canceled.code, 0, canceled.stderr);
+    assert.equal(canceled.stdout, `${order.id}: canceled, 170 doubloons refunded\n`);
+    const ledger = await cli(apiKey, 'transactions');
+    assert.deepEqual(
+      ledger.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/).slice(1, 3).join(' ')),
+      ['refund 170', 'charge -170', 'top_up 1000'],
+    );
+    const hook = (await t.api('POST', '/webhooks', { key: apiKey, body: { url: 'http://127.0.0.1:9/nothing' } })).body;
+    const rotated = await cli(apiKey, 'webhook', 'rotate', hook.id, '--overlap', '60');
+    assert.match(rotated.stdout, /^new secret whsec_\S+; the old one signs too until /);
+    const test = await cli(apiKey, 'webhook', 'test', hook.id);
+    assert.equal(test.code, 1, 'nothing listens there');
+    assert.match(test.stdout, /^not delivered: /);
+    const resend = await cli(apiKey, 'webhook', 'resend', hook.id, '--since', '2026-01-01T00:00:00Z');
+    assert.equal(resend.stdout, 'nothing to send again\n');
+    assert.equal((await cli(apiKey, 'webhook', 'resend', hook.id)).code, 2);
   });
 
   it('refusals exit 1 with the code and charge nothing; bad usage exits 2 and sends nothing', async () => {

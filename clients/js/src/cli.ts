@@ -8,7 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { ApiError, VideoClient, type CreateVideoRequest, type Order, type ReviewRequest } from './index.ts';
+import { ApiError, VideoClient, type CreateVideoRequest, type Order, type ReviewRequest, type Transaction } from './index.ts';
 
 const USAGE = `Usage: video-client <command> [options]
 
@@ -20,6 +20,14 @@ Commands:
   review <id> edit "<script>"    replace the script and go on
   review <id> regen "<note>"     ask for a new script
   balance                        show the balance and the trial videos left
+  list [--status <s>] [--limit n] the key's orders, newest first (all pages, up to --limit; default 20)
+  cancel <id>                    cancel a queued or awaiting_review order, with a full refund
+  quote "<prompt>"               the price of an order, item by item, and a quote id that holds it 15 minutes
+  quote "<topic>" --director     the same for an order with parameters (the order options below)
+  transactions [--limit n]       the ledger, newest first: charges, refunds, top-ups, with the balance after each
+  webhook rotate <id> [--overlap <s>]   a new webhook secret; the old one signs beside it for the overlap
+  webhook test <id>              send a test event now and show what the receiver answered
+  webhook resend <id> <event id> | --since <time>   deliver one event again, or every dropped one since a time
 
 Options:
   --wait                 follow the order until it is done, failed or waiting for a review, with progress on stderr
@@ -28,12 +36,21 @@ Options:
   --json                 print the answer as JSON
   --url <address>        the API address with /v1 (default $VIDEO_SERVICE_URL or http://localhost:3000/v1)
   --key <key>            the API key (default $VIDEO_SERVICE_KEY)
+  --quote <id>           create: be charged exactly this quote (made for the same request)
+  --max-cost <n>         create: refuse the order if it would cost more
   -h, --help             this text
 
 Order options (create): --director, --duration <s>, --language auto|ru|en, --tone <tone>, --music stock|song|none,
   --voice standard|clone|none, --ai-visual, --no-captions, --cta "<text>", --product "<name>"`;
 
 class UsageError extends Error {}
+
+/** A whole number option, at least `min`. */
+function count(value: string, name: string, min = 1): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} takes a whole number of at least ${min}`);
+  return n;
+}
 
 const ORDER_OPTIONS = ['director', 'duration', 'language', 'tone', 'music', 'voice', 'ai-visual', 'no-captions', 'cta', 'product'] as const;
 
@@ -49,6 +66,12 @@ function parse(argv: string[]) {
       url: { type: 'string' },
       key: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      overlap: { type: 'string' },
+      since: { type: 'string' },
+      quote: { type: 'string' },
+      'max-cost': { type: 'string' },
       director: { type: 'boolean' },
       duration: { type: 'string' },
       language: { type: 'string' },
@@ -183,7 +206,10 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
       case 'create': {
         if (args.length !== 1 || !args[0]) throw new UsageError('create takes one quoted prompt');
         const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
-        const created = full ? await client.createVideo(orderRequest(args[0], v)) : await client.createQuick(args[0]);
+        const options = { ...(v.quote ? { quote_id: v.quote } : {}), ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}) };
+        const created = full
+          ? await client.createVideo({ ...orderRequest(args[0], v), ...options })
+          : await client.createQuick({ prompt: args[0], ...options });
         io.stderr.write(`ordered ${created.id} for ${created.cost} doubloons\n`);
         return await follow(await client.getVideo(created.id));
       }
@@ -199,6 +225,74 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
         const balance = await client.getBalance();
         out(balance, `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}`);
         return 0;
+      }
+      case 'list': {
+        const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+        const orders: Order[] = [];
+        const status = v.status as Order['status'] | undefined;
+        for await (const o of client.listVideos({ limit: Math.min(100, limit), ...(status ? { status } : {}) })) {
+          orders.push(o);
+          if (orders.length >= limit) break;
+        }
+        out(
+          orders,
+          orders.map((o) => `${o.id}  ${o.status.padEnd(15)} ${String(o.cost).padStart(4)}  ${o.created_at}  ${o.params.topic}`).join('\n') || 'no orders',
+        );
+        return 0;
+      }
+      case 'cancel': {
+        if (args.length !== 1) throw new UsageError('cancel takes an order id');
+        const order = await client.cancel(args[0]!);
+        out(order, `${order.id}: canceled, ${order.refund?.amount ?? 0} doubloons refunded`);
+        return 0;
+      }
+      case 'quote': {
+        if (args.length !== 1 || !args[0]) throw new UsageError('quote takes one quoted prompt (or topic, with order options)');
+        const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
+        const q = await client.quote(full ? orderRequest(args[0], v) : { prompt: args[0] });
+        const items = [`base ${q.breakdown.base}`, ...Object.entries(q.breakdown.extras).map(([k, n]) => `${k} ${n}`)];
+        const paidBy = [q.breakdown.trial ? 'a trial video' : '', q.breakdown.plan_allowance ? "the plan's allowance" : ''].filter(Boolean);
+        out(
+          q,
+          `${q.cost} doubloons (${items.join(', ')})${paidBy.length ? `, partly paid by ${paidBy.join(' and ')}` : ''}; about ${q.eta_seconds} s\nquote ${q.quote_id}, valid until ${q.expires_at}`,
+        );
+        return 0;
+      }
+      case 'transactions': {
+        const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+        const entries: Transaction[] = [];
+        for await (const e of client.listTransactions({ limit: Math.min(100, limit) })) {
+          entries.push(e);
+          if (entries.length >= limit) break;
+        }
+        const line = (e: Transaction) =>
+          `${e.created_at}  ${e.kind.padEnd(14)} ${String(e.amount).padStart(6)}  balance ${e.balance_after}${e.order_id ? `  ${e.order_id}` : ''}${e.reason ? ` (${e.reason})` : ''}`;
+        out(entries, entries.map(line).join('\n') || 'no entries');
+        return 0;
+      }
+      case 'webhook': {
+        const [action, id, eventId] = args;
+        if (!id) throw new UsageError('webhook takes rotate, test or resend, and the webhook id');
+        if (action === 'rotate') {
+          const rotated = await client.rotateWebhookSecret(id, v.overlap === undefined ? {} : { overlap_seconds: count(v.overlap, '--overlap', 0) });
+          out(
+            rotated,
+            `new secret ${rotated.secret}${rotated.previous_secret_expires_at ? `; the old one signs too until ${rotated.previous_secret_expires_at}` : ''}`,
+          );
+          return 0;
+        }
+        if (action === 'test') {
+          const r = await client.testWebhook(id);
+          out(r, `${r.delivered ? 'delivered' : 'not delivered'}: ${r.http_status ?? r.error} in ${r.latency_ms} ms`);
+          return r.delivered ? 0 : 1;
+        }
+        if (action === 'resend') {
+          if (!eventId === !v.since) throw new UsageError('webhook resend takes an event id or --since <time>');
+          const r = await client.resendEvents(id, eventId ? { event_id: eventId } : { since: v.since! });
+          out(r, r.resent.length ? `sent again: ${r.resent.join(', ')}${r.has_more ? ' (more: run it again)' : ''}` : 'nothing to send again');
+          return 0;
+        }
+        throw new UsageError(`unknown webhook action: ${action}`);
       }
       default:
         throw new UsageError(`unknown command: ${command}`);
