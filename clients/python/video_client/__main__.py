@@ -33,19 +33,44 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--out", help="save the video of a done order there")
         sp.add_argument("--timeout", type=float, default=900.0, help="seconds --wait waits (default 900)")
 
+    def order_options(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("prompt")
+        sp.add_argument("--director", action="store_true")
+        sp.add_argument("--duration", type=int)
+        sp.add_argument("--language", choices=["auto", "ru", "en"])
+        sp.add_argument("--tone")
+        sp.add_argument("--music")
+        sp.add_argument("--voice")
+        sp.add_argument("--ai-visual", action="store_true")
+        sp.add_argument("--no-captions", action="store_true")
+        sp.add_argument("--cta")
+        sp.add_argument("--product")
+
     create = sub.add_parser("create", help="order a video (POST /videos:quick, or POST /videos with any order option)")
-    create.add_argument("prompt")
-    create.add_argument("--director", action="store_true")
-    create.add_argument("--duration", type=int)
-    create.add_argument("--language", choices=["auto", "ru", "en"])
-    create.add_argument("--tone")
-    create.add_argument("--music")
-    create.add_argument("--voice")
-    create.add_argument("--ai-visual", action="store_true")
-    create.add_argument("--no-captions", action="store_true")
-    create.add_argument("--cta")
-    create.add_argument("--product")
+    order_options(create)
+    create.add_argument("--quote", help="be charged exactly this quote (made for the same request)")
+    create.add_argument("--max-cost", type=int, help="refuse the order if it would cost more")
     follow(create)
+    quote = sub.add_parser("quote", help="the price of an order, item by item, and a quote id valid 15 minutes")
+    order_options(quote)
+    quote.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    listing = sub.add_parser("list", help="the key's orders, newest first")
+    listing.add_argument("--status")
+    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    cancel = sub.add_parser("cancel", help="cancel a queued or awaiting_review order, with a full refund")
+    cancel.add_argument("id")
+    cancel.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    ledger = sub.add_parser("transactions", help="the ledger, newest first, with the balance after each entry")
+    ledger.add_argument("--limit", type=int, default=20)
+    ledger.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    webhook = sub.add_parser("webhook", help="rotate the secret, send a test event, or deliver events again")
+    webhook.add_argument("action", choices=["rotate", "test", "resend"])
+    webhook.add_argument("id")
+    webhook.add_argument("event_id", nargs="?")
+    webhook.add_argument("--overlap", type=int, help="rotate: seconds the old secret keeps signing")
+    webhook.add_argument("--since", help="resend: every event dropped since this ISO 8601 time")
+    webhook.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     status = sub.add_parser("status", help="show an order")
     status.add_argument("id")
     follow(status)
@@ -152,7 +177,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if a.command == "create":
             body = _order_request(a)
-            created = client.create_video(body) if body else client.create_quick(a.prompt)
+            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost}.items() if v is not None}
+            created = client.create_video({**body, **extra}) if body else client.create_quick(a.prompt, **extra)
             print(f"ordered {created['id']} for {created['cost']} doubloons", file=sys.stderr)
             return follow(client.get_video(created["id"]))
         if a.command == "status":
@@ -164,6 +190,48 @@ def main(argv: Optional[list[str]] = None) -> int:
             if a.action == "regen":
                 decision["note"] = a.text
             return follow(client.review(a.id, decision))
+        if a.command == "quote":
+            q = client.quote(_order_request(a) or {"prompt": a.prompt})
+            items = [f"base {q['breakdown']['base']}"] + [f"{k} {n}" for k, n in q["breakdown"]["extras"].items()]
+            out(q, f"{q['cost']} doubloons ({', '.join(items)}); about {q['eta_seconds']} s\nquote {q['quote_id']}, valid until {q['expires_at']}")
+            return 0
+        if a.command == "list":
+            orders = []
+            for o in client.list_videos(limit=min(100, a.limit), **({"status": a.status} if a.status else {})):
+                orders.append(o)
+                if len(orders) >= a.limit:
+                    break
+            out(orders, "\n".join(f"{o['id']}  {o['status']:<15} {o['cost']:>4}  {o['created_at']}  {o['params']['topic']}" for o in orders) or "no orders")
+            return 0
+        if a.command == "cancel":
+            order = client.cancel(a.id)
+            out(order, f"{order['id']}: canceled, {order.get('refund', {}).get('amount', 0)} doubloons refunded")
+            return 0
+        if a.command == "transactions":
+            entries = []
+            for e in client.list_transactions(limit=min(100, a.limit)):
+                entries.append(e)
+                if len(entries) >= a.limit:
+                    break
+            lines = [f"{e['created_at']}  {e['kind']:<14} {e['amount']:>6}  balance {e['balance_after']}{'  ' + e['order_id'] if e.get('order_id') else ''}" for e in entries]
+            out(entries, "\n".join(lines) or "no entries")
+            return 0
+        if a.command == "webhook":
+            if a.action == "rotate":
+                r = client.rotate_webhook_secret(a.id, a.overlap)
+                until = f"; the old one signs too until {r['previous_secret_expires_at']}" if r.get("previous_secret_expires_at") else ""
+                out(r, f"new secret {r['secret']}{until}")
+                return 0
+            if a.action == "test":
+                t = client.test_webhook(a.id)
+                out(t, f"{'delivered' if t['delivered'] else 'not delivered'}: {t.get('http_status', t.get('error'))} in {t['latency_ms']} ms")
+                return 0 if t["delivered"] else 1
+            if (a.event_id is None) == (a.since is None):
+                print("webhook resend takes an event id or --since <time>", file=sys.stderr)
+                return 2
+            r = client.resend_events(a.id, event_id=a.event_id, since=a.since)
+            out(r, f"sent again: {', '.join(r['resent'])}" if r["resent"] else "nothing to send again")
+            return 0
         balance = client.get_balance()
         plan = f", plan {balance['plan']}" if balance.get("plan") else ""
         out(balance, f"{balance['balance']} doubloons, {balance['trial_videos_left']} trial videos left{plan}")

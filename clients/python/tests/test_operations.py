@@ -1,0 +1,238 @@
+"""The Python client's newer calls against the local service (quote then create at the quoted price, cancel, the
+list and ledger iterators, webhook rotate/test/resend and unwrap), the asyncio client to a done order, the typed
+models against the served OpenAPI document, and the transport against loopback servers that misbehave as proxies
+and gateways do (a hanging attempt, a dated Retry-After, one past its cap, an answer outside the envelope, the
+call's deadline). Keys 5 to 8 of VIDEO_SERVICE_KEYS are this file's."""
+import asyncio
+import email.utils
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import typing
+import unittest
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from video_client import (  # noqa: E402
+    ConflictError,
+    NotFoundError,
+    RateLimitError,
+    UnexpectedResponseError,
+    VideoClient,
+    WebhookVerificationError,
+    retry_after_seconds,
+    unwrap,
+)
+from video_client import models  # noqa: E402
+from video_client.aio import AsyncVideoClient  # noqa: E402
+
+BASE = os.environ["VIDEO_SERVICE_URL"]
+KEYS = json.loads(os.environ["VIDEO_SERVICE_KEYS"])
+
+
+def serve(handler: type) -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def wait_status(client: VideoClient, order_id: str, statuses: tuple[str, ...], seconds: float = 60) -> dict:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        order = client.get_video(order_id)
+        if order["status"] in statuses:
+            return order
+        time.sleep(0.25)
+    raise AssertionError(f"{order_id} never reached {statuses}")
+
+
+class OperationsTest(unittest.TestCase):
+    def test_quote_create_cancel_and_the_iterators(self) -> None:
+        client = VideoClient(BASE, KEYS[5], max_retries=30)
+        body = {"topic": "Green tea", "duration_seconds": 10, "music": "song", "director_mode": True}
+        quote = client.quote(body)
+        self.assertEqual((quote["cost"], quote["breakdown"]["extras"]), (170, {"song": 70}))
+        created = client.create_video({**body, "quote_id": quote["quote_id"]}, idempotency_key="py-ops-1")
+        self.assertEqual((created["cost"], created["replayed"]), (170, False))
+        self.assertTrue(client.create_video({**body, "quote_id": quote["quote_id"]}, idempotency_key="py-ops-1")["replayed"])
+        wait_status(client, created["id"], ("awaiting_review",))
+        second = client.create_video({"topic": "Oolong", "duration_seconds": 10, "director_mode": True})
+        wait_status(client, second["id"], ("awaiting_review",))
+        canceled = client.cancel(second["id"])
+        self.assertEqual((canceled["status"], canceled["error"]["code"], canceled["refund"]["reason"]), ("error", "canceled", "canceled"))
+        self.assertEqual(client.cancel(second["id"])["id"], second["id"])
+        self.assertEqual([o["id"] for o in client.list_videos(limit=1)], [second["id"], created["id"]])
+        self.assertEqual([o["id"] for o in client.list_videos(status="error")], [second["id"]])
+        self.assertEqual([(t["kind"], t["amount"]) for t in client.list_transactions(limit=2)], [("refund", 100), ("charge", -100), ("charge", -170), ("top_up", 1000)])
+        with self.assertRaises(NotFoundError):
+            client.cancel("vid_01m8000000000000000000000a")
+        with self.assertRaises(ConflictError) as caught:
+            client.create_video({**body, "quote_id": quote["quote_id"]})
+        self.assertEqual(caught.exception.code, "quote_invalid")
+
+    def test_webhooks_rotate_test_resend_and_unwrap(self) -> None:
+        received: list[tuple[bytes, dict]] = []
+
+        class Receiver(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                received.append((self.rfile.read(int(self.headers["Content-Length"])), {k.lower(): v for k, v in self.headers.items()}))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server, url = serve(Receiver)
+        try:
+            client = VideoClient(BASE, KEYS[6], max_retries=30)
+            hook = client.create_webhook(url + "/hook")
+            rotated = client.rotate_webhook_secret(hook["id"], overlap_seconds=600)
+            self.assertIn("previous_secret_expires_at", rotated)
+            self.assertTrue(client.test_webhook(hook["id"])["delivered"])
+            order = client.create_video({"topic": "Matcha", "duration_seconds": 10, "director_mode": True})
+            wait_status(client, order["id"], ("awaiting_review",))
+            for _ in range(100):
+                if any(h.get("x-service-event") == "video.awaiting_review" for _, h in received):
+                    break
+                time.sleep(0.1)
+            raw, headers = next((r, h) for r, h in received if h.get("x-service-event") == "video.awaiting_review")
+            for secret in (rotated["secret"], hook["secret"]):
+                event, event_id, typed = unwrap(raw, headers, secret)
+                self.assertEqual((event, event_id, typed["id"]), ("video.awaiting_review", f"{order['id']}:awaiting_review:1", order["id"]))
+            with self.assertRaises(WebhookVerificationError):
+                unwrap(raw + b" ", headers, rotated["secret"])
+            self.assertEqual(client.resend_events(hook["id"], since="2026-01-01T00:00:00Z"), {"resent": [], "has_more": False})
+        finally:
+            server.shutdown()
+
+    def test_async_client_reaches_done(self) -> None:
+        async def run() -> tuple[dict, list[str]]:
+            client = AsyncVideoClient(BASE, KEYS[7], max_retries=30)
+            created = await client.create_quick("A 10 second video about rooibos")
+            done = await client.wait_for_video(created["id"], timeout=120)
+            listed = [o["id"] async for o in client.list_videos(limit=1)]
+            balance = await client.get_balance()
+            self.assertEqual(balance["balance"], 1000 - created["cost"])
+            return done, listed
+
+        done, listed = asyncio.run(run())
+        self.assertEqual(done["status"], "done")
+        self.assertTrue(done["result_url"].startswith("http"))
+        self.assertEqual(listed, [done["id"]])
+
+    def test_models_match_the_served_document(self) -> None:
+        with urllib.request.urlopen(BASE + "/openapi.json") as res:
+            schemas = json.load(res)["components"]["schemas"]
+        pairs = {
+            "Order": models.Order,
+            "Quote": models.Quote,
+            "Balance": models.Balance,
+            "CreationResponse": models.CreationResponse,
+            "WebhookRotated": models.WebhookRotated,
+            "WebhookTestResult": models.WebhookTestResult,
+            "ResendResult": models.ResendResult,
+        }
+        for name, model in pairs.items():
+            self.assertEqual(set(typing.get_type_hints(model)), set(schemas[name]["properties"]), name)
+            self.assertEqual(set(model.__required_keys__), set(schemas[name].get("required", [])), name)
+        transaction = schemas["TransactionList"]["properties"]["data"]["items"]
+        self.assertEqual(set(typing.get_type_hints(models.Transaction)), set(transaction["properties"]))
+
+
+class CommandLineTest(unittest.TestCase):
+    def run_cli(self, *args: str) -> "subprocess.CompletedProcess[str]":
+        env = {**os.environ, "VIDEO_SERVICE_KEY": KEYS[8], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
+        return subprocess.run([sys.executable, "-m", "video_client", "--url", BASE, *args], env=env, capture_output=True, text=True, timeout=120)
+
+    def test_quote_list_cancel_transactions_and_webhook(self) -> None:
+        quoted = self.run_cli("quote", "Green tea", "--director", "--duration", "10", "--music", "song")
+        self.assertEqual(quoted.returncode, 0, quoted.stderr)
+        self.assertRegex(quoted.stdout, r"^170 doubloons \(base 100, song 70\); about \d+ s\nquote quo_\w+, valid until ")
+        quote_id = quoted.stdout.split("quote ")[1].split(",")[0]
+        created = self.run_cli("--json", "create", "Green tea", "--director", "--duration", "10", "--music", "song", "--quote", quote_id)
+        self.assertEqual(created.returncode, 0, created.stderr)
+        order = json.loads(created.stdout)
+        self.assertIn("for 170 doubloons", created.stderr)
+        listed = self.run_cli("--json", "list")
+        self.assertEqual([o["id"] for o in json.loads(listed.stdout)], [order["id"]])
+        wait_status(VideoClient(BASE, KEYS[8]), order["id"], ("awaiting_review",))
+        canceled = self.run_cli("cancel", order["id"])
+        self.assertEqual(canceled.stdout, f"{order['id']}: canceled, 170 doubloons refunded\n")
+        ledger = self.run_cli("transactions")
+        self.assertEqual([line.split()[1:3] for line in ledger.stdout.strip().splitlines()], [["refund", "170"], ["charge", "-170"], ["top_up", "1000"]])
+        self.assertEqual(self.run_cli("webhook", "resend", "wh_x").returncode, 2)
+
+
+class TransportTest(unittest.TestCase):
+    def test_timeout_dated_retry_after_cap_and_deadline(self) -> None:
+        calls = {"n": 0}
+
+        class Flaky(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                calls["n"] += 1
+                if self.path.endswith("/hang") and calls["n"] == 1:
+                    time.sleep(1.5)
+                if self.path.endswith("/dated") and calls["n"] == 1:
+                    self.send_response(503)
+                    self.send_header("Retry-After", email.utils.formatdate(time.time() + 2, usegmt=True))
+                    self.end_headers()
+                    self.wfile.write(b'{"error":{"code":"service_unavailable","message":"busy"}}')
+                    return
+                if self.path.endswith("/far"):
+                    self.send_response(429)
+                    self.send_header("Retry-After", "3600")
+                    self.end_headers()
+                    self.wfile.write(b'{"error":{"code":"rate_limited","message":"slow down"}}')
+                    return
+                if self.path.endswith("/gateway"):
+                    self.send_response(429)
+                    self.end_headers()
+                    self.wfile.write(b'{"message":"Too Many Requests"}')
+                    return
+                if self.path.endswith("/always"):
+                    self.send_response(503)
+                    self.send_header("Retry-After", "1")
+                    self.end_headers()
+                    self.wfile.write(b'{"error":{"code":"service_unavailable","message":"x"}}')
+                    return
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b'{"ok":true}')
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server, base = serve(Flaky)
+        try:
+            client = VideoClient(base, "vgk_x", timeout=0.5, base_delay=0.01)
+            self.assertEqual(client._request("GET", "/hang"), {"ok": True})
+            calls["n"] = 0
+            waits: list[float] = []
+            dated = VideoClient(base, "vgk_x", on_retry=lambda a, d, r: waits.append(d))
+            self.assertEqual(dated._request("GET", "/dated"), {"ok": True})
+            self.assertTrue(1 <= waits[0] <= 3, waits)
+            started = time.monotonic()
+            with self.assertRaises(RateLimitError) as far:
+                VideoClient(base, "vgk_x", max_retry_after=10)._request("GET", "/far")
+            self.assertEqual(far.exception.retry_after, 3600)
+            self.assertLess(time.monotonic() - started, 2)
+            with self.assertRaises(UnexpectedResponseError) as gateway:
+                VideoClient(base, "vgk_x", max_retries=0)._request("GET", "/gateway")
+            self.assertEqual(gateway.exception.status, 429)
+            self.assertIn('{"message":"Too Many Requests"}', str(gateway.exception))
+            started = time.monotonic()
+            with self.assertRaises(TimeoutError):
+                VideoClient(base, "vgk_x", deadline=2.5, max_retries=20)._request("GET", "/always")
+            self.assertLess(time.monotonic() - started, 4)
+            self.assertEqual(retry_after_seconds("120"), 120)
+            self.assertIsNone(retry_after_seconds("soon"))
+        finally:
+            server.shutdown()
+
+
+if __name__ == "__main__":
+    unittest.main()
