@@ -208,8 +208,11 @@ class TransportTest(unittest.TestCase):
 
         server, base = serve(Flaky)
         try:
-            client = VideoClient(base, "vgk_x", timeout=0.5, base_delay=0.01)
+            client = VideoClient(base, "vgk_x", base_delay=0.01).with_options(timeout=0.5)
+            self.assertEqual(client.timeout, 0.5)
             self.assertEqual(client._request("GET", "/hang"), {"ok": True})
+            with self.assertRaises(TypeError):
+                client.with_options(timeuot=1)
             calls["n"] = 0
             waits: list[float] = []
             dated = VideoClient(base, "vgk_x", on_retry=lambda a, d, r: waits.append(d))

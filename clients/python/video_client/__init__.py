@@ -144,6 +144,15 @@ class VideoClient:
         self.max_retry_after = max_retry_after
         self.on_retry = on_retry
 
+    def with_options(self, **overrides: Any) -> "VideoClient":
+        """A copy of this client with some settings changed for the calls made through it, e.g.
+        `client.with_options(timeout=5, deadline=10).get_video(id)`."""
+        settings = {k: getattr(self, k) for k in ("base_url", "api_key", "max_retries", "base_delay", "timeout", "deadline", "max_retry_after", "on_retry")}
+        unknown = set(overrides) - set(settings)
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        return VideoClient(**{**settings, **overrides})
+
     def create_quick(self, prompt: Union[str, Json], idempotency_key: Optional[str] = None, **options: Any) -> Created:
         """Orders from a one-line prompt; options: quote_id, max_cost, deadline_seconds."""
         body = {"prompt": prompt, **options} if isinstance(prompt, str) else {**prompt, **options}
