@@ -28,7 +28,8 @@ describe('the JavaScript client package', () => {
     assert.equal(manifest.private, true, 'private until released');
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], join(ROOT, 'clients', 'js')).replace(/^[^[]*/, ''))[0];
     const files = (packed.files as { path: string }[]).map((f) => f.path).sort();
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/schema.d.ts', 'package.json', 'README.md']) assert.ok(files.includes(f), f);
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'bin/video-client.js', 'dist/schema.d.ts', 'package.json', 'README.md'])
+      assert.ok(files.includes(f), f);
     assert.deepEqual(
       files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
       [],
@@ -40,7 +41,7 @@ describe('the JavaScript client package', () => {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     npm(['install', '--offline', join(dir, packed.filename)], project);
     const installed = join(project, 'node_modules', '@video-service', 'client');
-    assert.deepEqual(readdirSync(installed).sort(), ['README.md', 'dist', 'package.json']);
+    assert.deepEqual(readdirSync(installed).sort(), ['README.md', 'bin', 'dist', 'package.json']);
     assert.match(readFileSync(join(installed, 'dist', 'index.d.ts'), 'utf8'), /export declare class VideoClient/);
 
     const { apiKey } = await t.user({ balance: 500 });
