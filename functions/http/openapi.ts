@@ -564,7 +564,8 @@ function operation(route: Route): Json {
     tags: [op.tag],
     ...(route.auth ? {} : { security: [] }),
     ...(params.length ? { parameters: params } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(op.body) } } } } : {}),
+    // A body whose fields are all optional may be left out (functions/http/middleware.ts).
+    ...(op.body ? { requestBody: { required: !z.safeParse(op.body, {}).success, content: { 'application/json': { schema: schemaRef(op.body) } } } } : {}),
     responses: {
       ...Object.fromEntries(
         Object.entries(op.ok).map(([status, r]) => [

@@ -16,6 +16,9 @@ const BODIES: Record<string, unknown> = {
   'create-video': { topic: 'Secrets', duration_seconds: 10 },
   'review-video': { action: 'edit', text: 'Taken over' },
   'create-webhook': { url: 'http://127.0.0.1:9/taken-over' },
+  'quote-video': { topic: 'Secrets' },
+  'resend-events': { since: '2026-01-01T00:00:00Z' },
+  // rotate-webhook, test-webhook, cancel-video: no body (rotate's fields are all optional).
 };
 
 /** Every keyed route with its path filled with the owner's ids. */
