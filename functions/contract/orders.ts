@@ -43,6 +43,9 @@ export const createVideoBody = z.strictObject({
 });
 export type OrderParams = z.output<typeof createVideoBody>;
 
+/** The parameters an order runs with, as answers show them (billing is how it was paid, not a parameter). */
+const orderParams = z.omit(createVideoBody, { billing: true });
+
 /** Seconds from creation after which an order not done is canceled and refunded: a minute to a week. */
 const deadlineSeconds = z.optional(z.int().check(z.gte(60), z.lte(7 * 24 * 3600)));
 
@@ -80,7 +83,7 @@ export const quoteResponse = z.object({
     plan_allowance: z.boolean(),
   }),
   /** The parameters priced (for a prompt: what the planner chose, as the order would run). */
-  params: z.omit(createVideoBody, { billing: true }),
+  params: orderParams,
   eta_seconds: z.int().check(z.gte(0)),
   expires_at: timestamp,
 });
@@ -108,7 +111,7 @@ export const orderRecord = z.object({
   /** Where the order came from: `api` (an API key) or `bot` (the chat bot); bot orders are rendered first. */
   channel,
   /** The parameters the order runs with (for quick orders: what the planner chose). */
-  params: z.omit(createVideoBody, { billing: true }),
+  params: orderParams,
   eta_seconds: z.optional(z.int().check(z.gte(0))),
   /** Running: how far the generation is, 0 to 100 (an estimate from its stage and the measured render speed). */
   progress: z.optional(z.int().check(z.gte(0), z.lte(100))),
