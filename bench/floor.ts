@@ -42,13 +42,17 @@ export function getFloor(ctx: FloorContext) {
   };
 }
 
-/** POST /videos:quick's calls: the key read, the creation transaction, StartExecution (the queue's snapshot is cached). */
+/**
+ * POST /videos:quick's calls: the key read, the creation transaction, StartExecution (the queue's snapshot is cached),
+ * and the read of the POST window that the RateLimit headers show (the transaction counted the POST but returns
+ * nothing).
+ */
 export function creationFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
   let shardTurn = 0;
 
-  /** The six items of one creation, for a new order id. */
+  /** The seven items of one creation, for a new order id. */
   const itemsOf = (u: FloorUser, id: string, now: Date) => {
     const ts = now.toISOString();
     const shard = shardTurn++ % SHARDS;
@@ -66,6 +70,7 @@ export function creationFloor(ctx: FloorContext) {
     const response = { id, status: 'queued', cost, eta_seconds: ctx.orderItem.etaSeconds };
     return [
       { Put: { TableName: T, Item: order, ConditionExpression: ITEM.isNew } },
+      { Put: { TableName: T, Item: { ...keys.userOrder(u.userId, id), createdAt: ts } } },
       {
         Update: {
           TableName: T,
@@ -115,9 +120,9 @@ export function creationFloor(ctx: FloorContext) {
   };
 
   return {
-    /** The six-item transaction alone. */
+    /** The seven-item transaction alone. */
     transaction,
-    /** The three calls of one creation. */
+    /** The four calls of one creation. */
     all: async (u: FloorUser): Promise<boolean> => {
       const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
       if (!auth.Item) return false;
@@ -126,6 +131,8 @@ export function creationFloor(ctx: FloorContext) {
       await ctx.sfn.send(
         new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
       );
+      const windowStart = Math.floor(Date.now() / 60_000) * 60_000;
+      await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.posts(u.userId, windowStart), ConsistentRead: true }));
       return true;
     },
   };
