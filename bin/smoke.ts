@@ -61,6 +61,12 @@ check(missing.status === 404 && missing.json?.error?.code === 'not_found', 'GET 
 
 const idempotencyKey = `smoke-${Date.now()}`;
 const body = { prompt: 'A 10 second video about green tea' };
+const quoted = await call('POST', '/videos:quote', { body });
+check(
+  quoted.status === 200 && /^quo_/.test(quoted.json?.quote_id ?? ''),
+  'POST /videos:quote (a colon route) prices the order, charging nothing',
+  quoted.json ?? quoted.status,
+);
 const created = await call('POST', '/videos:quick', { body, headers: { 'idempotency-key': idempotencyKey } });
 check(
   created.status === 201 && /^vid_/.test(created.json?.id ?? ''),
@@ -81,6 +87,12 @@ while (!['done', 'error'].includes(order.status) && Date.now() < deadline) {
   if (got.status === 200) order = got.json;
 }
 check(order.status === 'done', `the order is done within ${values['timeout-seconds']} s`, order);
+const listed = await call('GET', '/videos?limit=5');
+check(
+  listed.status === 200 && listed.json?.data?.some((o: { id: string }) => o.id === created.json.id),
+  'GET /videos lists the order',
+  listed.json ?? listed.status,
+);
 const video = await call('GET', order.result_url, { key: false });
 check(
   video.status === 200 && video.bytes.subarray(4, 8).toString('latin1') === 'ftyp',

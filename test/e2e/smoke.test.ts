@@ -29,14 +29,14 @@ describe('the smoke test of a deployment', () => {
     const { apiKey } = await t.user({ balance: 500 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 0, out);
-    assert.match(out, /ok 5 POST \/videos:quick \(the route with a colon\) creates an order/);
-    assert.match(out, /smoke test passed: 9 checks/);
+    assert.match(out, /ok 6 POST \/videos:quick \(the route with a colon\) creates an order/);
+    assert.match(out, /smoke test passed: 11 checks/);
   });
 
   it('fails, naming the check, when the key cannot order (no balance, no trial)', async () => {
     const { apiKey } = await t.user({ balance: 0, trialVideos: 0 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 1, out);
-    assert.match(out, /not ok 5 POST \/videos:quick .*insufficient_funds/);
+    assert.match(out, /not ok 6 POST \/videos:quick .*insufficient_funds/);
   });
 });
