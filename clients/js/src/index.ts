@@ -73,24 +73,16 @@ export class UnexpectedResponseError extends ApiError {
   override readonly name = 'UnexpectedResponseError';
 }
 
-/** The typed error of an error answer. */
-function apiError(status: number, code: ErrorCode, message: string, requestId?: string, retryAfter?: number): ApiError {
-  const Kind =
-    status === 401
-      ? AuthenticationError
-      : status === 402
-        ? InsufficientFundsError
-        : status === 403 || status === 404
-          ? NotFoundError
-          : status === 409
-            ? ConflictError
-            : status === 422
-              ? InvalidParamsError
-              : status === 429
-                ? RateLimitError
-                : ApiError;
-  return new Kind(status, code, message, requestId, retryAfter);
-}
+/** The error class of each status; other statuses are plain ApiError. */
+const KINDS: Record<number, typeof ApiError> = {
+  401: AuthenticationError,
+  402: InsufficientFundsError,
+  403: NotFoundError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: InvalidParamsError,
+  429: RateLimitError,
+};
 
 /** Whether `err` is an ApiError, of one of `codes` when given. */
 export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError {
@@ -386,7 +378,7 @@ function errorOf(status: number, headers: Headers, text: string): ApiError {
       retryAfter,
     );
   }
-  return apiError(
+  return new (KINDS[status] ?? ApiError)(
     status,
     envelope.error.code,
     envelope.error.message ?? `HTTP ${status}`,

@@ -174,7 +174,7 @@ class VideoClient:
 
     def list_videos(self, **query: Any) -> Iterator[Order]:
         """Every order of the key matching the query, newest first, following the cursor."""
-        yield from self._pages("/videos", query)
+        yield from _pages(self.list_videos_page, query)
 
     def cancel(self, video_id: str) -> Order:
         """Cancels a queued or awaiting_review order: it ends in error `canceled`, fully refunded. Safe to repeat."""
@@ -186,9 +186,13 @@ class VideoClient:
     def get_balance(self) -> Balance:
         return cast(Balance, self._request("GET", "/balance"))
 
+    def list_transactions_page(self, **query: Any) -> Json:
+        """One page of the ledger: limit, starting_after."""
+        return cast(Json, self._request("GET", "/balance/transactions" + _query(query)))
+
     def list_transactions(self, **query: Any) -> Iterator[Transaction]:
         """Every ledger entry of the key, newest first, following the cursor."""
-        yield from self._pages("/balance/transactions", query)
+        yield from _pages(self.list_transactions_page, query)
 
     def create_webhook(self, url: str) -> Json:
         return cast(Json, self._request("POST", "/webhooks", {"url": url}))
@@ -231,15 +235,6 @@ class VideoClient:
             hint = retry_after_seconds(headers.get("Retry-After"))
             gap = interval if interval is not None else hint if hint is not None else 2.0
             time.sleep(min(gap, max(0.0, end - time.monotonic())))
-
-    def _pages(self, path: str, query: Json) -> Iterator[Any]:
-        cursor: Optional[str] = None
-        while True:
-            page = self._request("GET", path + _query({**query, **({"starting_after": cursor} if cursor else {})}))
-            yield from page["data"]
-            if not page.get("has_more") or not page.get("next_starting_after"):
-                return
-            cursor = page["next_starting_after"]
 
     def _created(self, method: str, path: str, body: Json, idempotency_key: str) -> Created:
         answer, headers = self._send(method, path, body, idempotency_key)
@@ -291,6 +286,17 @@ class VideoClient:
         if self.on_retry:
             self.on_retry(attempt + 1, delay, reason)
         time.sleep(delay)
+
+
+def _pages(fetch: Callable[..., Json], query: Mapping[str, Any]) -> Iterator[Any]:
+    """Every item of a cursor-paged list, fetched a page at a time."""
+    cursor: Optional[str] = None
+    while True:
+        page = fetch(**{**query, **({"starting_after": cursor} if cursor else {})})
+        yield from page["data"]
+        if not page.get("has_more") or not page.get("next_starting_after"):
+            return
+        cursor = page["next_starting_after"]
 
 
 def _q(part: str) -> str:

@@ -7,7 +7,7 @@ import asyncio
 import time
 from typing import Any, AsyncIterator, Callable, Optional
 
-from . import _FINAL, VideoClient, _q, _query, retry_after_seconds
+from . import _FINAL, VideoClient, _q, retry_after_seconds
 from .models import Order
 
 
@@ -31,8 +31,7 @@ class AsyncVideoClient:
             yield item
 
     async def list_transactions(self, **query: Any) -> AsyncIterator[Any]:
-        page = lambda **q: self.sync._request("GET", "/balance/transactions" + _query(q))  # noqa: E731
-        async for item in self._pages(page, query):
+        async for item in self._pages(self.sync.list_transactions_page, query):
             yield item
 
     async def wait_for_video(self, video_id: str, timeout: float = 900.0, interval: Optional[float] = None) -> Order:
