@@ -17,6 +17,7 @@ interface UserItem {
   heavyMonth?: string;
   heavyUsed?: number;
   activeTasks: number;
+  reviewsPending?: number;
   keyHash?: string;
   createdAt: string;
 }
@@ -31,6 +32,7 @@ export function toAccount(item: Record<string, unknown>): Account {
     ...(u.heavyMonth ? { heavyMonth: u.heavyMonth } : {}),
     heavyUsed: u.heavyUsed ?? 0,
     activeTasks: u.activeTasks,
+    reviewsPending: u.reviewsPending ?? 0,
   };
 }
 

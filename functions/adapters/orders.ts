@@ -1,6 +1,6 @@
 /** Orders and their creation transaction. */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { countsAgainstKey, holdsSlot, type Order } from '../core/orders.ts';
+import { awaitsApproval, counterDeltas, countsAgainstKey, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
@@ -36,13 +36,20 @@ function tokenCondition(names: Record<string, string>, values: Record<string, un
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
  */
-function debit(tableName: string, account: Account, charge: Charge, limits: Limits, keyed: boolean): TransactItem {
+function debit(tableName: string, account: Account, order: Order, limits: Limits): TransactItem {
+  const { charge } = order;
+  const keyed = countsAgainstKey(order);
   // The active slot of the key's limit is taken by API orders only; the bot's are counted apart (so the update always
   // writes something, whatever the charge).
   const add = keyed ? ['activeTasks :one'] : ['botOrders :one'];
   const set: string[] = [];
   const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive'] : [ITEM.exists];
   const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
+  if (awaitsApproval(order)) {
+    add.push('reviewsPending :one');
+    cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
+    values[':maxPending'] = limits.reviewsPending;
+  }
   if (charge.cost > 0) {
     add.push('balance :debit');
     cond.push('balance >= :cost');
@@ -119,7 +126,7 @@ export class Orders implements OrderStore {
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
       ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
-      ['debit', debit(T, account, charge, limits, countsAgainstKey(order))],
+      ['debit', debit(T, account, order, limits)],
       [
         'ledger',
         ledgerPut(T, account.userId, {
@@ -191,6 +198,10 @@ export class Orders implements OrderStore {
     const values: Record<string, unknown> = { ':from': order.status, ':to': t.to, ':now': t.now.toISOString() };
     const update = fieldUpdate(names, values, ['#s = :to'], t.set, t.remove);
     const cond = ['#s = :from', ...tokenCondition(names, values, t.reviewToken)];
+    if (t.beforeRender) {
+      names['#render'] = 'renderStartedAt';
+      cond.push('attribute_not_exists(#render)');
+    }
     const items: [TransitionItem, TransactItem][] = [
       [
         'order',
@@ -206,12 +217,21 @@ export class Orders implements OrderStore {
         },
       ],
     ];
-    // The key's active-task slot follows the status: queued and running hold one.
-    const slot = (holdsSlot(t.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0);
+    // The key's counters follow the change: its active tasks, and its orders awaiting approval.
+    const delta = counterDeltas(order, t);
     const user = t.refund ? refund(order.charge, t.refund.heavyMonth) : { add: [], values: {} };
-    if (slot && countsAgainstKey(order)) {
+    const userCond: string[] = [ITEM.exists];
+    if (delta.activeTasks) {
       user.add.push('activeTasks :slot');
-      user.values[':slot'] = slot;
+      user.values[':slot'] = delta.activeTasks;
+      if (delta.activeTasks > 0 && t.activeLimit !== undefined) {
+        userCond.push('activeTasks < :maxActive');
+        user.values[':maxActive'] = t.activeLimit;
+      }
+    }
+    if (delta.reviewsPending) {
+      user.add.push('reviewsPending :pending');
+      user.values[':pending'] = delta.reviewsPending;
     }
     if (t.refund) {
       const { charge } = order;
@@ -236,7 +256,7 @@ export class Orders implements OrderStore {
             TableName: T,
             Key: keys.user(order.userId),
             UpdateExpression: `ADD ${user.add.join(', ')}`,
-            ConditionExpression: ITEM.exists,
+            ConditionExpression: userCond.join(' AND '),
             ExpressionAttributeValues: user.values,
           },
         },
@@ -253,7 +273,8 @@ export class Orders implements OrderStore {
     for (let attempt = 0; ; attempt++) {
       const cancelled = await transact(this.ddb, items);
       if (!cancelled) return true;
-      if (cancelled.failed('order')) return false;
+      // The order moved on, or the key is at its active limit: the caller reads the order again to tell.
+      if (cancelled.failed('order') || cancelled.failed('user')) return false;
       if (attempt < 8 && cancelled.conflict) {
         await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
         continue;

@@ -108,6 +108,8 @@ function build() {
     orders,
     files,
     workflow,
+    limits: cfg.limits,
+    throughput: cfg.throughput,
     creation: new OrderCreation({
       orders,
       planPrompt: planFromPrompt,

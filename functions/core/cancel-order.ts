@@ -24,7 +24,8 @@ const CANCELABLE: readonly Order['status'][] = ['queued', 'awaiting_review'];
 
 /** Ends `order` with `reason`, then stops its workflow; undefined when the order moved first. */
 export async function cancel(p: CancelPorts, order: Order, reason: { code: string; message: string }): Promise<Order | undefined> {
-  const closed = await closeInError(p, order, reason);
+  // Neither a client nor a deadline cancels a render that has started: it cannot be stopped, so it is finished and paid.
+  const closed = await closeInError(p, order, reason, { beforeRender: true });
   // The order is closed and refunded: a workflow left running ends by itself at its next step (OrderClosed).
   if (closed)
     await p
@@ -46,5 +47,6 @@ export async function cancelOrder(p: CancelPorts, userId: string, orderId: strin
   throw serviceUnavailable('The order keeps changing; retry the cancel', 1);
 }
 
-/** Whether the order's deadline has passed. */
-export const pastDeadline = (order: Pick<Order, 'deadlineAt'>, now: Date) => order.deadlineAt !== undefined && Date.parse(order.deadlineAt) <= now.getTime();
+/** Whether the order's deadline has passed while it still applies: until its render starts. */
+export const pastDeadline = (order: Pick<Order, 'deadlineAt' | 'renderStartedAt'>, now: Date) =>
+  order.deadlineAt !== undefined && order.renderStartedAt === undefined && Date.parse(order.deadlineAt) <= now.getTime();

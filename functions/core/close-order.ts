@@ -26,20 +26,38 @@ export const eventOf = (order: Order, type: EventType, key: string, links?: Orde
   createdAt: order.updatedAt,
 });
 
-/** The order as read -> error, refunded, with its event; undefined when it had moved meanwhile (nothing was done). */
-export async function closeInError(p: ClosePorts, order: Order, error: { code: string; message: string }): Promise<Order | undefined> {
+/**
+ * The order as read -> error, refunded, with its event; undefined when it had moved meanwhile (nothing was done).
+ * `beforeRender`: only while its render has not started (a deadline's cancel).
+ */
+export async function closeInError(
+  p: ClosePorts,
+  order: Order,
+  error: { code: string; message: string },
+  opts: { beforeRender?: boolean } = {},
+): Promise<Order | undefined> {
   const now = p.now();
   const account = await p.accounts.get(order.userId);
   const set = { error, finishedAt: now.toISOString(), refunded: true };
   const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
   delete failed.reviewToken;
   const event = eventOf(failed, 'video.error', 'error');
-  const moved = await p.orders.transition({ order, to: 'error', set, remove: ['reviewToken'], refund: { heavyMonth: account?.heavyMonth }, event, now });
+  const moved = await p.orders.transition({
+    order,
+    to: 'error',
+    set,
+    remove: ['reviewToken'],
+    refund: { heavyMonth: account?.heavyMonth },
+    event,
+    now,
+    ...(opts.beforeRender ? { beforeRender: true } : {}),
+  });
   if (!moved) return undefined;
   p.metrics.count('OrdersFailed');
   p.metrics.count('OrdersRefunded');
-  // A queued order may still wait for a slot: it leaves the queue, so that no slot is given to it.
-  await p.capacity.release(order.id, false, order.status === 'queued' ? (order.channel ?? 'api') : undefined);
+  // The order may still wait for a slot (queued, or reviewed and waiting to render): it leaves the queue, so that no
+  // slot is given to it.
+  await p.capacity.release(order.id, false, order.channel ?? 'api');
   await p.announce(event);
   return failed;
 }

@@ -5,17 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreationResponse, OrderParams, QuoteResponse } from '../contract/orders.ts';
-import {
-  activeTasksExceeded,
-  AppError,
-  InvalidParams,
-  insufficientFunds,
-  maxCostExceeded,
-  quoteInvalid,
-  rateLimited,
-  serviceUnavailable,
-  unauthorized,
-} from './errors.ts';
+import { AppError, InvalidParams, insufficientFunds, maxCostExceeded, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { newOrderId, newQuoteId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
 import { postWindow, type Throughput } from './limits.ts';
@@ -23,7 +13,7 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
-import { type Account, breakdownOf, type Charge, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
+import { type Account, breakdownOf, type Charge, checkSlots, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 const MAX_ATTEMPTS = 12;
@@ -129,12 +119,12 @@ export class OrderCreation {
    * another request, or relied on a trial video or a plan allowance that is no longer there; the slots and the balance
    * as for any order. Its price holds even if the price list changed since.
    */
-  private chargeByQuote(quoted: StoredQuote | undefined, hash: string, account: Account, limits: Limits, now: Date): Charge {
+  private chargeByQuote(quoted: StoredQuote | undefined, hash: string, params: OrderParams, account: Account, limits: Limits, now: Date): Charge {
     if (!quoted) throw quoteInvalid('is unknown or has expired (a quote holds for 15 minutes)');
     if (quoted.orderId) throw quoteInvalid(`was used by order ${quoted.orderId}`);
     if (quoted.requestHash !== hash) throw quoteInvalid('was made for a different request');
     const { charge } = quoted;
-    if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(this.deps.throughput.orderSeconds, limits.activeTasks);
+    checkSlots(params, account, limits, this.deps.throughput.orderSeconds);
     if (charge.trial !== account.trialVideosLeft > 0)
       throw quoteInvalid(charge.trial ? 'counted on a trial video that is used up' : 'was made before a trial video was added');
     if (charge.heavyAllowanceMonth && (charge.heavyAllowanceMonth !== now.toISOString().slice(0, 7) || !heavyLeft(account, now))) {
@@ -169,7 +159,7 @@ export class OrderCreation {
     const channel = input.channel ?? 'api';
     const keyed = countsAgainstKey({ channel });
     // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
-    const limits = keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY };
+    const limits = keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY, reviewsPending: Number.POSITIVE_INFINITY };
     const { route } = input.request;
     // The id carries the creation time, so that GET /videos filters by time on ids.
     const id = newOrderId(input.now.getTime());
@@ -208,7 +198,7 @@ export class OrderCreation {
       try {
         charge =
           quoteId !== undefined
-            ? this.chargeByQuote(quoted, quoteHash(route, asked), account, limits, input.now)
+            ? this.chargeByQuote(quoted, quoteHash(route, asked), asked.params, account, limits, input.now)
             : quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
         if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
       } catch (err) {

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'fair_use_exceeded'
   | 'not_awaiting_review'
   | 'not_cancelable'
+  | 'review_limit_exceeded'
+  | 'regen_limit_reached'
   | 'quote_invalid'
   | 'max_cost_exceeded'
   | 'delivery_in_progress'
@@ -61,6 +63,16 @@ export const rateLimited = (retryAfterSeconds: number, limit: number) =>
   new AppError('rate_limited', `More than ${limit} POST requests per minute on this key`, retryAfterSeconds);
 export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
+export const reviewLimitExceeded = (limit: number) =>
+  new AppError(
+    'review_limit_exceeded',
+    `Already ${limit} director-mode orders waiting for their review; approve, edit or cancel one before ordering another in director mode`,
+  );
+export const regenLimitReached = (max: number) =>
+  new AppError(
+    'regen_limit_reached',
+    `The script was already rewritten ${max} times, the most an order allows; approve it, edit it yourself or cancel the order`,
+  );
 export const notAwaitingReview = (status: string) => new AppError('not_awaiting_review', `The order is ${status}, not awaiting_review`);
 export const quoteInvalid = (why: string) => new AppError('quote_invalid', `The quote ${why}; ask for a new one (POST /videos:quote)`);
 export const maxCostExceeded = (cost: number, max: number) =>

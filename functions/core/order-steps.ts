@@ -171,10 +171,18 @@ export class OrderSteps {
    */
   async render(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
-    // No render for an order past its deadline: it is canceled and refunded here rather than at the next sweep.
-    if (!order.rendered && pastDeadline(order, this.p.now())) {
-      if (await closeInError(this.p, order, DEADLINE_EXCEEDED)) throw new OrderClosed('The order passed its deadline; it was refunded');
-      return this.render(orderId, execution);
+    if (!order.rendered && !order.renderStartedAt) {
+      // No render for an order past its deadline: it is canceled and refunded here rather than at the next sweep.
+      if (pastDeadline(order, this.p.now())) {
+        if (await closeInError(this.p, order, DEADLINE_EXCEEDED, { beforeRender: true }))
+          throw new OrderClosed('The order passed its deadline; it was refunded');
+        return this.render(orderId, execution);
+      }
+      // From here on the render runs to its end and is paid for: the deadline no longer applies (one conditional
+      // write decides, against a deadline's cancel at the same moment).
+      const now = this.p.now();
+      if (!(await this.p.orders.patch(orderId, { status: order.status, set: { renderStartedAt: now.toISOString() } }, now)))
+        return this.render(orderId, execution);
     }
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');

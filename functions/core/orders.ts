@@ -20,6 +20,33 @@ const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
 /** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
 export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
 
+/**
+ * A director-mode order of a key not yet approved (nor closed): on its way to review, awaiting it, or rewritten after
+ * a regen. The key holds at most `Limits.reviewsPending` of these; the user item counts them (`reviewsPending`).
+ */
+export const awaitsApproval = (order: Pick<Order, 'channel' | 'params' | 'reviewed' | 'status'>) =>
+  countsAgainstKey(order) && order.params.director_mode && !order.reviewed && order.status !== 'done' && order.status !== 'error';
+
+/**
+ * What a status change does to the key's counters: its active tasks (queued and running hold one) and its orders
+ * awaiting approval. The bot's orders count in neither.
+ */
+export function counterDeltas(
+  order: Order,
+  change: { to: OrderStatus; set?: Partial<Order>; remove?: readonly (keyof Order)[] },
+): { activeTasks: number; reviewsPending: number } {
+  const after: Order = { ...order, ...change.set, status: change.to };
+  for (const k of change.remove ?? []) delete after[k];
+  const keyed = countsAgainstKey(order);
+  return {
+    activeTasks: keyed ? (holdsSlot(change.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0) : 0,
+    reviewsPending: (awaitsApproval(after) ? 1 : 0) - (awaitsApproval(order) ? 1 : 0),
+  };
+}
+
+/** How many times a client may have an order's script rewritten (regen) before approving, editing or canceling it. */
+export const MAX_REGENS = 3;
+
 export interface Order {
   id: string;
   userId: string;
@@ -49,6 +76,10 @@ export interface Order {
   reviewed?: boolean;
   /** Director mode: a regen decision waiting for the rewrite. */
   regenNote?: string;
+  /** How many regens the client asked for (at most MAX_REGENS). */
+  regens?: number;
+  /** When its render began: from then on its deadline no longer applies (the render is finished and charged). */
+  renderStartedAt?: string;
   /** The mp4 and the cover are stored (set only after both uploads finished). */
   rendered?: boolean;
   metadata?: { title: string; description: string; hashtags: string[] };

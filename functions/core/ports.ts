@@ -64,7 +64,8 @@ export interface OrderEvent {
 
 /**
  * A status change, written only if the order is still in the status it was read in (`order.status`), together with
- * what goes with it: the active-task slot and queue place, the refund of a failed order, and the event.
+ * what goes with it: the active-task slot and queue place, the key's count of orders awaiting approval
+ * (orders.ts `awaitsApproval`), the refund of a failed order, and the event.
  */
 export interface Transition {
   order: Order;
@@ -77,6 +78,13 @@ export interface Transition {
   now: Date;
   /** Also require that the order still holds this review token (a review's hand-off not yet done). */
   reviewToken?: string;
+  /**
+   * Also require that the key holds fewer active tasks than this, when the change takes one (a review sending the
+   * order back to running): false when it holds as many, like a moved order; the caller reads the order again to tell.
+   */
+  activeLimit?: number;
+  /** Also require that the order's render has not started (`renderStartedAt`): a deadline applies only until then. */
+  beforeRender?: boolean;
 }
 
 /** A change of an order's fields that keeps its status; written only while the order has `status`. */

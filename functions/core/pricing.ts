@@ -3,7 +3,7 @@
  * and what it consumes, so the transaction that charges it only has to guard the same facts with conditions.
  */
 import type { OrderParams } from '../contract/orders.ts';
-import { activeTasksExceeded, fairUseExceeded, insufficientFunds } from './errors.ts';
+import { activeTasksExceeded, fairUseExceeded, insufficientFunds, reviewLimitExceeded } from './errors.ts';
 
 export const DEFAULT_PRICES = { base: 100, placement: 50, ai_visual: 100, song: 70, voice_clone: 100 } as const;
 export type Extra = Exclude<keyof typeof DEFAULT_PRICES, 'base'>;
@@ -25,8 +25,10 @@ const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 export interface Limits {
   activeTasks: number;
   postsPerMinute: number;
+  /** Director-mode orders a key may hold before their approval (awaiting review, or on their way to it). */
+  reviewsPending: number;
 }
-export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30 };
+export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30, reviewsPending: 20 };
 
 /** What the billing rules need to know about a user; read once per request. */
 export interface Account {
@@ -38,6 +40,8 @@ export interface Account {
   heavyMonth?: string;
   heavyUsed: number;
   activeTasks: number;
+  /** The key's director-mode orders not yet approved (orders.ts `awaitsApproval`). */
+  reviewsPending?: number;
 }
 
 /** What one order takes from the account; a refund gives back exactly this. */
@@ -90,12 +94,18 @@ export function breakdownOf(c: Omit<Charge, 'cost'>, prices: Prices) {
   return { cost: base + Object.values(extras).reduce((a, b) => a + b, 0), base, extras, trial: c.trial, plan_allowance: c.heavyAllowanceMonth !== undefined };
 }
 
+/** The key's limits an order must fit: its active tasks and, in director mode, the orders waiting for review. */
+export function checkSlots(params: Pick<OrderParams, 'director_mode'>, account: Account, limits: Limits, retryAfter: number): void {
+  if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
+  if (params.director_mode && (account.reviewsPending ?? 0) >= limits.reviewsPending) throw reviewLimitExceeded(limits.reviewsPending);
+}
+
 /**
  * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
- * 409 fair_use_exceeded or 402 insufficient_funds.
+ * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds.
  */
 export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
-  if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
+  checkSlots(params, account, limits, retryAfter);
   const charge = priceOf(params, account, now, prices);
   if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
   return charge;

@@ -13,13 +13,19 @@
  */
 import type { ReviewDecision } from '../contract/review.ts';
 import { parseScript } from './script-text.ts';
-import { notAwaitingReview } from './errors.ts';
-import type { Order } from './orders.ts';
+import { activeTasksExceeded, notAwaitingReview, regenLimitReached } from './errors.ts';
+import type { Throughput } from './limits.ts';
+import { countsAgainstKey, MAX_REGENS, type Order } from './orders.ts';
+import type { Limits } from './pricing.ts';
 import type { OrderStore, Workflow } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
 
 export interface ReviewPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
+  /** A decision sends the order back to running, which takes one of the key's active tasks: the limit applies. */
+  limits: Pick<Limits, 'activeTasks'>;
+  /** The Retry-After of a review refused at the limit: a typical order's seconds. */
+  throughput: Throughput;
   workflow: Pick<Workflow, 'start' | 'state'> & {
     /**
      * Completes the review wait's task token with the decision; false when that wait no longer exists (Step
@@ -37,7 +43,7 @@ function decisionFields(order: Order, decision: ReviewDecision): Partial<Order> 
       // The client's text is the script from now on (422 naming `text` when it cannot be one).
       return { reviewed: true, script: { ...order.script!, scenes: parseScript(decision.text, order.params.duration_seconds) } };
     case 'regen':
-      return { regenNote: decision.note };
+      return { regenNote: decision.note, regens: (order.regens ?? 0) + 1 };
   }
 }
 
@@ -57,13 +63,20 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
     return (await p.orders.get(order.id)) ?? order;
   }
   if (order.status !== 'awaiting_review') throw notAwaitingReview(order.status);
+  if (decision.action === 'regen' && (order.regens ?? 0) >= MAX_REGENS) throw regenLimitReached(MAX_REGENS);
   const set = decisionFields(order, decision);
-  if (!(await p.orders.transition({ order, to: 'running', set, now }))) {
-    throw notAwaitingReview((await p.orders.get(order.id))?.status ?? order.status);
+  // Running again holds one of the key's active tasks: refused at the limit, the order stays in awaiting_review.
+  const activeLimit = countsAgainstKey(order) ? p.limits.activeTasks : undefined;
+  if (!(await p.orders.transition({ order, to: 'running', set, now, ...(activeLimit !== undefined ? { activeLimit } : {}) }))) {
+    const current = await p.orders.get(order.id);
+    if (current?.status === 'awaiting_review' && activeLimit !== undefined) throw activeTasksExceeded(p.throughput.orderSeconds, activeLimit);
+    throw notAwaitingReview(current?.status ?? order.status);
   }
   const running: Order = { ...order, ...set, status: 'running' };
+  // What the decision replaced, put back should its hand-off fail.
+  const undo: Partial<Order> = decision.action === 'edit' ? { script: order.script! } : decision.action === 'regen' ? { regens: order.regens ?? 0 } : {};
   if (token === undefined) await carryOn(p, running, now);
-  else await handOff(p, running, token, decision, now, { ...(decision.action === 'edit' ? { script: order.script } : {}) });
+  else await handOff(p, running, token, decision, now, undo);
   return (await p.orders.get(order.id)) ?? running;
 }
 

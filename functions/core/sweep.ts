@@ -8,7 +8,7 @@
  * took it: the sweep starts it under its name (a no-op if it started meanwhile). It has ended with the order still
  * open when it failed before closing the order (on AWS: its failure handling itself failed) or was stopped: the
  * sweep records a new execution name on the order, then starts that, so a second sweep cannot start two. An open
- * order past its deadline is canceled and refunded instead.
+ * order past its deadline, its render not started, is canceled and refunded instead.
  */
 import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';

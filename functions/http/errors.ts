@@ -14,6 +14,8 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   fair_use_exceeded: 409,
   not_awaiting_review: 409,
   not_cancelable: 409,
+  review_limit_exceeded: 409,
+  regen_limit_reached: 409,
   quote_invalid: 409,
   max_cost_exceeded: 409,
   delivery_in_progress: 409,

@@ -11,7 +11,7 @@ import { QueueViews } from '../../functions/core/eta.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
-import { type Channel, countsAgainstKey, holdsSlot, type Order, type OrderFile } from '../../functions/core/orders.ts';
+import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
   CommitOutcome,
   ExecutionState,
@@ -35,7 +35,7 @@ const clone = <T>(v: T): T => structuredClone(v);
 export interface LedgerLine {
   userId: string;
   amount: number;
-  kind: 'charge' | 'refund';
+  kind: 'charge' | 'refund' | 'top_up';
   orderId: string;
 }
 
@@ -85,6 +85,7 @@ export class MemoryOrders implements OrderStore {
     const fits =
       user !== undefined &&
       (!keyed || user.activeTasks < limits.activeTasks) &&
+      (!awaitsApproval(order) || (user.reviewsPending ?? 0) < limits.reviewsPending) &&
       (charge.cost === 0 || user.balance >= charge.cost) &&
       (charge.trial ? user.trialVideosLeft > 0 : user.trialVideosLeft <= 0) &&
       (!charge.heavyAllowanceMonth ||
@@ -98,6 +99,7 @@ export class MemoryOrders implements OrderStore {
     this.t.orders.set(order.id, clone(order));
     this.t.open.add(order.id);
     if (keyed) user.activeTasks += 1;
+    if (awaitsApproval(order)) user.reviewsPending = (user.reviewsPending ?? 0) + 1;
     user.balance -= charge.cost;
     if (charge.trial) user.trialVideosLeft -= 1;
     if (charge.heavyAllowanceMonth) {
@@ -152,12 +154,15 @@ export class MemoryOrders implements OrderStore {
     const stored = this.t.orders.get(tr.order.id);
     if (!stored || stored.status !== tr.order.status) return false;
     if (tr.reviewToken !== undefined && stored.reviewToken !== tr.reviewToken) return false;
+    if (tr.beforeRender && stored.renderStartedAt) return false;
     if (tr.event && this.t.events.has(tr.event.id)) throw new Error(`event ${tr.event.id} recorded twice`);
+    const delta = counterDeltas(tr.order, tr);
+    const user = this.t.accounts.get(stored.userId)!;
+    if (delta.activeTasks > 0 && tr.activeLimit !== undefined && user.activeTasks >= tr.activeLimit) return false;
     apply(stored, tr.set, tr.remove, tr.now);
     stored.status = tr.to;
-    const slot = (holdsSlot(tr.to) ? 1 : 0) - (holdsSlot(tr.order.status) ? 1 : 0);
-    const user = this.t.accounts.get(stored.userId)!;
-    if (countsAgainstKey(stored)) user.activeTasks += slot;
+    user.activeTasks += delta.activeTasks;
+    user.reviewsPending = (user.reviewsPending ?? 0) + delta.reviewsPending;
     if (tr.refund) {
       const { charge } = tr.order;
       user.balance += charge.cost;
@@ -390,6 +395,21 @@ export class MemoryEvents implements EventsPort {
   }
   async mark(event: StoredEvent, delivery: DeliveryStatus) {
     this.t.events.get(event.id)!.delivery = delivery;
+  }
+  /** As the adapter: only from the settled state it was read in, with its pending marker again. */
+  async reopen(event: StoredEvent, execution: string) {
+    const stored = this.t.events.get(event.id);
+    if (!stored || stored.delivery !== event.delivery) return false;
+    Object.assign(stored, { attempts: 0, delivery: 'pending', execution });
+    this.t.pending.add(event.id);
+    return true;
+  }
+  async droppedSince(userId: string, since: Date) {
+    const ids = new Set(this.t.attempts.filter((a) => a.outcome === 'dropped' && a.at >= since.toISOString()).map((a) => a.eventId));
+    return [...ids]
+      .map((id) => this.t.events.get(id)!)
+      .filter((e) => e.userId === userId)
+      .map((e) => ({ id: e.id, orderId: e.orderId }));
   }
 }
 

@@ -11,6 +11,7 @@ import { OrderClosed, OrderSteps } from '../../functions/core/order-steps.ts';
 import type { OrderEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
+import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
 import {
   MemoryCapacity,
   memoryCreation,
@@ -23,6 +24,8 @@ import {
   MemoryWorkflow,
 } from './memory.ts';
 
+/** The review's limits: the defaults. */
+const atLimits = { limits: DEFAULT_LIMITS, throughput: { orderSeconds: 20 } };
 const work = mkdtempSync(join(tmpdir(), 'domain-steps-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -167,7 +170,7 @@ describe('order steps', () => {
     await twice(() => steps.awaitReview(id, 'token-1'));
     assert.equal(table.orders.get(id)!.status, 'awaiting_review');
     assert.deepEqual([table.account('U').activeTasks, announced.map((e) => e.id)], [0, [`${id}:awaiting_review:1`]], 'the wait holds no slot');
-    const ports = { orders, workflow };
+    const ports = { orders, workflow, ...atLimits };
     const reviewed = await reviewOrder(ports, 'U', id, { action: 'edit', text: 'Caption: Tea time\nVoice: Boil the water and wait.' }, now());
     assert.deepEqual([reviewed.status, reviewed.reviewed, reviewed.script!.scenes.length], ['running', true, 1]);
     await assert.rejects(reviewOrder(ports, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
@@ -180,14 +183,14 @@ describe('order steps', () => {
     const id = await atReview('Green tea', 'token-1');
     workflow.end(id);
     workflow.goneTokens.add('token-1');
-    const reviewed = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
+    const reviewed = await reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'approve' }, now());
     assert.equal(reviewed.execution, `${id}-r${now().getTime()}`);
     assert.deepEqual([reviewed.status, workflow.started], ['running', [id, reviewed.execution]]);
     // One lost with a local stop starts again under its own name.
     const other = await atReview('Black tea', 'token-2');
     workflow.lose(other);
     workflow.goneTokens.add('token-2');
-    await reviewOrder({ orders, workflow }, 'U', other, { action: 'approve' }, now());
+    await reviewOrder({ orders, workflow, ...atLimits }, 'U', other, { action: 'approve' }, now());
     assert.deepEqual([table.orders.get(other)!.execution, workflow.started.slice(3)], [undefined, [other]]);
   });
 
@@ -196,14 +199,17 @@ describe('order steps', () => {
     const script = table.orders.get(id)!.script;
     workflow.failAnswers = 1;
     const edit = { action: 'edit' as const, text: 'Caption: Tea time\nVoice: Boil the water and wait.' };
-    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, edit, now()), { name: 'ThrottlingException' });
+    await assert.rejects(reviewOrder({ orders, workflow, ...atLimits }, 'U', id, edit, now()), { name: 'ThrottlingException' });
     const back = table.orders.get(id)!;
     assert.deepEqual([back.status, back.reviewToken, back.reviewed, back.script], ['awaiting_review', 'token-1', undefined, script], 'the decision undone');
     assert.equal(table.account('U').activeTasks, 0, 'and the slot given back');
-    const again = await reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now());
+    const again = await reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'approve' }, now());
     assert.deepEqual([again.status, again.reviewToken, again.reviewed], ['running', undefined, true], 'the token is spent and forgotten');
     assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'approve' }]);
-    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+    await assert.rejects(
+      reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'approve' }, now()),
+      (e: AppError) => e.code === 'not_awaiting_review',
+    );
   });
 
   it('hand off a decision whose failed hand-off could not be undone when the review is repeated', async () => {
@@ -218,10 +224,15 @@ describe('order steps', () => {
         return orders.transition(t);
       },
     };
-    await assert.rejects(reviewOrder({ orders: flaky, workflow }, 'U', id, { action: 'regen', note: 'shorter' }, now()), { name: 'ThrottlingException' });
+    await assert.rejects(reviewOrder({ orders: flaky, workflow, ...atLimits }, 'U', id, { action: 'regen', note: 'shorter' }, now()), {
+      name: 'ThrottlingException',
+    });
     assert.deepEqual([table.orders.get(id)!.status, table.orders.get(id)!.reviewToken], ['running', 'token-1'], 'the decision pending');
-    await assert.rejects(reviewOrder({ orders, workflow }, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
-    const repeated = await reviewOrder({ orders, workflow }, 'U', id, { action: 'regen', note: 'shorter' }, now());
+    await assert.rejects(
+      reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'approve' }, now()),
+      (e: AppError) => e.code === 'not_awaiting_review',
+    );
+    const repeated = await reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'regen', note: 'shorter' }, now());
     assert.deepEqual([repeated.status, repeated.regenNote, repeated.reviewToken], ['running', 'shorter', undefined]);
     assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'regen' }]);
   });
@@ -231,12 +242,15 @@ describe('order steps', () => {
     await assert.rejects(steps.lapse(lapsed, { Error: 'States.Timeout' }), OrderClosed);
     assert.deepEqual([table.orders.get(lapsed)!.status, table.orders.get(lapsed)!.error?.code], ['error', 'review_expired']);
     assert.equal(table.account('U').balance, 1000, 'refunded');
-    await assert.rejects(reviewOrder({ orders, workflow }, 'U', lapsed, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
+    await assert.rejects(
+      reviewOrder({ orders, workflow, ...atLimits }, 'U', lapsed, { action: 'approve' }, now()),
+      (e: AppError) => e.code === 'not_awaiting_review',
+    );
 
     // The review's write lands first; its hand-off finds the wait timed out, and the deadline's step yields to it.
     const raced = await atReview('Black tea', 'token-2');
     workflow.goneTokens.add('token-2');
-    const reviewed = await reviewOrder({ orders, workflow }, 'U', raced, { action: 'approve' }, now());
+    const reviewed = await reviewOrder({ orders, workflow, ...atLimits }, 'U', raced, { action: 'approve' }, now());
     assert.equal(reviewed.status, 'running');
     await assert.rejects(steps.lapse(raced, { Error: 'States.Timeout' }, raced), (e: OrderClosed) => e.superseded, 'the new execution carries it');
     const balance = table.account('U').balance;
@@ -274,7 +288,7 @@ describe('order steps', () => {
     await steps.write(id);
     await steps.awaitReview(id, 'token-1');
     const before = table.orders.get(id)!.script;
-    await reviewOrder({ orders, workflow }, 'U', id, { action: 'regen', note: 'shorter, please' }, now());
+    await reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'regen', note: 'shorter, please' }, now());
     assert.equal((await steps.regen(id)).regen, false);
     await twice(() => steps.regen(id));
     assert.notDeepEqual(table.orders.get(id)!.script, before);
@@ -291,7 +305,7 @@ describe('order steps', () => {
     await steps.write(id);
     await steps.awaitReview(id, 'token-1');
     await assert.rejects(
-      reviewOrder({ orders, workflow }, 'U', id, { action: 'edit', text: '\n\n' }, now()),
+      reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'edit', text: '\n\n' }, now()),
       (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text'),
     );
     assert.equal(table.orders.get(id)!.status, 'awaiting_review');

@@ -1,0 +1,482 @@
+/**
+ * The commands of the model-based test of the order lifecycle (lifecycle-model.test.ts), its small model and its
+ * invariants: what clients, operators, the workflow and time can do, by three keys, to the lifecycle on the in-memory
+ * ports (lifecycle.ts). The model keeps what the clients were told (top-ups, charges, quotes, keys, resends); after
+ * every command the invariants are checked, and after a sequence everything is driven to rest, where every order must
+ * have ended and every event settled.
+ */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
+import type { OrderRequest } from '../../functions/core/create-order.ts';
+import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS } from '../../functions/core/orders.ts';
+import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
+import { explicitParams, SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
+
+/** What the clients were told, and what follows from it. */
+export interface Model {
+  topUps: Map<string, number>;
+  /** Each created order's charge as its creation answered it. */
+  charged: Map<string, number>;
+  /** Orders placed with a quote: the quote's cost. */
+  quotedCost: Map<string, number>;
+  quotes: { id: string; cost: number }[];
+  /** Idempotency-Key -> the order it made, the request and when. */
+  keys: Map<string, { orderId: string; request: string; at: number }>;
+  /** Resends of each event that the service accepted. */
+  resends: Map<string, number>;
+  /** Orders by key, in creation order. */
+  ordersOf: Map<string, string[]>;
+  /** Outbound requests the last API call caused at once, and its bound. */
+  log: string[];
+}
+
+type Real = World;
+export type Cmd = fc.AsyncCommand<Model, Real, false>;
+
+const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined);
+
+const balanceOf = (w: World, u: string) => w.table.accounts.get(u)!.balance;
+const activeOf = (w: World, u: string) => {
+  let n = 0;
+  for (const o of w.table.orders.values()) if (o.userId === u && countsAgainstKey(o) && holdsSlot(o.status)) n++;
+  return n;
+};
+
+function requestOf(route: 'quick' | 'explicit' | 'director', topic: number, extras: { song: boolean; placement: boolean }): OrderRequest {
+  const t = TOPICS[topic % TOPICS.length]!;
+  if (route === 'quick') return { route: 'POST /videos:quick', prompt: `${extras.song ? 'Funny video with a song' : 'Calm video'} about ${t}` };
+  return { route: 'POST /videos', params: explicitParams(t, { director: route === 'director', ...extras }) };
+}
+
+export class Create implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly route: 'quick' | 'explicit' | 'director',
+    readonly topic: number,
+    readonly extras: { song: boolean; placement: boolean },
+    readonly deadline: number | undefined,
+    readonly maxCost: number | undefined,
+    readonly quote: number | undefined,
+    readonly key: string | undefined,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const request = requestOf(this.route, this.topic, this.extras);
+    const quoted = this.quote !== undefined ? pick(m.quotes, this.quote) : undefined;
+    const full: OrderRequest = {
+      ...request,
+      ...(this.deadline ? { deadlineSeconds: this.deadline } : {}),
+      ...(this.maxCost !== undefined ? { maxCost: this.maxCost } : {}),
+      ...(quoted ? { quoteId: quoted.id } : {}),
+    };
+    const before = { balance: balanceOf(w, this.user), active: activeOf(w, this.user) };
+    const held = this.key ? m.keys.get(`${this.user}:${this.key}`) : undefined;
+    const live = held && w.clock - held.at <= 24 * 3600 * 1000 ? held : undefined;
+    const r = await w.create(this.user, full, this.key);
+    if (live) {
+      // A key within its 24 hours: the same request is the same order, another is 422.
+      if (live.request === JSON.stringify(full))
+        assert.ok(r.ok && r.value.replayed && r.value.response.id === live.orderId, `a repeat of ${this.key} answers ${live.orderId}`);
+      else assert.ok(!r.ok && r.code === 'invalid_params', `a reuse of ${this.key} for another request is 422`);
+      return;
+    }
+    if (!r.ok) {
+      if (before.active >= DEFAULT_LIMITS.activeTasks)
+        assert.ok(['active_tasks_exceeded', 'rate_limited', 'quote_invalid', 'invalid_params'].includes(r.code), r.code);
+      return;
+    }
+    assert.equal(r.value.replayed, false);
+    const { id, cost } = r.value.response;
+    assert.ok(before.active < DEFAULT_LIMITS.activeTasks, `created while ${before.active} orders were active`);
+    assert.ok(cost <= before.balance, `charged ${cost} of a balance of ${before.balance}`);
+    if (this.maxCost !== undefined) assert.ok(cost <= this.maxCost, 'max_cost holds');
+    m.charged.set(id, cost);
+    if (quoted) m.quotedCost.set(id, quoted.cost);
+    if (this.key) m.keys.set(`${this.user}:${this.key}`, { orderId: id, request: JSON.stringify(full), at: w.clock });
+    m.ordersOf.set(this.user, [...(m.ordersOf.get(this.user) ?? []), id]);
+  }
+  toString = () =>
+    `create(${this.user}, ${this.route}, topic ${this.topic}${this.extras.song ? ', song' : ''}${this.extras.placement ? ', placement' : ''}${
+      this.deadline ? `, deadline ${this.deadline}` : ''
+    }${this.maxCost !== undefined ? `, max_cost ${this.maxCost}` : ''}${this.quote !== undefined ? `, quote #${this.quote}` : ''}${this.key ? `, key ${this.key}` : ''})`;
+}
+
+/** A client's burst: the same order made n times in a row (no key), as a loop that ignores its 429s. */
+export class Burst implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly route: 'quick' | 'explicit' | 'director',
+    readonly n: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    for (let i = 0; i < this.n; i++)
+      await new Create(this.user, this.route, i, { song: false, placement: false }, undefined, undefined, undefined, undefined).run(m, w);
+  }
+  toString = () => `burst(${this.user}, ${this.route} x${this.n})`;
+}
+
+export class Quote implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly route: 'quick' | 'explicit' | 'director',
+    readonly topic: number,
+    readonly extras: { song: boolean; placement: boolean },
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const r = await w.quote(this.user, requestOf(this.route, this.topic, this.extras));
+    if (r.ok) m.quotes.push({ id: r.value.quote_id, cost: r.value.cost });
+  }
+  toString = () => `quote(${this.user}, ${this.route}, topic ${this.topic}${this.extras.song ? ', song' : ''}${this.extras.placement ? ', placement' : ''})`;
+}
+
+export class Review implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly order: number,
+    readonly action: 'approve' | 'edit' | 'regen',
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const id = pick(m.ordersOf.get(this.user) ?? [], this.order);
+    if (!id) return;
+    const text = 'Scene one of the edit\n\nScene two of the edit';
+    const decision =
+      this.action === 'edit'
+        ? { action: 'edit' as const, text }
+        : this.action === 'regen'
+          ? { action: 'regen' as const, note: 'shorter' }
+          : { action: 'approve' as const };
+    const before = structuredClone(w.table.orders.get(id)!);
+    const atLimit = activeOf(w, this.user) >= DEFAULT_LIMITS.activeTasks;
+    const r = await w.review(this.user, id, decision);
+    if (before.status !== 'awaiting_review') return;
+    if (this.action === 'regen' && (before.regens ?? 0) >= MAX_REGENS) assert.ok(!r.ok && r.code === 'regen_limit_reached', 'a regen past the cap is 409');
+    else if (atLimit)
+      assert.ok(!r.ok && r.code === 'active_tasks_exceeded' && r.error.retryAfterSeconds, 'a review at the active limit is 429 with Retry-After');
+    else assert.ok(r.ok, `a review of an order awaiting it: ${r.ok || r.code}`);
+    if (!r.ok) assert.equal(w.table.orders.get(id)!.status, 'awaiting_review', 'a refused review leaves the order awaiting it');
+  }
+  toString = () => `review(${this.user}, order #${this.order}, ${this.action})`;
+}
+
+export class Cancel implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly order: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const id = pick(m.ordersOf.get(this.user) ?? [], this.order);
+    if (!id) return;
+    const was = w.table.orders.get(id)!.status;
+    const r = await w.cancel(this.user, id);
+    if (r.ok) assert.ok(['queued', 'awaiting_review', 'error'].includes(was), `a ${was} order was canceled`);
+    else assert.equal(r.code, 'not_cancelable');
+  }
+  toString = () => `cancel(${this.user}, order #${this.order})`;
+}
+
+export class TopUp implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly amount: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    // As the operator's top-up writes it: the balance and its ledger entry.
+    w.table.accounts.get(this.user)!.balance += this.amount;
+    w.table.ledger.push({ userId: this.user, amount: this.amount, kind: 'top_up', orderId: '' });
+    m.topUps.set(this.user, (m.topUps.get(this.user) ?? 0) + this.amount);
+  }
+  toString = () => `topUp(${this.user}, ${this.amount})`;
+}
+
+export class Plan implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly heavy: number | undefined,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const a = w.table.accounts.get(this.user)!;
+    if (this.heavy === undefined) delete a.plan;
+    else a.plan = { name: `plan-${this.heavy}`, heavyPerMonth: this.heavy };
+  }
+  toString = () => `plan(${this.user}, ${this.heavy ?? 'none'})`;
+}
+
+/** Something that happens to the world as a whole: time passing, a sweep, a restart, the receiver going away. */
+export class Act implements Cmd {
+  constructor(
+    readonly label: string,
+    readonly act: (w: World) => unknown,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    await this.act(w);
+  }
+  toString = () => this.label;
+}
+export const advance = (seconds: number) => new Act(`advance(${seconds} s)`, (w) => w.advance(seconds));
+export const sweepNow = () => new Act('sweep()', (w) => w.runSweep());
+export const restart = () => new Act('restart()', (w) => w.restart());
+export const receiver = (up: boolean) =>
+  new Act(`receiver(${up ? 'up' : 'down'})`, (w) => {
+    w.receiverUp = up;
+  });
+
+export class Step implements Cmd {
+  constructor(
+    readonly n: number,
+    readonly fail: boolean,
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const name = pick(w.engine.runnable(), this.n);
+    if (name) await w.step(name, this.fail);
+  }
+  toString = () => `step(#${this.n}${this.fail ? ', generator fails' : ''})`;
+}
+
+export class FinishRender implements Cmd {
+  constructor(
+    readonly n: number,
+    readonly outcome: 'ok' | 'fail',
+  ) {}
+  check = () => true;
+  async run(_m: Model, w: World) {
+    const h = pick(w.held, this.n);
+    if (h) await w.finishRender(h, this.outcome);
+  }
+  toString = () => `finishRender(#${this.n}, ${this.outcome})`;
+}
+
+/** The most outbound requests one API call may cause (a resend's events, a ping): the stated bound. */
+const MAX_OUTBOUND_PER_CALL = 100;
+
+export class WebhookOp implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly op: 'register' | 'rotate' | 'delete' | 'ping' | 'resendSince' | 'resendOne',
+    readonly n: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const before = [...w.sent.values()].reduce((a, b) => a + b, 0);
+    if (this.op === 'register') await w.registerWebhook(this.user);
+    if (this.op === 'rotate') await w.rotateWebhook(this.user);
+    if (this.op === 'delete') await w.deleteWebhook(this.user);
+    if (this.op === 'ping') await w.pingWebhook(this.user);
+    let resent: string[] = [];
+    if (this.op === 'resendSince') {
+      const r = await w.resendSince(this.user, new Date(w.clock - 3600_000));
+      if (r.ok) resent = r.value.resent;
+    }
+    if (this.op === 'resendOne') {
+      const mine = w.storedEvents().filter((e) => e.userId === this.user);
+      const event = pick(mine, this.n);
+      if (event) {
+        const r = await w.resendOne(this.user, event.id);
+        if (r.ok) resent = r.value;
+      }
+    }
+    for (const id of resent) m.resends.set(id, (m.resends.get(id) ?? 0) + 1);
+    const now = [...w.sent.values()].reduce((a, b) => a + b, 0);
+    assert.ok(resent.length + (now - before) <= MAX_OUTBOUND_PER_CALL, `one call caused ${resent.length} deliveries and ${now - before} requests`);
+  }
+  toString = () => `webhook(${this.user}, ${this.op}${this.op === 'resendOne' ? ` #${this.n}` : ''})`;
+}
+
+/** What must hold after every command. */
+export function invariants(m: Model, w: World) {
+  const orders = [...w.table.orders.values()];
+  const linesOf = new Map<string, typeof w.table.ledger>();
+  for (const l of w.table.ledger) linesOf.set(l.orderId, [...(linesOf.get(l.orderId) ?? []), l]);
+  for (const u of USERS) {
+    const sum = w.table.ledger.reduce((a, l) => (l.userId === u ? a + l.amount : a), 0);
+    const account = w.table.accounts.get(u)!;
+    assert.equal(account.balance, sum, `${u}: the balance is the ledger's sum`);
+    assert.ok(account.balance >= 0, `${u}: the balance never goes below zero`);
+    assert.equal(account.activeTasks, activeOf(w, u), `${u}: the active-task counter counts the queued and running orders`);
+    assert.ok(
+      activeOf(w, u) <= DEFAULT_LIMITS.activeTasks,
+      `${u}: ${activeOf(w, u)} orders queued or running, over the limit of ${DEFAULT_LIMITS.activeTasks}`,
+    );
+    const pending = orders.filter((o) => o.userId === u && awaitsApproval(o)).length;
+    assert.equal(account.reviewsPending ?? 0, pending, `${u}: the counter of orders awaiting approval counts them`);
+    assert.ok(pending <= DEFAULT_LIMITS.reviewsPending, `${u}: ${pending} director-mode orders awaiting approval, over ${DEFAULT_LIMITS.reviewsPending}`);
+  }
+  for (const o of orders) {
+    const charges = (linesOf.get(o.id) ?? []).filter((l) => l.kind === 'charge');
+    const refunds = (linesOf.get(o.id) ?? []).filter((l) => l.kind === 'refund');
+    assert.equal(charges.length, 1, `${o.id}: charged once`);
+    assert.equal(-charges[0]!.amount, o.charge.cost, `${o.id}: charged its cost`);
+    assert.equal(m.charged.get(o.id), o.charge.cost, `${o.id}: charged what its creation answered`);
+    if (m.quotedCost.has(o.id)) assert.equal(o.charge.cost, m.quotedCost.get(o.id), `${o.id}: charged its quote`);
+    assert.ok(refunds.length <= 1, `${o.id}: refunded at most once`);
+    assert.ok((o.regens ?? 0) <= MAX_REGENS, `${o.id}: rewritten ${o.regens} times, over ${MAX_REGENS}`);
+    assert.equal(refunds.length === 1, Boolean(o.refunded), `${o.id}: a refund entry exactly when refunded`);
+    if (o.refunded) {
+      assert.equal(o.status, 'error', `${o.id}: refunded only in error`);
+      assert.equal(refunds[0]!.amount, o.charge.cost, `${o.id}: refunded what it took`);
+      assert.ok(!w.files.has(`${o.id}/video`), `${o.id}: a refunded order has no video`);
+    }
+    if (o.status === 'done') assert.ok(!o.refunded && w.files.has(`${o.id}/video`), `${o.id}: done with its video, not refunded`);
+    if (o.status !== 'done' && o.status !== 'error') assert.ok(w.table.open.has(o.id), `${o.id}: open with the marker the sweep acts on`);
+  }
+  // Render capacity: each render that runs holds a slot of its own, never handed to another order meanwhile.
+  const rendering = w.held.map((h) => h.orderId);
+  assert.ok(rendering.length <= SLOTS, `${rendering.length} renders at once on ${SLOTS} slots`);
+  for (const id of rendering) {
+    const slot = [...w.capacity.held.values()].find((s) => s.holder === id && (s.leaseUntil ?? 0) >= w.clock);
+    assert.ok(slot, `${id} renders without holding a slot (the slots: ${JSON.stringify([...w.capacity.held.values()].map((s) => s.holder))})`);
+  }
+  for (const s of w.capacity.held.values()) {
+    if (!s.holder || (s.leaseUntil ?? 0) < w.clock) continue;
+    const holder = w.table.orders.get(s.holder);
+    assert.ok(holder && holdsSlot(holder.status), `slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
+  }
+  for (const e of w.storedEvents()) {
+    const settled = e.delivery === 'delivered' || e.delivery === 'dropped' || e.delivery === 'no_webhook';
+    assert.ok(settled || w.table.pending.has(e.id), `event ${e.id}: settled or pending with its marker`);
+    const allowed = MAX_ATTEMPTS + (m.resends.get(e.id) ?? 0);
+    assert.ok((w.sent.get(e.id) ?? 0) <= allowed, `event ${e.id}: ${w.sent.get(e.id)} requests, more than ${allowed} (5 + one per resend)`);
+  }
+}
+
+/** Everything driven to rest: renders finished, reviews lapsed, deliveries done, the sweep run as its timer would. */
+export async function drain(m: Model, w: World) {
+  w.receiverUp = true;
+  const atRest = () =>
+    [...w.table.orders.values()].every((o) => o.status === 'done' || o.status === 'error') &&
+    w.storedEvents().every((e) => e.delivery !== undefined && e.delivery !== 'pending');
+  for (let round = 0; round < 200 && !atRest(); round++) {
+    for (const h of [...w.held]) await w.finishRender(h, 'ok');
+    await w.settle();
+    // Nothing can move: time passes (a review lapses, a backoff ends, a lease runs out) and the sweep runs.
+    if (!w.held.length) {
+      await w.advance(REST_STEP_SECONDS);
+      await w.runSweep();
+      invariants(m, w);
+    }
+  }
+  invariants(m, w);
+  for (const o of w.table.orders.values()) assert.ok(o.status === 'done' || o.status === 'error', `${o.id} ended at rest (it is ${o.status})`);
+  for (const e of w.storedEvents()) assert.notEqual(e.delivery ?? 'pending', 'pending', `event ${e.id} settled at rest`);
+}
+const REST_STEP_SECONDS = 300;
+
+const user = fc.constantFrom(...USERS, 'A' as const);
+/** A value one time in five, else undefined. */
+const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
+const extras = fc.record({ song: fc.boolean(), placement: fc.boolean() });
+const route = fc.constantFrom('quick' as const, 'explicit' as const, 'director' as const);
+const create = fc
+  .tuple(
+    user,
+    route,
+    fc.nat(5),
+    extras,
+    fc.option(fc.constantFrom(60, 300), { nil: undefined }),
+    sometimes(fc.constantFrom(0, 100, 250)),
+    sometimes(fc.nat(5)),
+    sometimes(fc.constantFrom('k1', 'k2')),
+  )
+  .map(([u, r, t, x, d, c, q, k]) => new Create(u, r, t, x, d, c, q, k));
+const step = fc.tuple(fc.nat(30), fc.nat(9)).map(([n, f]) => new Step(n, f === 0));
+const review = fc
+  .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const))
+  .map(([u, n, a]) => new Review(u, n, a));
+/** fc.commands picks among these evenly: the repeated ones are the frequent ones. */
+export const commandArbs = [
+  create,
+  create,
+  create,
+  create,
+  fc.tuple(user, route, fc.integer({ min: 2, max: 12 })).map(([u, r, n]) => new Burst(u, r, n)),
+  fc.tuple(user, route, fc.nat(5), extras).map(([u, r, t, x]) => new Quote(u, r, t, x)),
+  review,
+  review,
+  fc.tuple(user, fc.nat(20)).map(([u, n]) => new Cancel(u, n)),
+  fc.tuple(user, fc.constantFrom(100, 500)).map(([u, a]) => new TopUp(u, a)),
+  fc.tuple(user, fc.option(fc.constantFrom(0, 1, 3), { nil: undefined })).map(([u, h]) => new Plan(u, h)),
+  fc.constantFrom(1, 20, 20, 61, 300, 1000, 90_000).map((s) => advance(s)),
+  fc.constant(sweepNow()),
+  step,
+  step,
+  step,
+  step,
+  step,
+  step,
+  fc.tuple(fc.nat(3), fc.constantFrom('ok' as const, 'ok' as const, 'fail' as const)).map(([n, o]) => new FinishRender(n, o)),
+  fc.tuple(fc.nat(3), fc.constantFrom('ok' as const, 'ok' as const, 'fail' as const)).map(([n, o]) => new FinishRender(n, o)),
+  fc.constant(restart()),
+  fc.boolean().map((up) => receiver(up)),
+  fc.boolean().map((up) => receiver(up)),
+  fc
+    .tuple(user, fc.constantFrom('register' as const, 'rotate' as const, 'delete' as const, 'ping' as const), fc.nat(20))
+    .map(([u, op, n]) => new WebhookOp(u, op, n)),
+  fc.tuple(user, fc.constantFrom('resendSince' as const, 'resendOne' as const), fc.nat(20)).map(([u, op, n]) => new WebhookOp(u, op, n)),
+];
+
+export function newWorld(): { model: Model; world: World } {
+  const world = new World();
+  world.addUser('A', 2000);
+  world.addUser('B', 300, { trialVideosLeft: 1 });
+  world.addUser('C', 1000, { plan: { name: 'pro', heavyPerMonth: 2 } });
+  for (const [userId, amount] of [
+    ['A', 2000],
+    ['B', 300],
+    ['C', 1000],
+  ] as const)
+    world.table.ledger.push({ userId, amount, kind: 'top_up', orderId: '' });
+  // A and B have a webhook from the start; C may register one.
+  world.webhooks.save({ id: 'wh_a', userId: 'A', url: 'https://hooks.example/a', active: true, createdAt: world.now().toISOString(), secret: 'whsec_a' });
+  world.webhooks.save({ id: 'wh_b', userId: 'B', url: 'https://hooks.example/b', active: true, createdAt: world.now().toISOString(), secret: 'whsec_b' });
+  const model: Model = {
+    topUps: new Map([
+      ['A', 2000],
+      ['B', 300],
+      ['C', 1000],
+    ]),
+    charged: new Map(),
+    quotedCost: new Map(),
+    quotes: [],
+    keys: new Map(),
+    resends: new Map(),
+    ordersOf: new Map(),
+    log: [],
+  };
+  return { model, world };
+}
+
+/** What the sequences did, summed: to show that they reach the states the invariants are about. */
+export const reached = new Map<string, number>();
+const count = (what: string, n = 1) => reached.set(what, (reached.get(what) ?? 0) + n);
+
+/** Runs the commands, checking the invariants after each, then drives the world to rest. */
+export async function runSequence(cmds: Iterable<Cmd>) {
+  const { model, world } = newWorld();
+  for (const c of cmds) {
+    count('commands');
+    if (world.held.length) count('commands with a render in flight');
+    await c.run(model, world);
+    invariants(model, world);
+    for (const u of USERS) assert.equal(balanceOf(world, u) - sumOfOrders(world, u), model.topUps.get(u), `${u}: balance = top-ups - charges + refunds`);
+  }
+  const before = [...world.table.orders.values()];
+  count('orders');
+  count('orders', before.length - 1);
+  for (const o of before) count(`before rest: ${o.status}${o.error ? ` ${o.error.code}` : ''}`);
+  count(
+    'resends',
+    [...model.resends.values()].reduce((a, b) => a + b, 0),
+  );
+  await drain(model, world);
+}
+
+const sumOfOrders = (w: World, u: string) =>
+  [...w.table.orders.values()].filter((o) => o.userId === u).reduce((a, o) => a - o.charge.cost + (o.refunded ? o.charge.cost : 0), 0);

@@ -1,0 +1,42 @@
+/**
+ * The holes the model-based test (lifecycle-model.test.ts) found on its own, each as its shrunk counterexample: the
+ * sequence of commands, run on the in-memory lifecycle with every invariant checked after each command and at rest.
+ * Each failed on the code before its fix with the message quoted.
+ */
+import { describe, it } from 'node:test';
+import { advance, Burst, Create, Review, receiver, runSequence, Step, sweepNow, WebhookOp } from './lifecycle-commands.ts';
+
+const plain = { song: false, placement: false };
+
+describe('the lifecycle holes found by the model', () => {
+  it('a deadline never refunds a render that has started nor frees its slot mid-render', async () => {
+    // Before: "<order> renders without holding a slot (the slots: [])": the sweep refunded the running order at its
+    // deadline and gave its slot away while its render went on.
+    await runSequence([new Create('A', 'quick', 0, plain, 60, undefined, undefined, undefined), advance(300), sweepNow()]);
+  });
+
+  it('an approval, an edit or a regen cannot take a key past its active-task limit', async () => {
+    // Before: "A: 11 orders queued or running, over the limit of 10" (the edit of a reviewed order at 10 active).
+    await runSequence([
+      new Create('A', 'director', 0, plain, undefined, undefined, undefined, undefined),
+      new Create('A', 'quick', 0, plain, undefined, undefined, undefined, 'k1'),
+      advance(1000),
+      new Step(0, false),
+      new Burst('A', 'quick', 10),
+      new Review('A', 12, 'edit'),
+    ]);
+    // The same with a regen.
+    await runSequence([new Burst('A', 'director', 2), advance(300), new Burst('A', 'quick', 10), new Review('A', 0, 'regen')]);
+  });
+
+  it('a manual resend gives each event one attempt, not five', async () => {
+    // Before: "event <order>:awaiting_review:1: 10 requests, more than 6 (5 + one per resend)".
+    await runSequence([
+      receiver(false),
+      new Create('A', 'director', 0, plain, undefined, undefined, undefined, undefined),
+      advance(1000),
+      new WebhookOp('A', 'resendSince', 0),
+      advance(90_000),
+    ]);
+  });
+});

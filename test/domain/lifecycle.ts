@@ -1,0 +1,346 @@
+/**
+ * The order lifecycle on the in-memory ports, for the model-based test (lifecycle-model.test.ts): the use cases the
+ * handlers call (creation, quote, review, cancel, webhooks, resend, the sweep) and both state machines run by the
+ * in-memory engine from their ASL files, each Task calling the step use case its handler calls. Nothing moves unless a
+ * command moves it: a step of one execution, a render finished, time passing, a sweep, a restart.
+ */
+import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
+import type { ReviewDecision } from '../../functions/contract/review.ts';
+import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
+import { RenderQueue } from '../../functions/core/capacity.ts';
+import { type DeliveryPorts, deliver, type ResendPorts, resendDropped, resendEvent, type StoredEvent } from '../../functions/core/deliveries.ts';
+import { AppError } from '../../functions/core/errors.ts';
+import { QueueViews } from '../../functions/core/eta.ts';
+import { GeneratorFailed, type Generator, type RenderRequest } from '../../functions/core/generator.ts';
+import { OrderSteps } from '../../functions/core/order-steps.ts';
+import { OrderCreation, type OrderRequest } from '../../functions/core/create-order.ts';
+import type { Order } from '../../functions/core/orders.ts';
+import type { Workflow } from '../../functions/core/ports.ts';
+import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
+import { reviewOrder } from '../../functions/core/review.ts';
+import { sweep } from '../../functions/core/sweep.ts';
+import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../../functions/core/webhooks.ts';
+import { planFromPrompt } from '../../functions/generator/planner.ts';
+import { writeScript } from '../../functions/generator/writer.ts';
+import { Engine } from './engine.ts';
+import { MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryTable, MemoryWebhooks } from './memory.ts';
+
+export const SLOTS = 2;
+export const LEASE_SECONDS = 1800;
+export const REVIEW_SECONDS = 900;
+export const GRACE_SECONDS = 60;
+/** The render Lambda's timeout: a render held longer is cut off, as Lambda ends an invocation at its timeout. */
+export const RENDER_TIMEOUT_SECONDS = 900;
+export const USERS = ['A', 'B', 'C'] as const;
+export type User = (typeof USERS)[number];
+export const TOPICS = ['green tea', 'Кофейня у дома', 'solar panels'] as const;
+
+/** A render the test holds: it ends when the test finishes it (or its Lambda's time runs out). */
+interface HeldRender {
+  orderId: string;
+  since: number;
+  release: (outcome: 'ok' | 'fail' | 'timeout') => void;
+}
+
+export class World {
+  clock = Date.parse('2026-11-23T10:00:00Z');
+  readonly now = () => new Date(this.clock);
+  readonly table = new MemoryTable();
+  readonly orders = new MemoryOrders(this.table);
+  readonly capacity = new MemoryCapacity();
+  readonly events = new MemoryEvents(this.table);
+  readonly webhooks = new MemoryWebhooks(this.table);
+  readonly metrics = new MemoryMetrics();
+  readonly files = new Map<string, string>();
+  /** Renders in flight, by order: the renderer was called and has not returned. */
+  readonly held: HeldRender[] = [];
+  /** Outbound webhook requests, by event id (test pings under their own id). */
+  readonly sent = new Map<string, number>();
+  receiverUp = true;
+  /** The next generator call fails (GeneratorFailed). */
+  failNext = false;
+  readonly engine: Engine;
+  readonly queue: RenderQueue;
+  readonly steps: OrderSteps;
+  readonly creation: OrderCreation;
+  readonly workflow: Workflow;
+  readonly cancellation: CancelPorts;
+  readonly deliveryPorts: DeliveryPorts;
+  readonly resendPorts: ResendPorts;
+
+  constructor() {
+    const now = this.now;
+    const steps = (): OrderSteps => this.steps;
+    this.engine = new Engine(
+      {
+        AwaitSlot: async (p) => {
+          await steps().awaitSlot(p.orderId, p.taskToken, p.execution);
+          return {};
+        },
+        StartOrder: (p) => steps().start(p.orderId, p.execution),
+        PlanOrder: (p) => steps().plan(p.orderId, p.execution),
+        WriteScript: (p) => steps().write(p.orderId, p.execution),
+        AwaitReview: async (p) => {
+          await steps().awaitReview(p.orderId, p.taskToken, p.execution);
+          return {};
+        },
+        RegenScript: (p) => steps().regen(p.orderId, p.execution),
+        RenderVideo: (p) => steps().render(p.orderId, p.execution),
+        PublishOrder: async (p) => {
+          await steps().publish(p.orderId, p.execution);
+          return {};
+        },
+        MarkFailed: async (p) => {
+          if (p.lapsed) return steps().lapse(p.orderId, p.failure, p.execution);
+          await steps().fail(p.orderId, p.failure, p.execution);
+          return {};
+        },
+        DeliverEvent: (p) => deliver(this.deliveryPorts, p.orderId, p.eventId),
+      },
+      () => this.clock,
+      new Set(['RenderVideo']),
+    );
+    this.workflow = {
+      start: async (o) =>
+        this.engine.start('order', o.execution ?? o.id, { orderId: o.id, directorMode: o.params.director_mode, reviewTimeoutSeconds: REVIEW_SECONDS }),
+      state: async (o) => this.engine.state(o.execution ?? o.id),
+      stop: async (o) => this.engine.stop(o.execution ?? o.id),
+    };
+    const delivery = {
+      start: async (e: { id: string; orderId: string; execution?: string }) =>
+        this.engine.start('delivery', e.execution ?? e.id, { orderId: e.orderId, eventId: e.id }),
+      state: async (e: { id: string; execution?: string }) => this.engine.state(e.execution ?? e.id),
+    };
+    const wakeup = { wake: (token: string, slot: number) => this.engine.succeed(token, { slot }) };
+    this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
+    const announce = async (e: { id: string; orderId: string }) => delivery.start(e);
+    const accounts = { get: async (userId: string) => this.table.account(userId) };
+    this.steps = new OrderSteps({
+      orders: this.orders,
+      accounts,
+      generator: this.generator(),
+      files: { put: async (orderId, file, body) => void this.files.set(`${orderId}/${file}`, String(body)) },
+      links: memoryLinks,
+      metrics: this.metrics,
+      serviceAddress: 'video.example',
+      scratch: { make: () => '/scratch', remove: async () => undefined },
+      capacity: this.queue,
+      announce,
+      now,
+    });
+    this.cancellation = {
+      orders: this.orders,
+      accounts,
+      capacity: this.queue,
+      announce,
+      metrics: this.metrics,
+      now,
+      stopWorkflow: (o) => this.workflow.stop(o, 'canceled'),
+      log: { warn: () => undefined },
+    };
+    const sender = {
+      send: async (_url: string, _body: string, headers: Record<string, string>) => {
+        const id = headers['x-service-event-id']!;
+        this.sent.set(id, (this.sent.get(id) ?? 0) + 1);
+        return this.receiverUp ? { ok: true, status: 200, latencyMs: 1 } : { ok: false, status: 503, latencyMs: 1 };
+      },
+    };
+    this.deliveryPorts = { events: this.events, webhooks: this.webhooks, sender, retryBaseMs: 1000, metrics: this.metrics, now };
+    this.resendPorts = { events: this.events, delivery, now };
+    this.sender = sender;
+    this.delivery = delivery;
+    this.creation = new OrderCreation({
+      orders: this.orders,
+      planPrompt: planFromPrompt,
+      deliverable: { ai_visual: true, voice_clone: true },
+      workflow: this.workflow,
+      limits: DEFAULT_LIMITS,
+      prices: DEFAULT_PRICES,
+      throughput: { orderSeconds: 20 },
+      queue: new QueueViews(async () => ({ slots: SLOTS, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+      metrics: this.metrics,
+      log: { error: () => undefined },
+    });
+  }
+
+  readonly sender: DeliveryPorts['sender'];
+  readonly delivery: { start(e: { id: string; orderId: string; execution?: string }): Promise<void>; state(e: { id: string }): Promise<string> };
+
+  /** The embedded planner and writer; a renderer that waits for the test; `failNext` fails the next call. */
+  private generator(): Generator {
+    const failing = () => {
+      if (!this.failNext) return;
+      this.failNext = false;
+      throw new GeneratorFailed('the model failed this step');
+    };
+    return {
+      planner: {
+        plan: async (prompt: string) => {
+          failing();
+          return planFromPrompt(prompt);
+        },
+      },
+      writer: {
+        write: async (req) => {
+          failing();
+          return writeScript(req);
+        },
+      },
+      renderer: {
+        render: async (req: RenderRequest) => {
+          const outcome = await new Promise<'ok' | 'fail' | 'timeout'>((release) => this.held.push({ orderId: req.orderId!, since: this.clock, release }));
+          if (outcome === 'timeout') throw Object.assign(new Error('Task timed out'), { name: 'Sandbox.Timedout' });
+          if (outcome === 'fail') throw new GeneratorFailed('the model failed the render');
+          return { video: `/scratch/${req.orderId}.mp4`, cover: `/scratch/${req.orderId}.jpg`, seconds: req.params.duration_seconds };
+        },
+      },
+    };
+  }
+
+  addUser(userId: string, balance: number, extra: { trialVideosLeft?: number; plan?: { name: string; heavyPerMonth: number } } = {}) {
+    this.table.addAccount({ userId, balance, ...extra });
+  }
+
+  /** The client's creation, as the handler calls it; the error a client would get is returned, not thrown. */
+  async create(userId: string, request: OrderRequest, idempotencyKey?: string) {
+    // A millisecond a call: order ids (which carry their time) then sort as they were made, so a sequence replays alike.
+    this.clock += 1;
+    return this.call(() =>
+      this.creation.create({ account: this.table.account(userId), request, ...(idempotencyKey ? { idempotencyKey } : {}), now: this.now() }),
+    );
+  }
+
+  quote(userId: string, request: OrderRequest) {
+    return this.call(() => this.creation.quote({ account: this.table.account(userId), request, now: this.now() }));
+  }
+
+  review(userId: string, orderId: string, decision: ReviewDecision) {
+    const workflow = { ...this.workflow, answerReview: (token: string, d: ReviewDecision) => this.engine.succeed(token, { action: d.action }) };
+    return this.call(() =>
+      reviewOrder({ orders: this.orders, workflow, limits: DEFAULT_LIMITS, throughput: { orderSeconds: 20 } }, userId, orderId, decision, this.now()),
+    );
+  }
+
+  cancel(userId: string, orderId: string) {
+    return this.call(() => cancelOrder(this.cancellation, userId, orderId));
+  }
+
+  runSweep(graceSeconds = GRACE_SECONDS) {
+    return sweep({
+      orders: this.orders,
+      workflow: this.workflow,
+      events: this.events,
+      delivery: this.delivery as never,
+      queue: this.queue,
+      metrics: this.metrics,
+      graceSeconds,
+      now: this.now,
+      expire: async (order: Order) => void (await cancel(this.cancellation, order, DEADLINE_EXCEEDED)),
+    });
+  }
+
+  /**
+   * Time passes: waits time out, and a render held past its Lambda's timeout is cut off. Over a minute, the workflows
+   * do their work meanwhile (a Task runs within seconds of the last: what a slot's lease is sized for).
+   */
+  async advance(seconds: number) {
+    const target = this.clock + seconds * 1000;
+    if (seconds > 61) {
+      // Through each moment something is due (a Wait ends, a wait times out), the workflows having done their work.
+      for (;;) {
+        await this.settle();
+        const due = this.engine.nextDue();
+        if (due === undefined || due > target) break;
+        await this.moveTo(Math.max(this.clock, due));
+      }
+    }
+    await this.moveTo(target);
+  }
+
+  private async moveTo(at: number) {
+    this.clock = at;
+    for (const h of [...this.held]) if (this.clock - h.since > RENDER_TIMEOUT_SECONDS * 1000) await this.finishRender(h, 'timeout');
+    await this.engine.tick();
+  }
+
+  /** Every execution that can move runs until none can (a held render stays held). */
+  async settle() {
+    for (let i = 0; i < 500; i++) {
+      const next = this.engine.runnable()[0];
+      if (!next) return;
+      await this.step(next, false);
+    }
+    throw new Error('the workflows did not come to rest in 500 steps');
+  }
+
+  /** Lets a held render end, and its Task with it. */
+  async finishRender(h: HeldRender, outcome: 'ok' | 'fail' | 'timeout') {
+    this.held.splice(this.held.indexOf(h), 1);
+    h.release(outcome);
+    const task = this.engine.inFlight.find((t) => t.state === 'Render' && this.engine.executions.get(t.execution)?.data.orderId === h.orderId);
+    if (task) await this.engine.finish(task);
+    else await new Promise((r) => setImmediate(r));
+  }
+
+  /** One Task of one execution; `fail` fails the generator call it makes, if any. */
+  async step(name: string, fail: boolean) {
+    this.failNext = fail;
+    try {
+      await this.engine.step(name);
+    } finally {
+      this.failNext = false;
+    }
+  }
+
+  /** The local runtime stopped and started again: executions and renders in flight are gone; the sweep runs at once. */
+  async restart() {
+    this.held.length = 0;
+    this.engine.loseAll();
+    await this.runSweep(0);
+  }
+
+  registerWebhook(userId: string) {
+    return this.call(() =>
+      registerWebhook(this.webhooks, { allowPrivate: true, resolve: async () => ['127.0.0.1'] }, userId, 'https://hooks.example/in', this.now()),
+    );
+  }
+  rotateWebhook(userId: string) {
+    return this.call(async () => rotateSecret(this.webhooks, userId, (await this.webhooks.ofUser(userId))?.id, 60, this.now()));
+  }
+  deleteWebhook(userId: string) {
+    return this.call(async () => deleteWebhook(this.webhooks, userId, (await this.webhooks.ofUser(userId))?.id));
+  }
+  pingWebhook(userId: string) {
+    return this.call(async () => pingWebhook({ webhooks: this.webhooks, sender: this.sender }, userId, (await this.webhooks.ofUser(userId))?.id, this.now()));
+  }
+  resendSince(userId: string, since: Date) {
+    return this.call(() => resendDropped(this.resendPorts, userId, since));
+  }
+  resendOne(userId: string, eventId: string) {
+    return this.call(() => resendEvent(this.resendPorts, userId, eventId));
+  }
+
+  /** What a client gets: the value, or the domain error's code (anything else is a 500: thrown). */
+  private async call<T>(run: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; code: string; error: AppError }> {
+    try {
+      return { ok: true, value: await run() };
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, code: err.code, error: err };
+      throw err;
+    }
+  }
+
+  storedEvents(): StoredEvent[] {
+    return [...this.table.events.values()];
+  }
+}
+
+/** The parameters of an explicit order from the model's choice. */
+export const explicitParams = (topic: string, extras: { director?: boolean; song?: boolean; placement?: boolean }): OrderParams =>
+  createVideoBody.parse({
+    topic,
+    duration_seconds: 20,
+    ...(extras.director ? { director_mode: true } : {}),
+    ...(extras.song ? { music: 'song' } : {}),
+    ...(extras.placement ? { placement: { product: 'Tea' } } : {}),
+  });
