@@ -21,7 +21,7 @@ after(() => {
 });
 
 /** Every folder and file under `dir` (itself included) whose mode is not 0700 or 0600, with its mode. */
-function readable(dir: string): string[] {
+function notOwnerOnly(dir: string): string[] {
   const wrong: string[] = [];
   const walk = (path: string) => {
     const stat = lstatSync(path);
@@ -67,10 +67,10 @@ describe('the data folder of npm start', () => {
       assert.ok(files.includes(join('dynamodb', 'shared-local-instance.db')), files.join('\n'));
       assert.ok(files.filter((f) => f.startsWith('s3') && f.includes(id)).length >= 3, files.join('\n'));
 
-      assert.deepEqual(readable(dataDir), []);
+      assert.deepEqual(notOwnerOnly(dataDir), []);
     } finally {
       await stopService(service.child);
     }
-    assert.deepEqual(readable(dataDir), [], 'after the stop');
+    assert.deepEqual(notOwnerOnly(dataDir), [], 'after the stop');
   });
 });

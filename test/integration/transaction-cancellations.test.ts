@@ -23,19 +23,29 @@ const adapters = async () => {
   return { ddb: aws().ddb, services: services(), keys };
 };
 
-/** Counts the TransactWriteItems calls the service sends, from now until the returned function stops counting. */
-async function countTransactions(): Promise<{ calls: () => number; stop: () => void }> {
+/**
+ * Counts the TransactWriteItems calls the service sends, and notes the reasons of each cancellation, from now until
+ * the returned function stops it.
+ */
+async function countTransactions(): Promise<{ calls: () => number; reasons: string[][]; stop: () => void }> {
   const { ddb } = await adapters();
   let calls = 0;
+  const reasons: string[][] = [];
   const name = `count-transactions-${Math.random()}`;
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand') calls++;
-      return next(args);
+      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+      calls++;
+      try {
+        return await next(args);
+      } catch (err) {
+        if (err instanceof TransactionCanceledException) reasons.push((err.CancellationReasons ?? []).map((r) => r.Code ?? ''));
+        throw err;
+      }
     },
     { step: 'initialize', name },
   );
-  return { calls: () => calls, stop: () => void ddb.middlewareStack.remove(name) };
+  return { calls: () => calls, reasons, stop: () => void ddb.middlewareStack.remove(name) };
 }
 
 /**
@@ -81,6 +91,8 @@ describe('a cancelled creation transaction', () => {
     const res = await t.api('POST', '/videos', { key, body: { ...BODY, quote_id: quote.body.quote_id } });
     counter.stop();
     assert.deepEqual([res.status, errorCode(res), counter.calls()], [500, 'internal_error', 1]);
+    // The quote is the creation's last item; every other one reports None.
+    assert.deepEqual(counter.reasons, [['None', 'None', 'None', 'None', 'None', 'None', 'ValidationError']]);
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
     assert.equal((await services.orders.quoteOf(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
   });
