@@ -2,7 +2,7 @@
  * npm start: the whole service on this machine (docs/architecture.md: One machine). Ctrl-C stops every child it started.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
 import { startLocalStack } from '../local/stack.ts';
@@ -11,7 +11,8 @@ import { CLONE_VOICE, PROVIDERS } from '../functions/generator/openai-http.ts';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.local');
 const port = Number(process.env.PORT ?? 3000);
-mkdirSync(dataDir, { recursive: true });
+// Owner-only from the first file on (the link key below); the stack makes all of it so again at its start.
+mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
 const passThrough = [
   'LIMIT_ACTIVE_TASKS',
@@ -39,8 +40,6 @@ console.log(`Starting the video service (data in ${dataDir}) ...`);
 // Download links are signed with a key kept in the data folder, so they survive restarts like the files do.
 const keyFile = join(dataDir, 'link-signing-key');
 if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
-// Secrets in the data folder are the owner's alone, also when an older start left them readable.
-chmodSync(keyFile, 0o600);
 const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
 const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
 const stack = await startLocalStack({
@@ -64,7 +63,6 @@ if (!existsSync(demoFile)) {
   const demo = await services().accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
   writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2), { mode: 0o600 });
 }
-chmodSync(demoFile, 0o600);
 const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string };
 
 console.log(`API:       ${publicUrl}`);

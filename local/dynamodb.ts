@@ -72,7 +72,7 @@ export async function startDynamoDbLocal(opts: {
   const port = opts.port ?? (await freePort());
   const dir = jarDir();
   const storage = opts.dataDir ? ['-dbPath', opts.dataDir] : ['-inMemory'];
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const javaArgs = [
     '-Xms64m',
     '-XX:+UseSerialGC',

@@ -58,7 +58,7 @@ function accessDenied(ctx: S3rverContext): void {
 }
 
 export async function startS3(opts: { directory: string; bucket: string; grants: (fn: string) => BucketGrants | undefined }) {
-  mkdirSync(opts.directory, { recursive: true });
+  mkdirSync(opts.directory, { recursive: true, mode: 0o700 });
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
 import { JOBS } from '../functions/jobs/table.ts';
+import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
@@ -86,6 +87,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
+    // Before the stores start, so that the files they write are owner-only too.
+    if (opts.dataDir) ownerOnly(opts.dataDir);
     const dynamo = await startDynamoDbLocal({
       ...(opts.dataDir ? { dataDir: join(opts.dataDir, 'dynamodb') } : {}),
       ...(opts.dynamoPort ? { port: opts.dynamoPort } : {}),

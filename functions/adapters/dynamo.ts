@@ -61,14 +61,14 @@ export class Cancelled<N extends string> {
     return this.reasons.get(name)?.item;
   }
 
-  /** Whether any item was cancelled for one of these reasons. */
-  any(...codes: string[]): boolean {
-    return [...this.reasons.values()].some((r) => codes.includes(r.code));
-  }
-
-  /** Another transaction held one of the items: trying again may succeed. */
+  /**
+   * Another transaction held one of the items, and nothing else failed: trying again may succeed. Every item that did
+   * not fail reports None, so None is no reason to try again; any other reason (ValidationError, a throttle) is not
+   * a conflict, and the caller throws it.
+   */
   get conflict(): boolean {
-    return this.any('TransactionConflict');
+    const codes = [...this.reasons.values()].map((r) => r.code).filter((code) => code !== 'None');
+    return codes.length > 0 && codes.every((code) => code === 'TransactionConflict');
   }
 }
 

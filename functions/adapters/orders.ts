@@ -186,8 +186,10 @@ export class Orders implements OrderStore {
       const item = cancelled.itemOf('debit');
       return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
     }
-    // What is left is a conflict with another transaction (the other items report None): try again.
-    if (cancelled.any('TransactionConflict', 'None', 'ConditionalCheckFailed')) return { kind: 'conflict' };
+    // Another transaction held an item: try again. Anything else is thrown at once: a lasting error (ValidationError;
+    // the order's own condition, its id taken, which a retry with the same id meets again) as a 500, a throttle as the
+    // transient failure it is (isTransient: 503).
+    if (cancelled.conflict) return { kind: 'conflict' };
     throw cancelled.error;
   }
 

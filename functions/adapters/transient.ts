@@ -15,12 +15,30 @@ const THROTTLING = new Set([
   'ServiceUnavailable',
   'TransactionInProgressException',
 ]);
+/**
+ * Why a transaction was cancelled, when that passes by itself: a throttle, or another transaction holding an item
+ * (a conflict that outlasted its caller's retries).
+ */
+const PASSING_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded', 'TransactionConflict']);
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
 
 export function isTransient(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
-  const e = err as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number }; cause?: unknown; errors?: unknown[] };
+  const e = err as {
+    name?: string;
+    code?: string;
+    $retryable?: unknown;
+    $metadata?: { httpStatusCode?: number };
+    cause?: unknown;
+    errors?: unknown[];
+    CancellationReasons?: { Code?: string }[];
+  };
   if (e.$retryable) return true;
+  if (e.name === 'TransactionCanceledException') {
+    // Transient when every item that failed did so for a passing reason (the others report None).
+    const failed = (e.CancellationReasons ?? []).map((r) => r?.Code ?? 'None').filter((code) => code !== 'None');
+    return failed.length > 0 && failed.every((code) => PASSING_REASONS.has(code));
+  }
   if (e.name && THROTTLING.has(e.name)) return true;
   if (e.code && NETWORK.has(e.code)) return true;
   if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;

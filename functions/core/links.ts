@@ -9,6 +9,10 @@ import { AppError, notFound } from './errors.ts';
 import { ORDER_FILES, type OrderFile, type OrderLinks } from './orders.ts';
 
 const LINK_TTL_SECONDS = 7 * 24 * 3600;
+/** How far ahead of the verifier's clock the signer's may be: a link expiring later than that was not issued here. */
+const CLOCK_SKEW_SECONDS = 300;
+/** Unix seconds in one spelling: decimal digits, no sign, space, exponent or leading zero (Number() reads all those). */
+const EXPIRES_RE = /^[1-9][0-9]{0,11}$/;
 
 /** The key that signs new links, and the one before the last rotation, which still verifies the links it signed. */
 export interface LinkKeys {
@@ -16,7 +20,7 @@ export interface LinkKeys {
   previous?: string;
 }
 
-const signature = (key: string, orderId: string, name: string, expires: number) =>
+const signature = (key: string, orderId: string, name: string, expires: number | string) =>
   createHmac('sha256', key).update(`${orderId}/${name}/${expires}`).digest('base64url');
 
 export function fileUrl(baseUrl: string, key: string, orderId: string, file: OrderFile, now: Date): string {
@@ -34,19 +38,23 @@ export const orderLinks = (baseUrl: string, key: string, orderId: string, now: D
 /**
  * The file a link names, or 404 for a name that is no file, 403 for a tampered or expired link. A link signed with
  * either key is good: rotating the key keeps the links of the last 7 days working, as long as rotations are at least
- * 7 days apart.
+ * 7 days apart. A link expiring further ahead than any link issued now is refused as tampered, whatever it is signed
+ * with: no link lives longer than 7 days, even one signed by a leaked key.
  */
 export function verifyLink(keys: LinkKeys, orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date): OrderFile {
   const file = (Object.keys(ORDER_FILES) as OrderFile[]).find((f) => ORDER_FILES[f].name === name);
   if (!file) throw notFound('file');
+  if (expires === undefined || !EXPIRES_RE.test(expires) || !sig) throw new AppError('forbidden', 'The link is not signed');
   const exp = Number(expires);
-  if (!Number.isSafeInteger(exp) || !sig) throw new AppError('forbidden', 'The link is not signed');
   const given = Buffer.from(sig);
   const signedWith = (key: string) => {
-    const expected = Buffer.from(signature(key, orderId, name, exp));
+    const expected = Buffer.from(signature(key, orderId, name, expires));
     return expected.length === given.length && timingSafeEqual(expected, given);
   };
-  if (!signedWith(keys.current) && !(keys.previous && signedWith(keys.previous))) throw new AppError('forbidden', 'The link signature does not match');
+  const signed = signedWith(keys.current) || (keys.previous !== undefined && signedWith(keys.previous));
+  if (!signed || exp * 1000 > now.getTime() + (LINK_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000) {
+    throw new AppError('forbidden', 'The link signature does not match');
+  }
   if (exp * 1000 < now.getTime()) throw new AppError('forbidden', 'The link has expired; GET /videos/{id} issues a fresh one');
   return file;
 }
