@@ -83,6 +83,18 @@ describe('webhook delivery', () => {
     assert.equal((await deliver(p, event.orderId, event.id)).outcome, 'gone', 'a dropped event is not sent again');
   });
 
+  it('drops a resent event after its one attempt (lastAttempt), whatever its attempts so far', async () => {
+    await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const event = doneEvent();
+    // Delivered at its second attempt, then reopened by a resend.
+    Object.assign(table.events.get(event.id)!, { attempts: 2, delivery: 'pending', lastAttempt: 3 });
+    const receiver = new ScriptedReceiver([500, 500]);
+    const p = ports(receiver);
+    assert.deepEqual(await deliver(p, event.orderId, event.id), { outcome: 'dropped', attempt: 3 });
+    assert.equal((await deliver(p, event.orderId, event.id)).outcome, 'gone');
+    assert.equal(receiver.received.length, 1);
+  });
+
   it('stops at the first 2xx, and a repeat of a delivered event sends nothing', async () => {
     await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
     const event = doneEvent();
