@@ -265,7 +265,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'testWebhook',
     summary: 'Send a test event to the webhook now',
     description:
-      'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the error, and the latency.',
+      'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the kind of error (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...; never an address), and the latency.',
     tag: 'Webhooks',
     ok: { 200: { description: 'The attempt', schema: webhookTestResult } },
     errors: ['forbidden', 'not_found'],

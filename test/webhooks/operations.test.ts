@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { verifyWebhook } from '../../functions/core/webhook-signature.ts';
+import { closedPort } from '../support/listeners.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
 // A small resend budget, so that a test can spend it (each test's key has its own).
@@ -119,6 +120,13 @@ describe('webhooks users can operate', () => {
     const ping = await t.api('POST', `/webhooks/${hook.id}/test`, { key });
     assert.deepEqual([ping.body.delivered, ping.body.http_status], [false, 500]);
     assert.ok(ping.body.latency_ms >= 0);
+    // Nothing listens: the answer says what kind of failure it was, and names no address or port.
+    const closed = new URL(r.url);
+    closed.port = String(await closedPort());
+    await t.api('POST', '/webhooks', { key, body: { url: closed.toString() } });
+    const refused = await t.api('POST', `/webhooks/${hook.id}/test`, { key });
+    assert.deepEqual([refused.body.delivered, refused.body.error], [false, 'connection refused'], refused.text);
+    assert.doesNotMatch(refused.text, new RegExp(`127\\.0\\.0\\.1|${closed.port}`));
   });
 
   it('send a dropped event again by its id and by a replay since a time, with the same event id', async () => {
