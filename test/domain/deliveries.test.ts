@@ -144,6 +144,18 @@ describe('webhook ownership and account deletion', () => {
     assert.equal(await codeOf(registerWebhook(webhooks, internal, 'U', 'https://intranet.example/', new Date(clock))), 'invalid_params');
   });
 
+  it('writes a webhook only over the version read, as the DynamoDB adapter does (test/webhooks/writes.test.ts)', async () => {
+    const hook = await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const read = (await webhooks.ofUser('U'))!;
+    assert.equal(await webhooks.save({ ...read, url: 'https://hooks.example/b' }, read), true);
+    assert.equal(await webhooks.save({ ...read, url: 'https://hooks.example/c' }, read), false, 'a second write from the same read');
+    assert.equal(await webhooks.save({ ...read, id: 'wh_other' }, undefined), false, 'a create over an existing one');
+    assert.deepEqual([(await webhooks.ofUser('U'))!.url, (await webhooks.ofUser('U'))!.version], ['https://hooks.example/b', 2]);
+    assert.equal(await webhooks.delete({ id: 'wh_other', userId: 'U' }), false);
+    assert.equal(await webhooks.delete(hook), true);
+    assert.equal(await webhooks.delete(hook), false);
+  });
+
   it('reads an order only for its owner, and shows the balance with the plan allowance left', async () => {
     table.addAccount({ userId: 'U', balance: 300, trialVideosLeft: 2, plan: { name: 'creator', heavyPerMonth: 20 }, heavyMonth: '2026-11', heavyUsed: 3 });
     const orders = new MemoryOrders(table);
