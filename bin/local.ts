@@ -17,6 +17,7 @@ mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 const passThrough = [
   'LIMIT_ACTIVE_TASKS',
   'LIMIT_POSTS_PER_MINUTE',
+  'LIMIT_RESENDS_PER_HOUR',
   'ORDER_SECONDS_ESTIMATE',
   'RENDER_SLOTS',
   'SLOT_LEASE_SECONDS',

@@ -4,6 +4,7 @@
  * but what a stage is lives here. A new stage is a new entry.
  */
 import { DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../functions/core/pricing.ts';
+import { DEFAULT_RESENDS_PER_HOUR } from '../functions/core/deliveries.ts';
 
 /** API Gateway's token bucket for one route: requests per second, and the burst above it. */
 export interface Throttle {
@@ -49,6 +50,8 @@ export interface StageConfig {
   prices: Prices;
   limitActiveTasks: number;
   limitPostsPerMinute: number;
+  /** Webhook events a key may have sent again per hour (POST /webhooks/{id}/resend). */
+  limitResendsPerHour: number;
   /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
   renderSlots: number;
   reviewDeadlineSeconds: number;
@@ -81,6 +84,7 @@ export const STAGES = {
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     renderSlots: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
@@ -98,6 +102,7 @@ export const STAGES = {
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     renderSlots: 4,
     reviewDeadlineSeconds: 7 * 24 * 3600,
     webhookRetryBaseMs: 30_000,

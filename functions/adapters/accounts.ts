@@ -4,8 +4,8 @@ import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound } from '../core/errors.ts';
 import { newEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
-import { deletePartition, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
-import { inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
+import { deletePartition, queryAll, recordOf, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
+import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
 import type { LedgerEntry, LedgerLine } from '../core/transactions.ts';
 
 interface UserItem {
@@ -175,13 +175,5 @@ export class Accounts {
 }
 
 /** One POST counted in its minute window, refused once the window holds `limit`. Also a transaction item. */
-export function postCountUpdate(tableName: string, userId: string, windowStart: number, limit: number) {
-  return {
-    TableName: tableName,
-    Key: keys.posts(userId, windowStart),
-    UpdateExpression: 'ADD #n :one SET #ttl = :exp',
-    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-    ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
-    ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':exp': ttl(new Date(windowStart + 120_000)) },
-  };
-}
+export const postCountUpdate = (tableName: string, userId: string, windowStart: number, limit: number) =>
+  windowCountUpdate(tableName, keys.posts(userId, windowStart), windowStart + 60_000, limit);

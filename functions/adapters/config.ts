@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } 
 import type { Throughput } from '../core/limits.ts';
 import { DEFAULT_BOT_RUN } from '../core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../core/orders.ts';
+import { DEFAULT_RESENDS_PER_HOUR } from '../core/deliveries.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -58,6 +59,8 @@ export interface Config {
   /** Set only on one machine: where the local stand-ins of DynamoDB, S3 and Step Functions listen. */
   endpoints: { dynamodb?: string; s3?: string; sfn?: string };
   limits: Limits;
+  /** Webhook events a key may have sent again per hour (POST /webhooks/{id}/resend); 0 turns resends off. */
+  resendsPerHour: number;
   prices: Prices;
   throughput: Throughput;
   maintenance: boolean;
@@ -109,6 +112,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       postsPerMinute: int(env, 'LIMIT_POSTS_PER_MINUTE', DEFAULT_LIMITS.postsPerMinute),
       reviewsPending: int(env, 'LIMIT_REVIEWS_PENDING', DEFAULT_LIMITS.reviewsPending),
     },
+    resendsPerHour: int(env, 'LIMIT_RESENDS_PER_HOUR', DEFAULT_RESENDS_PER_HOUR),
     prices: prices(env.PRICES),
     throughput: {
       orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),

@@ -1,12 +1,12 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryAttempt, DeliveryStatus, EventRef, StoredEvent } from '../core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryStatus, EventRef, Reopened, ResendPorts, StoredEvent } from '../core/deliveries.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 import { executionArn, executionState } from './workflow.ts';
-import { markersBefore, queryAll, recordOf, transact, writeIf } from './dynamo.ts';
+import { markersBefore, queryAll, recordOf, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -76,18 +76,26 @@ export class DeliveryEvents {
     );
   }
 
-  async reopen(event: StoredEvent, execution: string, now: Date): Promise<boolean> {
-    const cancelled = await transact(this.ddb, [
+  async reopen(event: StoredEvent, r: Parameters<ResendPorts['events']['reopen']>[1]): Promise<Reopened> {
+    // Two resends of one key share its budget's counter: a conflict between them is tried again.
+    const cancelled = await transactPastConflicts(this.ddb, [
       [
         'event',
         {
           Update: {
             TableName: this.tableName,
             Key: keys.orderEvent(event.orderId, event.id),
-            UpdateExpression: 'SET attempts = :zero, delivery = :pending, execution = :e, resentAt = :at',
+            UpdateExpression: 'SET delivery = :pending, lastAttempt = :last, execution = :e, resentAt = :at',
             // Only from the settled state it was read in: of two resends one reopens it.
-            ConditionExpression: 'delivery = :was',
-            ExpressionAttributeValues: { ':zero': 0, ':pending': 'pending', ':e': execution, ':at': now.toISOString(), ':was': event.delivery },
+            ConditionExpression: `delivery = :was AND ${event.attempts === undefined ? 'attribute_not_exists(attempts)' : 'attempts = :n'}`,
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':last': r.lastAttempt,
+              ':e': r.execution,
+              ':at': r.now.toISOString(),
+              ':was': event.delivery,
+              ...(event.attempts === undefined ? {} : { ':n': event.attempts }),
+            },
           },
         },
       ],
@@ -97,13 +105,16 @@ export class DeliveryEvents {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.pendingEvent(shardOf(event.orderId), event.id), orderId: event.orderId, eventId: event.id, at: now.toISOString() },
+            Item: { ...keys.pendingEvent(shardOf(event.orderId), event.id), orderId: event.orderId, eventId: event.id, at: r.now.toISOString() },
           },
         },
       ],
+      // Counted in the key's hourly budget, or not reopened at all.
+      ['budget', { Update: windowCountUpdate(this.tableName, keys.resends(event.userId, r.budget.window.start), r.budget.window.end, r.budget.limit) }],
     ]);
-    if (!cancelled) return true;
-    if (cancelled.failed('event')) return false;
+    if (!cancelled) return 'reopened';
+    if (cancelled.failed('event')) return 'moved';
+    if (cancelled.failed('budget')) return 'over_budget';
     throw cancelled.error;
   }
 

@@ -13,9 +13,24 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { inPartition, TABLE_KEYS } from './keys.ts';
+import { inPartition, TABLE_KEYS, ttl } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+/**
+ * One more in a fixed window's counter, refused once it holds `limit` (the per-minute POSTs, the hourly resends). An
+ * Update's input, also usable as a transaction item; the counter expires a minute after its window ends.
+ */
+export function windowCountUpdate(tableName: string, key: Record<string, string>, windowEnd: number, limit: number) {
+  return {
+    TableName: tableName,
+    Key: key,
+    UpdateExpression: 'ADD #n :one SET #ttl = :exp',
+    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+    ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
+    ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':exp': ttl(new Date(windowEnd + 60_000)) },
+  };
+}
 
 /** A conditional write as it is sent: true when written, false when its condition failed; any other error is thrown. */
 export async function writeIf(write: Promise<unknown>): Promise<boolean> {
@@ -98,6 +113,18 @@ export async function transact<N extends string>(
 }
 
 /** Every item a query matches, across pages. */
+/** `transact`, tried again with jittered backoff while another transaction holds one of its items. */
+export async function transactPastConflicts<N extends string>(
+  client: DynamoDBDocumentClient,
+  items: readonly (readonly [N, TransactItem])[],
+): Promise<Cancelled<N> | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const cancelled = await transact(client, items);
+    if (!cancelled?.conflict || cancelled.any('ConditionalCheckFailed') || attempt >= 8) return cancelled;
+    await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+  }
+}
+
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { AppError } from '../core/errors.ts';
+import { AppError, InvalidParams } from '../core/errors.ts';
 import { checkWebhookUrl, type UrlPolicy } from '../core/webhook-url.ts';
 
 const DELIVERY_TIMEOUT_MS = 5000;
@@ -17,6 +17,32 @@ export interface AttemptResult {
   status?: number;
   error?: string;
   latencyMs: number;
+}
+
+/** Node's error codes: capitals, digits and underscores, never an address. */
+const SAFE_CODE = /^[A-Z][A-Z0-9_]*$/;
+const KINDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ETIMEDOUT: 'timed out connecting',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'host unreachable',
+  EHOSTDOWN: 'host unreachable',
+};
+
+/**
+ * What kind of failure an attempt met, by its error code: never Node's message, which names the address and port
+ * connected to ("connect ECONNREFUSED 10.1.2.3:443"); the client sees this in a test ping and the deliveries list.
+ */
+function failureKind(err: Error & { code?: string }): string {
+  if (err.name === 'AbortError' || err.name === 'TimeoutError') return `timed out: no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
+  const code = err.code && SAFE_CODE.test(err.code) ? err.code : undefined;
+  if (!code) return 'connection failed';
+  if (KINDS[code]) return KINDS[code];
+  if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) return `TLS error: the certificate did not verify (${code})`;
+  if (/TLS|SSL/.test(code)) return `TLS error (${code})`;
+  return `connection failed (${code})`;
 }
 
 export class WebhookSender {
@@ -32,7 +58,8 @@ export class WebhookSender {
       addresses = checked.addresses;
       target = new URL(checked.url);
     } catch (err) {
-      return { ok: false, error: err instanceof AppError ? err.message : 'address check failed', latencyMs: latency() };
+      const error = err instanceof InvalidParams ? err.reason : err instanceof AppError ? err.message : 'address check failed';
+      return { ok: false, error, latencyMs: latency() };
     }
     const address = addresses[0]!;
     // The connection goes to the checked address; the name still drives SNI and the certificate check.
@@ -58,10 +85,7 @@ export class WebhookSender {
           res.on('error', () => resolve({ ok: false, status, error: 'the answer broke off', latencyMs: latency() }));
         },
       );
-      req.on('error', (err: Error & { code?: string }) => {
-        const timedOut = err.name === 'AbortError' || err.name === 'TimeoutError';
-        resolve({ ok: false, error: timedOut ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : (err.code ?? err.message), latencyMs: latency() });
-      });
+      req.on('error', (err: Error & { code?: string }) => resolve({ ok: false, error: failureKind(err), latencyMs: latency() }));
       req.end(body);
     });
   }

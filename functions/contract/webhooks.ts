@@ -40,7 +40,7 @@ export const resendBody = z.union([
   z.strictObject({ event_id: z.string().check(z.regex(EVENT_ID_RE, 'must be an event id (vid_...:done)')) }),
   z.strictObject({ since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time, such as 2026-11-25T00:00:00Z' }) }),
 ]);
-/** 202 of a resend: the events sent again (each delivered anew, up to 5 attempts). */
+/** 202 of a resend: the events sent again (one attempt each). */
 export const resendResult = z.object({ resent: z.array(z.string()), has_more: z.boolean() });
 /** GET /webhooks. */
 export const webhookList = z.object({ data: z.array(webhookView) });

@@ -21,8 +21,8 @@ export interface AdminPorts {
 export async function deleteUser(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
   if (!(await p.accounts.get(userId))) throw notFound('user');
   await p.accounts.revokeKey(userId);
-  const webhook = await p.webhooks.ofUser(userId);
-  if (webhook) await p.webhooks.delete(webhook);
+  // A request in flight may replace it meanwhile: delete whatever is there until nothing is.
+  for (let webhook = await p.webhooks.ofUser(userId); webhook && !(await p.webhooks.delete(webhook)); ) webhook = await p.webhooks.ofUser(userId);
   const ids = await p.orders.idsOfUser(userId);
   let files = 0;
   for (const id of ids) {

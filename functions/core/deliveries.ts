@@ -1,9 +1,11 @@
 /**
  * Webhook delivery of recorded order events (spec: Events; docs/webhooks.md). One attempt per call of `deliver`;
  * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
- * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded.
+ * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded. A
+ * manual resend gives a settled event one attempt more, within the key's hourly budget of resent events.
  */
-import { deliveryInProgress, forbidden, notFound } from './errors.ts';
+import { deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
+import { resendWindow, type Window } from './limits.ts';
 import type { Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 import { signingSecrets, type WebhookStore } from './webhooks.ts';
@@ -15,6 +17,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dropped' | 'no_webhook';
 export interface StoredEvent extends OrderEvent {
   delivery?: DeliveryStatus;
   attempts?: number;
+  /** The attempt after which it is dropped: MAX_ATTEMPTS, or one past the attempts made when a resend reopened it. */
+  lastAttempt?: number;
   /** The name of its current delivery execution, when not the event's own (a restart by the sweep). */
   execution?: string;
 }
@@ -98,7 +102,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
     'x-service-delivery-attempt': String(attempt),
     'user-agent': USER_AGENT,
   });
-  const outcome: DeliveryStatus = result.ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'dropped' : 'pending';
+  const outcome: DeliveryStatus = result.ok ? 'delivered' : attempt >= (event.lastAttempt ?? MAX_ATTEMPTS) ? 'dropped' : 'pending';
   const recorded = await p.events.record(
     event,
     {
@@ -126,48 +130,79 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   return { outcome: 'retry', attempt, retryAt: new Date(now.getTime() + p.retryBaseMs * 2 ** (attempt - 1)).toISOString() };
 }
 
+/** What a reopening did: the event is pending again, it had moved since it was read, or the key's budget is spent. */
+export type Reopened = 'reopened' | 'moved' | 'over_budget';
+
 export interface ResendPorts {
   events: {
     get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
-    /** A settled event made pending again under a new execution name; false when it moved meanwhile. */
-    reopen(event: StoredEvent, execution: string, now: Date): Promise<boolean>;
+    /**
+     * A settled event made pending again under a new execution name, to be dropped after attempt `lastAttempt`, and
+     * counted in the user's budget window, all at once: nothing happens when it moved since it was read or the
+     * window already holds `limit` resent events.
+     */
+    reopen(event: StoredEvent, reopening: { execution: string; lastAttempt: number; now: Date; budget: { window: Window; limit: number } }): Promise<Reopened>;
     /** The user's events whose delivery was dropped at or after `since` (attempts are kept 30 days), oldest first. */
     droppedSince(userId: string, since: Date): Promise<EventRef[]>;
   };
   delivery: { start(event: EventRef & { execution?: string }): Promise<void> };
+  /** Resent events a key may cause per hour. */
+  resendsPerHour: number;
   now: () => Date;
 }
 
 /** Events one replay sends again at most; `has_more` says to replay again (those sent are no longer dropped). */
 export const MAX_RESEND = 100;
+/** The default budget of resent events per key and hour: one replay's worth. */
+export const DEFAULT_RESENDS_PER_HOUR = 100;
 
-/** A new delivery of a settled event: up to 5 attempts again, to the webhook as it is now. */
-async function resendOne(p: ResendPorts, event: StoredEvent): Promise<boolean> {
+/**
+ * A new delivery of a settled event: one attempt, to the webhook as it is now. One attempt, not five, so that one API
+ * call causes at most one outbound request per event it resends (docs/webhooks.md).
+ */
+async function resendOne(p: ResendPorts, event: StoredEvent): Promise<Reopened> {
   const now = p.now();
   const execution = `${event.id.replace(/[^A-Za-z0-9_-]/g, '-')}-r${now.getTime()}`;
-  if (!(await p.events.reopen(event, execution, now))) return false;
+  const budget = { window: resendWindow(now), limit: p.resendsPerHour };
+  const reopened = await p.events.reopen(event, { execution, lastAttempt: (event.attempts ?? 0) + 1, now, budget });
   // A start that fails leaves the pending marker: the sweep starts it.
-  await p.delivery.start({ ...event, execution }).catch(() => undefined);
-  return true;
+  if (reopened === 'reopened') await p.delivery.start({ ...event, execution }).catch(() => undefined);
+  return reopened;
 }
 
-/** The user's event sent again: 404 for no such event, 403 for another user's, 409 while it is still being delivered. */
+const overBudget = (p: ResendPorts) => resendBudgetExceeded(resendWindow(p.now()).retryAfterSeconds, p.resendsPerHour);
+
+/**
+ * The user's event sent again: 404 for no such event, 403 for another user's, 409 while it is still being delivered,
+ * 429 when the key's resend budget is spent.
+ */
 export async function resendEvent(p: ResendPorts, userId: string, eventId: string): Promise<string[]> {
   const event = await p.events.get(eventId.split(':')[0]!, eventId);
   if (!event) throw notFound('event');
   if (event.userId !== userId) throw forbidden('event');
-  if (!isSettled(event) || !(await resendOne(p, event))) throw deliveryInProgress(eventId);
+  if (!isSettled(event)) throw deliveryInProgress(eventId);
+  const reopened = await resendOne(p, event);
+  if (reopened === 'over_budget') throw overBudget(p);
+  if (reopened === 'moved') throw deliveryInProgress(eventId);
   return [eventId];
 }
 
-/** Every event of the user dropped since `since`, sent again (those still dropped). */
+/**
+ * Every event of the user dropped since `since`, sent again (those still dropped), as many as the key's budget has
+ * left; 429 when it has none left and there is one to send.
+ */
 export async function resendDropped(p: ResendPorts, userId: string, since: Date): Promise<{ resent: string[]; hasMore: boolean }> {
   const resent: string[] = [];
   for (const ref of await p.events.droppedSince(userId, since)) {
     const event = await p.events.get(ref.orderId, ref.id);
     if (event?.userId !== userId || event.delivery !== 'dropped') continue;
     if (resent.length === MAX_RESEND) return { resent, hasMore: true };
-    if (await resendOne(p, event)) resent.push(event.id);
+    const reopened = await resendOne(p, event);
+    if (reopened === 'over_budget') {
+      if (!resent.length) throw overBudget(p);
+      return { resent, hasMore: true };
+    }
+    if (reopened === 'reopened') resent.push(event.id);
   }
   return { resent, hasMore: false };
 }

@@ -61,6 +61,12 @@ export const fairUseExceeded = (plan: string) =>
   );
 export const rateLimited = (retryAfterSeconds: number, limit: number) =>
   new AppError('rate_limited', `More than ${limit} POST requests per minute on this key`, retryAfterSeconds);
+export const resendBudgetExceeded = (retryAfterSeconds: number, limit: number) =>
+  new AppError(
+    'rate_limited',
+    `The resend budget of this key is spent: at most ${limit} resent events per hour; it renews at the hour's end (Retry-After)`,
+    retryAfterSeconds,
+  );
 export const activeTasksExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError('active_tasks_exceeded', `Already ${limit} active tasks (queued plus running)`, retryAfterSeconds);
 export const reviewLimitExceeded = (limit: number) =>

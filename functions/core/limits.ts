@@ -1,10 +1,22 @@
 /** Time windows and estimates used by the limits; pure arithmetic so the rules are testable without a clock. */
 
-/** The fixed one-minute window a POST at `now` falls in, and the seconds to its end (Retry-After). */
-export function postWindow(now: Date): { start: number; retryAfterSeconds: number } {
-  const start = Math.floor(now.getTime() / 60_000) * 60_000;
-  return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + 60_000 - now.getTime()) / 1000)) };
+/** A fixed window: its start and end (ms since the epoch), and the seconds to its end (Retry-After). */
+export interface Window {
+  start: number;
+  end: number;
+  retryAfterSeconds: number;
 }
+
+function fixedWindow(now: Date, ms: number): Window {
+  const start = Math.floor(now.getTime() / ms) * ms;
+  return { start, end: start + ms, retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now.getTime()) / 1000)) };
+}
+
+/** The fixed one-minute window a POST at `now` falls in. */
+export const postWindow = (now: Date): Window => fixedWindow(now, 60_000);
+
+/** The fixed hour whose budget of resent webhook events a resend at `now` draws on. */
+export const resendWindow = (now: Date): Window => fixedWindow(now, 3_600_000);
 
 export interface Throughput {
   /** Typical seconds one order takes from running to done. */

@@ -1,8 +1,9 @@
 /**
  * The webhook address policy (docs/webhooks.md): public HTTPS only. A host name must resolve, and every address it
  * resolves to must be public unicast: loopback, private, link-local, unique-local, CGNAT, multicast, reserved,
- * metadata and IPv4-mapped forms of those are refused. ipaddr.js classifies the ranges; the WHATWG URL parser has
- * already turned decimal, octal and hex IPv4 forms into dotted quads.
+ * metadata and IPv4-mapped forms of those are refused, and so is IPv4-compatible IPv6 (::/96) whatever it carries.
+ * ipaddr.js classifies the ranges; the WHATWG URL parser has already turned decimal, octal and hex IPv4 forms into
+ * dotted quads.
  */
 import ipaddr from 'ipaddr.js';
 import { InvalidParams } from './errors.ts';
@@ -17,12 +18,15 @@ export interface UrlPolicy {
 
 const invalid = (reason: string) => new InvalidParams('url', reason);
 
-/** The range of an address, with IPv4-mapped IPv6 seen as the IPv4 it carries. */
-function addressRange(address: string): string {
-  return ipaddr.process(address).range();
-}
+/** IPv4-compatible IPv6 (deprecated by RFC 4291): ipaddr.js names :: and ::1 in it, and calls the rest unicast. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-const isPublicAddress = (address: string) => ipaddr.isValid(address) && addressRange(address) === 'unicast';
+/** Public unicast, with IPv4-mapped IPv6 seen as the IPv4 it carries and IPv4-compatible IPv6 refused whole. */
+function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  return parsed.range() === 'unicast' && !(parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE));
+}
 
 /** Checks a webhook url; returns it normalized with the public addresses it resolved to. */
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<{ url: string; addresses: string[] }> {
@@ -37,16 +41,12 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<{
   if (url.hash) throw invalid('must not contain a fragment');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw invalid('must name a host');
-  let addresses: string[];
-  if (ipaddr.isValid(host)) {
-    addresses = [host];
-  } else {
-    addresses = await policy.resolve(host).catch(() => []);
-    if (!addresses.length) throw invalid(`host ${host} does not resolve`);
-  }
-  if (!policy.allowPrivate) {
-    const blocked = addresses.find((a) => !isPublicAddress(a));
-    if (blocked) throw invalid(`must be a public address; ${host} is ${addressRange(blocked)} (${blocked})`);
+  const literal = ipaddr.isValid(host);
+  const addresses = literal ? [host] : await policy.resolve(host).catch(() => []);
+  if (!addresses.length) throw invalid(`host ${host} does not resolve`);
+  // The refusal says what kind of address, never one a name resolved to: it would map the networks behind the name.
+  if (!policy.allowPrivate && !addresses.every(isPublicAddress)) {
+    throw invalid(`must be a public address; ${host} ${literal ? 'is' : 'resolves to'} a private or reserved address`);
   }
   return { url: url.toString(), addresses };
 }

@@ -100,8 +100,9 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
     else if (!(request.error instanceof AppError)) logger.error('unexpected failure', { requestId, error: request.error as Error });
     const response = errorResponse(request.error, requestId);
     const req = request.context.req;
-    // A refused POST shows its window as spent; any other refusal the window it was counted in.
-    const window = (request.error as AppError).code === 'rate_limited' && req?.account ? spent(req) : req?.rateLimit;
+    // A POST refused by its window shows the window spent; any other refusal (the resend budget's 429 too) the window
+    // it was counted in.
+    const window = (request.error as AppError).code === 'rate_limited' && req?.account && !req.rateLimit ? spent(req) : req?.rateLimit;
     request.response = { ...response, headers: { ...response.headers, ...rateLimitHeaders(window) } };
   },
 });

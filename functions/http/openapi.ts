@@ -265,7 +265,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'testWebhook',
     summary: 'Send a test event to the webhook now',
     description:
-      'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the error, and the latency.',
+      'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the kind of error (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...; never an address), and the latency.',
     tag: 'Webhooks',
     ok: { 200: { description: 'The attempt', schema: webhookTestResult } },
     errors: ['forbidden', 'not_found'],
@@ -279,7 +279,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'resendEvents',
     summary: 'Deliver events again: one, or every dropped one since a time',
     description:
-      '`{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each goes to the webhook as it is now, with up to 5 attempts, the same event id (deduplicate on it) and the order record of its moment.',
+      '`{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each gets one attempt (it ends delivered, or dropped again), to the webhook as it is now, with the same event id (deduplicate on it) and the order record of its moment. A key may have at most 100 events resent per hour (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the hour’s end); a replay sends what the budget has left and says `has_more`.',
     tag: 'Webhooks',
     body: resendBody,
     ok: { 202: { description: 'The events being sent again', schema: resendResult } },
@@ -643,7 +643,13 @@ function webhook(event: keyof typeof EVENTS): Json {
         { name: 'X-Service-Event', in: 'header', required: true, description: 'The event type', schema: { type: 'string', enum: [event] } },
         { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'Stable across the attempts of one event', schema: { type: 'string' } },
         { name: 'X-Service-Timestamp', in: 'header', required: true, description: 'Unix time of this attempt', schema: { type: 'string' } },
-        { name: 'X-Service-Delivery-Attempt', in: 'header', required: true, description: '1 to 5', schema: { type: 'string' } },
+        {
+          name: 'X-Service-Delivery-Attempt',
+          in: 'header',
+          required: true,
+          description: '1 to 5 (a manual resend adds one attempt: 6 at the first)',
+          schema: { type: 'string' },
+        },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref(event === 'webhook.test' ? 'WebhookTestEvent' : 'Order') } } },
       responses: { '2XX': { description: 'Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s).' } },

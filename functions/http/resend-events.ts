@@ -6,10 +6,10 @@ import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true, body: resendBody, countPost: 'before' }, async (req) => {
-  const { webhooks, deliveries } = services();
+  const { webhooks, deliveries, config } = services();
   const userId = req.account.userId;
   await ownWebhookId(webhooks, userId, req.pathParameters.id);
-  const ports = { events: deliveries.events, delivery: deliveries.workflow, now: () => new Date() };
+  const ports = { events: deliveries.events, delivery: deliveries.workflow, resendsPerHour: config.resendsPerHour, now: () => new Date() };
   const body = req.body;
   const result =
     'event_id' in body ? { resent: await resendEvent(ports, userId, body.event_id), hasMore: false } : await resendDropped(ports, userId, new Date(body.since));

@@ -83,6 +83,18 @@ describe('webhook delivery', () => {
     assert.equal((await deliver(p, event.orderId, event.id)).outcome, 'gone', 'a dropped event is not sent again');
   });
 
+  it('drops a resent event after its one attempt (lastAttempt), whatever its attempts so far', async () => {
+    await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const event = doneEvent();
+    // Delivered at its second attempt, then reopened by a resend.
+    Object.assign(table.events.get(event.id)!, { attempts: 2, delivery: 'pending', lastAttempt: 3 });
+    const receiver = new ScriptedReceiver([500, 500]);
+    const p = ports(receiver);
+    assert.deepEqual(await deliver(p, event.orderId, event.id), { outcome: 'dropped', attempt: 3 });
+    assert.equal((await deliver(p, event.orderId, event.id)).outcome, 'gone');
+    assert.equal(receiver.received.length, 1);
+  });
+
   it('stops at the first 2xx, and a repeat of a delivered event sends nothing', async () => {
     await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
     const event = doneEvent();
@@ -130,6 +142,18 @@ describe('webhook ownership and account deletion', () => {
     assert.equal(await codeOf(ownWebhookId(webhooks, 'U', 'wh_../../x')), 'not_found');
     const internal = { allowPrivate: false, resolve: async () => ['10.0.0.7'] };
     assert.equal(await codeOf(registerWebhook(webhooks, internal, 'U', 'https://intranet.example/', new Date(clock))), 'invalid_params');
+  });
+
+  it('writes a webhook only over the version read, as the DynamoDB adapter does (test/webhooks/writes.test.ts)', async () => {
+    const hook = await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const read = (await webhooks.ofUser('U'))!;
+    assert.equal(await webhooks.save({ ...read, url: 'https://hooks.example/b' }, read), true);
+    assert.equal(await webhooks.save({ ...read, url: 'https://hooks.example/c' }, read), false, 'a second write from the same read');
+    assert.equal(await webhooks.save({ ...read, id: 'wh_other' }, undefined), false, 'a create over an existing one');
+    assert.deepEqual([(await webhooks.ofUser('U'))!.url, (await webhooks.ofUser('U'))!.version], ['https://hooks.example/b', 2]);
+    assert.equal(await webhooks.delete({ id: 'wh_other', userId: 'U' }), false);
+    assert.equal(await webhooks.delete(hook), true);
+    assert.equal(await webhooks.delete(hook), false);
   });
 
   it('reads an order only for its owner, and shows the balance with the plan allowance left', async () => {

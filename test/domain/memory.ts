@@ -353,11 +353,17 @@ export class MemoryWebhooks implements WebhookStore {
   async ownerOf(webhookId: string) {
     return [...this.t.webhooks.values()].find((w) => w.id === webhookId)?.userId;
   }
-  async save(w: Webhook) {
-    this.t.webhooks.set(w.userId, clone(w));
+  /** As the adapter: only over the webhook as read (its version; undefined: none), bumping the version. */
+  async save(w: Webhook, read: Webhook | undefined) {
+    const current = this.t.webhooks.get(w.userId);
+    const unchanged = read ? current?.id === read.id && current.version === read.version : current === undefined;
+    if (unchanged) this.t.webhooks.set(w.userId, clone({ ...w, version: (read?.version ?? 0) + 1 }));
+    return unchanged;
   }
   async delete(w: { id: string; userId: string }) {
-    if (this.t.webhooks.get(w.userId)?.id === w.id) this.t.webhooks.delete(w.userId);
+    const mine = this.t.webhooks.get(w.userId)?.id === w.id;
+    if (mine) this.t.webhooks.delete(w.userId);
+    return mine;
   }
 }
 

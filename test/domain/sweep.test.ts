@@ -175,7 +175,7 @@ describe('the recovery sweep', () => {
     const lost = event('vid_01jz0000000000000000000002');
     const died = event('vid_01jz0000000000000000000003');
     const webhooks = new MemoryWebhooks(table);
-    await webhooks.save({ id: 'wh_1', userId: 'U', url: 'https://hooks.example/v', secret: 's', active: true, createdAt: now().toISOString() });
+    await webhooks.save({ id: 'wh_1', userId: 'U', url: 'https://hooks.example/v', secret: 's', active: true, createdAt: now().toISOString() }, undefined);
     const events = new MemoryEvents(table);
     await delivery.start(settled);
     const step = await deliver({ events, webhooks, sender: new ScriptedReceiver(), retryBaseMs: 1000, metrics, now }, settled.orderId, settled.id);

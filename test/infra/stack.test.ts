@@ -429,6 +429,7 @@ describe('the CDK stack', () => {
         assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       }
       assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, String(STAGES.dev.renderSlots), id);
+      assert.equal(f.Properties.Environment.Variables.LIMIT_RESENDS_PER_HOUR, String(STAGES.dev.limitResendsPerHour), id);
     }
   });
 

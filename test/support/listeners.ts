@@ -1,5 +1,9 @@
-/** The TCP sockets a process listens on, read from Linux's /proc (its fd links and the kernel's socket tables). */
+/**
+ * The TCP sockets a process listens on, read from Linux's /proc (its fd links and the kernel's socket tables); and a
+ * loopback port that nothing listens on.
+ */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 export interface Listener {
   /** The bound address as the kernel holds it: 127.0.0.1, 0.0.0.0, ::, ::ffff:127.0.0.1, ... */
@@ -42,3 +46,12 @@ export function listenersOf(pid: number): Listener[] {
 }
 
 export const isLoopback = (address: string) => /^(127\.|::ffff:127\.)/.test(address) || address === '::1';
+
+/** A loopback port that nothing listens on: taken, then let go. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  await new Promise((ok) => server.close(ok));
+  return port;
+}

@@ -11,6 +11,13 @@ const withPublicDns: UrlPolicy = {
   allowPrivate: false,
   resolve: async (h) => (h === 'hooks.example.com' ? ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] : real.resolve(h)),
 };
+// Names whose DNS answers hide a private target: IPv4-compatible IPv6 (::/96) forms, or a private address beside a public one.
+const PRIVATE_DNS: Record<string, string[]> = {
+  'compat-metadata.example.com': ['::a9fe:a9fe'], // 169.254.169.254
+  'compat-private.example.com': ['93.184.215.14', '::a00:1'], // 10.0.0.1
+  'intranet.example.com': ['10.1.2.3'],
+};
+const withPrivateDns: UrlPolicy = { allowPrivate: false, resolve: async (h) => PRIVATE_DNS[h] ?? withPublicDns.resolve(h) };
 
 const HOSTILE = [
   'http://93.184.215.14/hook', // not https
@@ -47,6 +54,14 @@ const HOSTILE = [
   'https://[2001:db8::1]/hook', // documentation
   'https://[64:ff9b::7f00:1]/hook', // NAT64 of 127.0.0.1
   'https://[2002:7f00:1::]/hook', // 6to4 of 127.0.0.1
+  'https://[::127.0.0.1]/hook', // IPv4-compatible (::/96) of 127.0.0.1
+  'https://[::7f00:1]/hook',
+  'https://[::a9fe:a9fe]/hook', // IPv4-compatible of 169.254.169.254
+  'https://[::a00:1]/hook', // IPv4-compatible of 10.0.0.1
+  'https://[::5db8:d70e]/hook', // IPv4-compatible of a public address: deprecated (RFC 4291), refused all the same
+  'https://compat-metadata.example.com/hook', // resolves to ::a9fe:a9fe
+  'https://compat-private.example.com/hook', // one of its addresses is ::a00:1
+  'https://intranet.example.com/hook', // resolves to 10.1.2.3
   'https://localhost/hook', // resolves to loopback
   'https://localhost./hook',
   'https://no-such-host.invalid/hook', // does not resolve
@@ -57,8 +72,23 @@ const HOSTILE = [
 describe('webhook url policy', () => {
   it(`refuses ${HOSTILE.length} hostile urls with 422 naming url`, async () => {
     for (const url of HOSTILE) {
-      await assert.rejects(checkWebhookUrl(url, withPublicDns), (e: unknown) => e instanceof InvalidParams && e.field === 'url', url);
+      await assert.rejects(checkWebhookUrl(url, withPrivateDns), (e: unknown) => e instanceof InvalidParams && e.field === 'url', url);
     }
+  });
+
+  it('names no address a host resolves to in its refusal, only the kind of failure', async () => {
+    const refusal = (url: string) =>
+      checkWebhookUrl(url, withPrivateDns).then(
+        () => assert.fail(`${url} was accepted`),
+        (e: InvalidParams) => e.message,
+      );
+    for (const name of Object.keys(PRIVATE_DNS)) {
+      const message = await refusal(`https://${name}/hook`);
+      assert.equal(message, `url: must be a public address; ${name} resolves to a private or reserved address`);
+    }
+    assert.equal(await refusal('https://localhost/hook'), 'url: must be a public address; localhost resolves to a private or reserved address');
+    // A literal address is the client's own text: the refusal may name it.
+    assert.equal(await refusal('https://[::a00:1]/hook'), 'url: must be a public address; ::a00:1 is a private or reserved address');
   });
 
   it('accepts public https urls, by address or by a name that resolves to public addresses', async () => {

@@ -2,7 +2,8 @@
  * Webhooks users can operate, on the local stack with real receivers on loopback: deliveries carry the Standard
  * Webhooks headers that the `standardwebhooks` and `svix` packages verify (and refuse once tampered or stale); a
  * rotated secret and the previous one both verify during the overlap, only the new one after; a test ping reports the
- * receiver's answer; a dropped event is sent again by id and by a replay since a time, with the same event id.
+ * receiver's answer; a dropped event is sent again by id and by a replay since a time, with the same event id, one
+ * attempt each, within the key's hourly budget of resent events.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,9 +11,12 @@ import { after, describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { verifyWebhook } from '../../functions/core/webhook-signature.ts';
+import { closedPort } from '../support/listeners.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '100' });
+// A small resend budget, so that a test can spend it (each test's key has its own).
+const RESENDS_PER_HOUR = 4;
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '100', LIMIT_RESENDS_PER_HOUR: String(RESENDS_PER_HOUR) });
 const servers: Server[] = [];
 after(() => {
   for (const s of servers) s.close();
@@ -116,6 +120,13 @@ describe('webhooks users can operate', () => {
     const ping = await t.api('POST', `/webhooks/${hook.id}/test`, { key });
     assert.deepEqual([ping.body.delivered, ping.body.http_status], [false, 500]);
     assert.ok(ping.body.latency_ms >= 0);
+    // Nothing listens: the answer says what kind of failure it was, and names no address or port.
+    const closed = new URL(r.url);
+    closed.port = String(await closedPort());
+    await t.api('POST', '/webhooks', { key, body: { url: closed.toString() } });
+    const refused = await t.api('POST', `/webhooks/${hook.id}/test`, { key });
+    assert.deepEqual([refused.body.delivered, refused.body.error], [false, 'connection refused'], refused.text);
+    assert.doesNotMatch(refused.text, new RegExp(`127\\.0\\.0\\.1|${closed.port}`));
   });
 
   it('send a dropped event again by its id and by a replay since a time, with the same event id', async () => {
@@ -137,9 +148,7 @@ describe('webhooks users can operate', () => {
     failing = false;
     const one = await t.api('POST', `/webhooks/${hook.id}/resend`, { key, body: { event_id: eventIds[0] } });
     assert.deepEqual([one.status, one.body.resent], [202, [eventIds[0]]]);
-    await until(() =>
-      r.hits.find((h) => h.headers['webhook-id'] === eventIds[0] && h.headers['x-service-delivery-attempt'] === '1' && r.hits.indexOf(h) >= 10),
-    );
+    await until(() => r.hits.find((h) => h.headers['webhook-id'] === eventIds[0] && h.headers['x-service-delivery-attempt'] === '6'));
     await until(async () => ((await state(eventIds[0]!)) === 'delivered' ? true : undefined));
     // The replay sends the one still dropped.
     const replay = await t.api('POST', `/webhooks/${hook.id}/resend`, { key, body: { since } });
@@ -158,5 +167,53 @@ describe('webhooks users can operate', () => {
     await until(async () => ((await state(busy)) === 'pending' ? true : undefined));
     const refused = await t.api('POST', `/webhooks/${hook.id}/resend`, { key, body: { event_id: busy } });
     assert.deepEqual([refused.status, errorCode(refused)], [409, 'delivery_in_progress']);
+  });
+
+  it('give a resent event one attempt, and a key at most its budget of resent events an hour (429 past it)', async () => {
+    const { apiKey: key } = await t.user({ balance: 1000 });
+    const r = await receiver(() => 503);
+    const hook = (await t.api('POST', '/webhooks', { key, body: { url: r.url } })).body;
+    const since = new Date().toISOString();
+    const orders = [];
+    for (let i = 0; i <= RESENDS_PER_HOUR; i++)
+      orders.push((await t.api('POST', '/videos', { key, body: { topic: `Tea ${i}`, duration_seconds: 10, director_mode: true } })).body.id);
+    for (const id of orders) await waitForStatus(t, key, id, ['awaiting_review']);
+    const eventIds = orders.map((id) => `${id}:awaiting_review:1`);
+    const { services } = await import('../../functions/app/services.ts');
+    const state = async (eventId: string) => (await services().deliveries.events.get(eventId.split(':')[0]!, eventId))?.delivery;
+    for (const e of eventIds) await until(async () => ((await state(e)) === 'dropped' ? true : undefined));
+    const before = r.hits.length;
+    assert.equal(before, 5 * eventIds.length);
+
+    // One replay: as many events as the budget allows, each sent once (it ends dropped again after that one attempt).
+    const replay = await t.api('POST', `/webhooks/${hook.id}/resend`, { key, body: { since } });
+    assert.equal(replay.status, 202, replay.text);
+    const resent: string[] = replay.body.resent;
+    for (const e of resent) await until(async () => ((await state(e)) === 'dropped' ? true : undefined));
+    await new Promise((ok) => setTimeout(ok, 1000)); // ten retry gaps: any further attempt would have come
+    const caused = r.hits.slice(before);
+    assert.deepEqual(
+      { resent: resent.length, has_more: replay.body.has_more, outbound_requests: caused.length },
+      { resent: RESENDS_PER_HOUR, has_more: true, outbound_requests: RESENDS_PER_HOUR },
+    );
+    assert.deepEqual(caused.map((h) => h.headers['webhook-id']).sort(), [...resent].sort());
+    assert.ok(
+      caused.every((h) => h.headers['x-service-delivery-attempt'] === '6'),
+      'the attempt count goes on from 5',
+    );
+
+    // The budget is spent: by id and by replay, 429 rate_limited until the hour's end, and nothing is sent.
+    const left = eventIds.find((e) => !resent.includes(e))!;
+    for (const body of [{ event_id: left }, { since }]) {
+      const refused = await t.api('POST', `/webhooks/${hook.id}/resend`, { key, body });
+      assert.deepEqual([refused.status, errorCode(refused)], [429, 'rate_limited'], refused.text);
+      assert.match(refused.body.error.message, new RegExp(`${RESENDS_PER_HOUR} resent events per hour`));
+      const toHourEnd = Math.ceil((Math.floor(Date.now() / 3_600_000 + 1) * 3_600_000 - Date.now()) / 1000);
+      assert.ok(Math.abs(Number(refused.headers.get('retry-after')) - toHourEnd) <= 2, `Retry-After ${refused.headers.get('retry-after')}`);
+      // The POST window's headers say what is left of the POSTs, not the budget: this POST was counted and allowed.
+      assert.doesNotMatch(refused.headers.get('ratelimit') ?? '', /r=0;/);
+    }
+    assert.equal(await state(left), 'dropped');
+    assert.equal(r.hits.length, before + RESENDS_PER_HOUR);
   });
 });

@@ -437,7 +437,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to the webhook now
-         * @description One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the error, and the latency.
+         * @description One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the kind of error (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...; never an address), and the latency.
          *
          *     **curl**
          *
@@ -475,7 +475,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver events again: one, or every dropped one since a time
-         * @description `{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each goes to the webhook as it is now, with up to 5 attempts, the same event id (deduplicate on it) and the order record of its moment.
+         * @description `{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each gets one attempt (it ends delivered, or dropped again), to the webhook as it is now, with the same event id (deduplicate on it) and the order record of its moment. A key may have at most 100 events resent per hour (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the hour’s end); a replay sends what the budget has left and says `has_more`.
          *
          *     **curl**
          *
@@ -3147,7 +3147,7 @@ export interface operations {
                 "X-Service-Event-Id": string;
                 /** @description Unix time of this attempt */
                 "X-Service-Timestamp": string;
-                /** @description 1 to 5 */
+                /** @description 1 to 5 (a manual resend adds one attempt: 6 at the first) */
                 "X-Service-Delivery-Attempt": string;
             };
             path?: never;
@@ -3188,7 +3188,7 @@ export interface operations {
                 "X-Service-Event-Id": string;
                 /** @description Unix time of this attempt */
                 "X-Service-Timestamp": string;
-                /** @description 1 to 5 */
+                /** @description 1 to 5 (a manual resend adds one attempt: 6 at the first) */
                 "X-Service-Delivery-Attempt": string;
             };
             path?: never;
@@ -3229,7 +3229,7 @@ export interface operations {
                 "X-Service-Event-Id": string;
                 /** @description Unix time of this attempt */
                 "X-Service-Timestamp": string;
-                /** @description 1 to 5 */
+                /** @description 1 to 5 (a manual resend adds one attempt: 6 at the first) */
                 "X-Service-Delivery-Attempt": string;
             };
             path?: never;
@@ -3270,7 +3270,7 @@ export interface operations {
                 "X-Service-Event-Id": string;
                 /** @description Unix time of this attempt */
                 "X-Service-Timestamp": string;
-                /** @description 1 to 5 */
+                /** @description 1 to 5 (a manual resend adds one attempt: 6 at the first) */
                 "X-Service-Delivery-Attempt": string;
             };
             path?: never;
