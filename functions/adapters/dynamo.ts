@@ -120,7 +120,7 @@ export async function transactPastConflicts<N extends string>(
 ): Promise<Cancelled<N> | undefined> {
   for (let attempt = 0; ; attempt++) {
     const cancelled = await transact(client, items);
-    if (!cancelled?.conflict || cancelled.any('ConditionalCheckFailed') || attempt >= 8) return cancelled;
+    if (!cancelled?.conflict || attempt >= 8) return cancelled;
     await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
   }
 }

@@ -434,8 +434,12 @@ export function newWorld(): { model: Model; world: World } {
   ] as const)
     world.table.ledger.push({ userId, amount, kind: 'top_up', orderId: '' });
   // A and B have a webhook from the start; C may register one.
-  world.webhooks.save({ id: 'wh_a', userId: 'A', url: 'https://hooks.example/a', active: true, createdAt: world.now().toISOString(), secret: 'whsec_a' });
-  world.webhooks.save({ id: 'wh_b', userId: 'B', url: 'https://hooks.example/b', active: true, createdAt: world.now().toISOString(), secret: 'whsec_b' });
+  for (const userId of ['A', 'B']) {
+    world.webhooks.save(
+      { id: `wh_${userId}`, userId, url: `https://hooks.example/${userId}`, active: true, createdAt: world.now().toISOString(), secret: `whsec_${userId}` },
+      undefined,
+    );
+  }
   const model: Model = {
     topUps: new Map([
       ['A', 2000],

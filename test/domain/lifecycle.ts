@@ -8,7 +8,15 @@ import { createVideoBody, type OrderParams } from '../../functions/contract/orde
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
-import { type DeliveryPorts, deliver, type ResendPorts, resendDropped, resendEvent, type StoredEvent } from '../../functions/core/deliveries.ts';
+import {
+  DEFAULT_RESENDS_PER_HOUR,
+  type DeliveryPorts,
+  deliver,
+  type ResendPorts,
+  resendDropped,
+  resendEvent,
+  type StoredEvent,
+} from '../../functions/core/deliveries.ts';
 import { AppError } from '../../functions/core/errors.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import { GeneratorFailed, type Generator, type RenderRequest } from '../../functions/core/generator.ts';
@@ -146,7 +154,7 @@ export class World {
       },
     };
     this.deliveryPorts = { events: this.events, webhooks: this.webhooks, sender, retryBaseMs: 1000, metrics: this.metrics, now };
-    this.resendPorts = { events: this.events, delivery, now };
+    this.resendPorts = { events: this.events, delivery, resendsPerHour: DEFAULT_RESENDS_PER_HOUR, now };
     this.sender = sender;
     this.delivery = delivery;
     this.creation = new OrderCreation({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
-import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, StoredEvent } from '../../functions/core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
@@ -46,6 +46,8 @@ export class MemoryTable {
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
   quotes = new Map<string, StoredQuote>();
   posts = new Map<string, number>();
+  /** Resent events by `<user>:<hour start>`. */
+  resends = new Map<string, number>();
   ledger: LedgerLine[] = [];
   events = new Map<string, StoredEvent>();
   attempts: DeliveryAttempt[] = [];
@@ -402,13 +404,16 @@ export class MemoryEvents implements EventsPort {
   async mark(event: StoredEvent, delivery: DeliveryStatus) {
     this.t.events.get(event.id)!.delivery = delivery;
   }
-  /** As the adapter: only from the settled state it was read in, with its pending marker again. */
-  async reopen(event: StoredEvent, execution: string) {
+  /** As the adapter: only from the settled state it was read in and within the key's budget, its pending marker again. */
+  async reopen(event: StoredEvent, r: { execution: string; lastAttempt: number; budget: { window: { start: number }; limit: number } }): Promise<Reopened> {
     const stored = this.t.events.get(event.id);
-    if (!stored || stored.delivery !== event.delivery) return false;
-    Object.assign(stored, { attempts: 0, delivery: 'pending', execution });
+    if (!stored || stored.delivery !== event.delivery) return 'moved';
+    const window = `${stored.userId}:${r.budget.window.start}`;
+    if ((this.t.resends.get(window) ?? 0) >= r.budget.limit) return 'over_budget';
+    this.t.resends.set(window, (this.t.resends.get(window) ?? 0) + 1);
+    Object.assign(stored, { delivery: 'pending', execution: r.execution, lastAttempt: r.lastAttempt });
     this.t.pending.add(event.id);
-    return true;
+    return 'reopened';
   }
   async droppedSince(userId: string, since: Date) {
     const ids = new Set(this.t.attempts.filter((a) => a.outcome === 'dropped' && a.at >= since.toISOString()).map((a) => a.eventId));

@@ -74,10 +74,18 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       { requiredKeys: ['op', 'user', 'route', 'topic', 'deadline'] },
     ),
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('quote' as const), user: u, route: fc.constantFrom('explicit' as const, 'director' as const), topic: fc.nat(4) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('quote' as const), user: u, route: fc.constantFrom('explicit' as const, 'director' as const), topic: fc.nat(4) }),
+  },
   {
     weight: 4,
-    arbitrary: fc.record({ op: fc.constant('review' as const), user: u, order: fc.nat(30), action: fc.constantFrom('approve' as const, 'edit' as const, 'regen' as const) }),
+    arbitrary: fc.record({
+      op: fc.constant('review' as const),
+      user: u,
+      order: fc.nat(30),
+      action: fc.constantFrom('approve' as const, 'edit' as const, 'regen' as const),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('cancel' as const), user: u, order: fc.nat(30) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('topUp' as const), user: u, amount: fc.constantFrom(100, 300) }) },
@@ -195,7 +203,8 @@ describe('the order lifecycle under random operations (local stack)', () => {
       assert.ok(held.length <= SLOTS);
       for (const s of held) {
         const holder = byId.get(s.holder!);
-        if (holder) assert.ok(holdsSlot(holder.status) || holder.status === 'done' || holder.status === 'error', `slot ${s.n} held by a ${holder.status} order`);
+        if (holder)
+          assert.ok(holdsSlot(holder.status) || holder.status === 'done' || holder.status === 'error', `slot ${s.n} held by a ${holder.status} order`);
       }
       return all;
     }
@@ -243,14 +252,25 @@ describe('the order lifecycle under random operations (local stack)', () => {
           break;
         }
         case 'quote': {
-          const res = answered(op, await t.api('POST', '/videos:quote', { key: c!.key, body: { topic: TOPICS[op.topic], duration_seconds: 10, ...(op.route === 'director' ? { director_mode: true } : {}) } }));
+          const res = answered(
+            op,
+            await t.api('POST', '/videos:quote', {
+              key: c!.key,
+              body: { topic: TOPICS[op.topic], duration_seconds: 10, ...(op.route === 'director' ? { director_mode: true } : {}) },
+            }),
+          );
           if (res.status === 200) quotes.push({ id: res.body.quote_id, cost: res.body.cost, user: op.user });
           break;
         }
         case 'review': {
           const id = pick(c!.orders, op.order);
           if (!id) break;
-          const body = op.action === 'edit' ? { action: 'edit', text: 'Caption: Tea\nVoice: Tea time.' } : op.action === 'regen' ? { action: 'regen', note: 'shorter' } : { action: 'approve' };
+          const body =
+            op.action === 'edit'
+              ? { action: 'edit', text: 'Caption: Tea\nVoice: Tea time.' }
+              : op.action === 'regen'
+                ? { action: 'regen', note: 'shorter' }
+                : { action: 'approve' };
           const res = answered(op, await t.api('POST', `/videos/${id}/review`, { key: c!.key, body }));
           tally(`review ${res.status}${res.body?.error ? ` ${res.body.error.code}` : ''}`);
           break;
@@ -298,7 +318,8 @@ describe('the order lifecycle under random operations (local stack)', () => {
           else if (op.action === 'delete') res = await t.api('DELETE', path, { key: c!.key });
           else if (op.action === 'rotate') res = await t.api('POST', `${path}/rotate`, { key: c!.key });
           else if (op.action === 'test') res = await t.api('POST', `${path}/test`, { key: c!.key });
-          else if (op.action === 'resendSince') res = await t.api('POST', `${path}/resend`, { key: c!.key, body: { since: new Date(Date.now() - 3600_000).toISOString() } });
+          else if (op.action === 'resendSince')
+            res = await t.api('POST', `${path}/resend`, { key: c!.key, body: { since: new Date(Date.now() - 3600_000).toISOString() } });
           else {
             const events = (await Promise.all(c!.orders.map((id) => svc.orders.events(id)))).flat();
             const event = pick(events, op.n);
@@ -326,7 +347,10 @@ describe('the order lifecycle under random operations (local stack)', () => {
       assert.ok(Date.now() < end, `still open at rest: ${open.map((o) => `${o.id} ${o.status}`).join(', ')}`);
       for (const o of open.filter((x) => x.status === 'awaiting_review')) {
         const c = clients.find((x) => x.userId === o.userId)!;
-        const res = answered({ op: 'review', user: 0, order: 0, action: 'approve' }, await t.api('POST', `/videos/${o.id}/review`, { key: c.key, body: { action: 'approve' } }));
+        const res = answered(
+          { op: 'review', user: 0, order: 0, action: 'approve' },
+          await t.api('POST', `/videos/${o.id}/review`, { key: c.key, body: { action: 'approve' } }),
+        );
         if (res.status === 429) answered({ op: 'cancel', user: 0, order: 0 }, await t.api('POST', `/videos/${o.id}/cancel`, { key: c.key }));
       }
       await sleep(1000);
@@ -348,7 +372,10 @@ describe('the order lifecycle under random operations (local stack)', () => {
     console.log(
       `lifecycle on the local stack: ${OPS} operations, ${all.length} orders (${all.filter((o) => o.status === 'done').length} done, ${
         all.filter((o) => o.status === 'error').length
-      } in error), 0 violations; ${[...counts].sort().map(([k, v]) => `${k} x${v}`).join(', ')}`,
+      } in error), 0 violations; ${[...counts]
+        .sort()
+        .map(([k, v]) => `${k} x${v}`)
+        .join(', ')}`,
     );
   });
 });
