@@ -46,7 +46,7 @@ export type OrderParams = z.output<typeof createVideoBody>;
 /** The parameters an order runs with, as answers show them (billing is how it was paid, not a parameter). */
 const orderParams = z.omit(createVideoBody, { billing: true });
 
-/** Seconds from creation after which an order not done is canceled and refunded: a minute to a week. */
+/** Seconds from creation after which an order whose render has not started is canceled and refunded: a minute to a week. */
 const deadlineSeconds = z.optional(z.int().check(z.gte(60), z.lte(7 * 24 * 3600)));
 
 /** What an order may add to its parameters: none is a parameter of the video, none changes its price. */
@@ -129,7 +129,7 @@ export const orderRecord = z.object({
   expires_at: z.optional(timestamp),
   metadata: z.optional(z.object({ title: z.string(), description: z.string(), hashtags: z.array(z.string()) })),
   error: z.optional(z.object({ code: z.string(), message: z.string() })),
-  /** When the order is canceled and refunded unless done (its creation's `deadline_seconds`). */
+  /** When the order is canceled and refunded unless its render has started (its creation's `deadline_seconds`). */
   deadline_at: z.optional(timestamp),
   /** What the order took: doubloons (`amount`), a trial video, the plan's allowance of heavy videos. */
   charge: z.object({ amount: cost, trial: z.boolean(), plan_allowance: z.boolean() }),

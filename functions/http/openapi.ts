@@ -82,7 +82,15 @@ const CREATION: Pick<Operation, 'ok' | 'errors' | 'notes' | 'idempotent'> = {
     200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] },
   },
   // generator_unavailable: reserved by the contract for a planner that cannot be reached.
-  errors: ['insufficient_funds', 'fair_use_exceeded', 'active_tasks_exceeded', 'generator_unavailable', 'quote_invalid', 'max_cost_exceeded'],
+  errors: [
+    'insufficient_funds',
+    'fair_use_exceeded',
+    'active_tasks_exceeded',
+    'review_limit_exceeded',
+    'generator_unavailable',
+    'quote_invalid',
+    'max_cost_exceeded',
+  ],
   notes: {
     invalid_params:
       'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
@@ -170,11 +178,12 @@ const OPERATIONS: Record<string, Operation> = {
   'review-video': {
     id: 'reviewVideo',
     summary: 'Approve, edit or regenerate the script of an order in awaiting_review',
-    description: 'approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review.',
+    description:
+      'approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review. Each decision makes the order `running` again, which takes one of the key\'s active tasks: at the limit it is 429 `active_tasks_exceeded` with Retry-After and the order stays in awaiting_review. An order\'s script is rewritten at most 3 times (then 409 `regen_limit_reached`: approve it, edit it or cancel the order).',
     tag: 'Orders',
     body: reviewBody,
     ok: { 200: { description: 'The order, now running', schema: orderRecord } },
-    errors: ['forbidden', 'not_found', 'not_awaiting_review'],
+    errors: ['forbidden', 'not_found', 'not_awaiting_review', 'regen_limit_reached', 'active_tasks_exceeded'],
     examples: example(
       `curl -s -X POST "$BASE/videos/vid_.../review" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"action": "approve"}'`,
       `await client.review('vid_...', { action: 'approve' });`,
@@ -185,7 +194,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'cancelVideo',
     summary: 'Cancel an order that is queued or awaiting review, with a full refund',
     description:
-      'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline whatever its status).',
+      'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).',
     tag: 'Orders',
     ok: { 200: { description: 'The canceled order', schema: orderRecord } },
     errors: ['forbidden', 'not_found', 'not_cancelable'],

@@ -187,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * Approve, edit or regenerate the script of an order in awaiting_review
-         * @description approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review.
+         * @description approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review. Each decision makes the order `running` again, which takes one of the key's active tasks: at the limit it is 429 `active_tasks_exceeded` with Retry-After and the order stays in awaiting_review. An order's script is rewritten at most 3 times (then 409 `regen_limit_reached`: approve it, edit it or cancel the order).
          *
          *     **curl**
          *
@@ -225,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order that is queued or awaiting review, with a full refund
-         * @description The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline whatever its status).
+         * @description The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).
          *
          *     **curl**
          *
@@ -835,7 +835,7 @@ export interface components {
         /** @enum {string} */
         TransactionKind: "charge" | "refund" | "top_up" | "trial" | "plan_allowance";
         /** @enum {string} */
-        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "review_limit_exceeded" | "regen_limit_reached" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         CreationResponse: {
             id: string;
             status: components["schemas"]["OrderStatus"];
@@ -1141,7 +1141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `fair_use_exceeded`; `quote_invalid`; `max_cost_exceeded` */
+            /** @description `fair_use_exceeded`; `review_limit_exceeded`; `quote_invalid`; `max_cost_exceeded` */
             409: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1505,7 +1505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `fair_use_exceeded`; `quote_invalid`; `max_cost_exceeded` */
+            /** @description `fair_use_exceeded`; `review_limit_exceeded`; `quote_invalid`; `max_cost_exceeded` */
             409: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1753,7 +1753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `not_awaiting_review` */
+            /** @description `not_awaiting_review`; `regen_limit_reached` */
             409: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1775,7 +1775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
