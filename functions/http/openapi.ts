@@ -179,7 +179,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'reviewVideo',
     summary: 'Approve, edit or regenerate the script of an order in awaiting_review',
     description:
-      'approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review. Each decision makes the order `running` again, which takes one of the key\'s active tasks: at the limit it is 429 `active_tasks_exceeded` with Retry-After and the order stays in awaiting_review. An order\'s script is rewritten at most 3 times (then 409 `regen_limit_reached`: approve it, edit it or cancel the order).',
+      "approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review. Each decision makes the order `running` again, which takes one of the key's active tasks: at the limit it is 429 `active_tasks_exceeded` with Retry-After and the order stays in awaiting_review. An order's script is rewritten at most 3 times (then 409 `regen_limit_reached`: approve it, edit it or cancel the order).",
     tag: 'Orders',
     body: reviewBody,
     ok: { 200: { description: 'The order, now running', schema: orderRecord } },
