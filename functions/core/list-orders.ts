@@ -4,6 +4,7 @@
  * request reads at most MAX_EXAMINED orders, so a filter that matches little answers a short (even empty) page with
  * has_more and a cursor instead of reading the whole history.
  */
+import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
 import type { Order, OrderStatus } from './orders.ts';
 import type { OrderStore } from './ports.ts';
@@ -26,9 +27,16 @@ export interface OrderPage {
 }
 
 export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: string, q: ListQuery): Promise<OrderPage> {
-  const from = q.createdGte ? orderIdFloor(q.createdGte.getTime()) : undefined;
-  const bounds = [q.startingAfter, q.createdLt ? orderIdFloor(q.createdLt.getTime()) : undefined].filter((b): b is string => b !== undefined);
+  const gte = q.createdGte?.getTime();
+  const lt = q.createdLt?.getTime();
+  if (gte !== undefined && lt !== undefined && gte > lt) throw new InvalidParams('created_gte', 'must not be after created_lt');
+  // Ids carry times from 1970 on: a lower bound before that bounds nothing, an upper one leaves nothing.
+  if (lt !== undefined && lt <= 0) return { orders: [], hasMore: false };
+  const from = gte !== undefined && gte > 0 ? orderIdFloor(gte) : undefined;
+  const bounds = [q.startingAfter, lt !== undefined ? orderIdFloor(lt) : undefined].filter((b): b is string => b !== undefined);
   let below = bounds.length ? bounds.sort()[0] : undefined;
+  // An empty range (a cursor older than the lower bound, equal bounds): nothing to read, and a store refuses it.
+  if (from !== undefined && below !== undefined && below <= from) return { orders: [], hasMore: false };
   const found: Order[] = [];
   let examined = 0;
   for (;;) {

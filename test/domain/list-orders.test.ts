@@ -78,4 +78,35 @@ describe('listing orders', () => {
       ids.slice(0, 5).reverse(),
     );
   });
+
+  it('answers a range outside the ids without reading, and refuses an inverted one naming created_gte', async () => {
+    const { store, ids } = history(3, () => 'queued');
+    let reads = 0;
+    const counting = {
+      ofUser: async (...args: Parameters<MemoryOrders['ofUser']>) => {
+        reads++;
+        return store.ofUser(...args);
+      },
+    };
+    const before1970 = new Date(Date.UTC(1969, 11, 31));
+    const yearZero = new Date('0000-01-01T00:00:00Z');
+    for (const q of [
+      { createdLt: before1970 },
+      { createdLt: new Date(0) },
+      { createdGte: yearZero, createdLt: before1970 },
+      { createdGte: new Date(T0 + 5000), createdLt: new Date(T0 + 5000) },
+      { createdGte: new Date(T0 + 60_000), startingAfter: ids[1]! },
+    ]) {
+      assert.deepEqual(await listOrders(counting, 'u1', { limit: 10, ...q }), { orders: [], hasMore: false }, JSON.stringify(q));
+    }
+    assert.equal(reads, 0);
+    // A lower bound before 1970 bounds nothing.
+    const all = await listOrders(store, 'u1', { limit: 10, createdGte: yearZero });
+    assert.deepEqual(
+      all.orders.map((o) => o.id),
+      [...ids].reverse(),
+    );
+    await assert.rejects(listOrders(store, 'u1', { limit: 10, createdGte: new Date(T0 + 1), createdLt: new Date(T0) }), /^InvalidParams: created_gte: /);
+    await assert.rejects(listOrders(store, 'u1', { limit: 10, createdGte: before1970, createdLt: yearZero }), /created_gte: must not be after created_lt/);
+  });
 });
