@@ -10,7 +10,9 @@ import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
-import { SHARDS } from '../functions/core/ids.ts';
+import { ledgerEntryId, SHARDS } from '../functions/core/ids.ts';
+import type { LedgerHead as Head } from '../functions/core/transactions.ts';
+import { headOf } from '../functions/adapters/accounts.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
@@ -52,8 +54,8 @@ export function creationFloor(ctx: FloorContext) {
   const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
   let shardTurn = 0;
 
-  /** The seven items of one creation, for a new order id. */
-  const itemsOf = (u: FloorUser, id: string, now: Date) => {
+  /** The seven items of one creation, for a new order id, its ledger entry after the user's ledger `head`. */
+  const itemsOf = (u: FloorUser, id: string, now: Date, head: Head) => {
     const ts = now.toISOString();
     const shard = shardTurn++ % SHARDS;
     const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
@@ -75,9 +77,9 @@ export function creationFloor(ctx: FloorContext) {
         Update: {
           TableName: T,
           Key: keys.user(u.userId),
-          UpdateExpression: 'ADD activeTasks :one, balance :debit',
-          ConditionExpression: `${ITEM.exists} AND activeTasks < :maxActive AND balance >= :cost AND trialVideosLeft <= :zero`,
-          ExpressionAttributeValues: { ':one': 1, ':maxActive': ctx.limits.activeTasks, ':zero': 0, ':debit': -cost, ':cost': cost },
+          UpdateExpression: 'ADD activeTasks :one, balance :debit, ledgerSeq :one',
+          ConditionExpression: `${ITEM.exists} AND activeTasks < :maxActive AND ledgerSeq = :seq AND balance >= :cost AND trialVideosLeft <= :zero`,
+          ExpressionAttributeValues: { ':one': 1, ':maxActive': ctx.limits.activeTasks, ':seq': head.seq, ':zero': 0, ':debit': -cost, ':cost': cost },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
         },
       },
@@ -91,7 +93,20 @@ export function creationFloor(ctx: FloorContext) {
           ExpressionAttributeValues: { ':one': 1, ':limit': ctx.limits.postsPerMinute, ':exp': ttl(new Date(windowStart + 120_000)) },
         },
       },
-      { Put: { TableName: T, Item: { ...keys.ledger(u.userId, ulid()), amount: -cost, kind: 'charge', orderId: id, createdAt: ts } } },
+      {
+        Put: {
+          TableName: T,
+          Item: {
+            ...keys.ledger(u.userId, ledgerEntryId(head.seq + 1)),
+            amount: -cost,
+            kind: 'charge',
+            orderId: id,
+            balanceAfter: head.balance - cost,
+            createdAt: ts,
+          },
+          ConditionExpression: ITEM.isNew,
+        },
+      },
       { Put: { TableName: T, Item: { ...keys.openOrder(shard, id), orderId: id, createdAt: ts } } },
       {
         Put: {
@@ -114,9 +129,24 @@ export function creationFloor(ctx: FloorContext) {
   };
 
   const newId = () => `vid_${ulid().toLowerCase()}`;
-  const transaction = async (u: FloorUser, id = newId()): Promise<boolean> => {
-    await ctx.ddb.send(new TransactWriteCommand({ TransactItems: itemsOf(u, id, new Date()) }));
-    return true;
+  // Each floor client is one user's only writer while the floor runs: the head it wrote last is the ledger's. The API's
+  // slices in between move it on, so a refused condition reads it again, as the API's creation re-prices.
+  const heads = new Map<string, Head>();
+  const readHead = async (u: FloorUser): Promise<Head> => {
+    return headOf((await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }))).Item!);
+  };
+  const transaction = async (u: FloorUser, id = newId(), read?: Head): Promise<boolean> => {
+    let head = read ?? heads.get(u.userId) ?? (await readHead(u));
+    for (;;) {
+      try {
+        await ctx.ddb.send(new TransactWriteCommand({ TransactItems: itemsOf(u, id, new Date(), head) }));
+        heads.set(u.userId, { seq: head.seq + 1, balance: head.balance - cost });
+        return true;
+      } catch (err) {
+        if ((err as Error).name !== 'TransactionCanceledException') throw err;
+        head = await readHead(u);
+      }
+    }
   };
 
   return {
@@ -127,7 +157,7 @@ export function creationFloor(ctx: FloorContext) {
       const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
       if (!auth.Item) return false;
       const id = newId();
-      await transaction(u, id);
+      await transaction(u, id, headOf(auth.Item));
       await ctx.sfn.send(
         new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
       );

@@ -2,7 +2,7 @@
  * The one key builder of the single table. Access patterns (docs/architecture.md has the table):
  *   user profile and key hash      PK USER#<user>   SK PROFILE
  *   idempotency record             PK USER#<user>   SK IDEM#<sha256 of the key>      (TTL)
- *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
+ *   ledger entry                   PK USER#<user>   SK LEDGER#<seq><random>  (its place in the user's ledger first)
  *   the user's order (a reference) PK USER#<user>   SK ORDER#<order id>   (GET /videos: newest first, consistent)
  *   a quote (binding price)        PK USER#<user>   SK QUOTE#<quote id>   (TTL: its expiry)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)

@@ -26,7 +26,13 @@ import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } fr
 import { type Account, breakdownOf, type Charge, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-const MAX_ATTEMPTS = 12;
+/** Commits tried after a conflict (another transaction held an item: backed off and tried again) ... */
+const MAX_CONFLICTS = 12;
+/**
+ * ... and after the account moved (each time another write of the user's committed, the charge's ledger entry
+ * follows it and is priced again at once): bounded by the user's concurrent writes, a few dozen at most.
+ */
+const MAX_ACCOUNT_CHANGES = 50;
 
 /** What a client asked for, on one of the two creation routes. */
 export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
@@ -202,7 +208,7 @@ export class OrderCreation {
     const { quoteId, maxCost } = input.request;
     const quoted = quoteId !== undefined ? await this.deps.orders.quoteOf(input.account.userId, quoteId, input.now) : undefined;
     let account: Account | undefined = input.account;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    for (let conflicts = 0, changes = 0; conflicts < MAX_CONFLICTS && changes < MAX_ACCOUNT_CHANGES; ) {
       if (!account) throw unauthorized();
       let charge: Charge;
       try {
@@ -264,9 +270,10 @@ export class OrderCreation {
           throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
         case 'account_changed':
           account = outcome.account;
+          changes++;
           break;
         case 'conflict':
-          await sleep(Math.random() * Math.min(400, 10 * 2 ** attempt));
+          await sleep(Math.random() * Math.min(400, 10 * 2 ** conflicts++));
           break;
         case 'quote_used':
           throw quoteInvalid('was used by another order');

@@ -38,6 +38,8 @@ export interface Account {
   heavyMonth?: string;
   heavyUsed: number;
   activeTasks: number;
+  /** The entries of the user's ledger: a balance change writes the next, on condition that this is still the count. */
+  ledgerSeq: number;
 }
 
 /** What one order takes from the account; a refund gives back exactly this. */

@@ -303,7 +303,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'listTransactions',
     summary: 'Where the money went: the ledger, newest first',
     description:
-      'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
+      'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it (the older entry’s plus its amount, in the order the entries were committed) and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
     tag: 'Account',
     query: listTransactionsQuery,
     ok: { 200: { description: 'A page of ledger entries', schema: transactionList } },
