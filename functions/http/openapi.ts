@@ -157,7 +157,7 @@ const OPERATIONS: Record<string, Operation> = {
     summary: "List the key's orders, newest first",
     description:
       'A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. ' +
-      'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`. ' +
+      'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than three times `limit` orders per request, so a page may be short, even empty, with `has_more: true` and a cursor to go on from. ' +
       '`created_gte` after `created_lt` is 422; times outside the data (before 1970, far ahead) and a cursor older than `created_gte` give an empty page.',
     tag: 'Orders',
     query: listOrdersQuery,

@@ -2,44 +2,20 @@
  * GET /balance/transactions reads one bounded page whatever the ledger's length, and each entry's balance_after is
  * exact: the balance after the entry before it plus its amount, in the order the ledger lists them, also when the
  * same user's charges, refunds and top-ups are written at once (issue 25). On the local stack; the items DynamoDB
- * reads are counted by a middleware on the handlers' own client.
+ * reads are counted by a middleware on the handlers' own client (test/support/reads.ts).
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { countReads, readsBy } from '../support/reads.ts';
 import { useStack } from '../support/stack.ts';
 
 const t = useStack({ LIMIT_ACTIVE_TASKS: '100', LIMIT_POSTS_PER_MINUTE: '10000', LOCAL_SFN_HOLD: '1' });
 
-/** Items read from each user partition (`USER#<id>`) by the service's DynamoDB calls, since the start. */
-const readFrom = new Map<string, number>();
-
-async function countReads() {
-  const { aws } = await import('../../functions/adapters/aws.ts');
-  aws().ddb.middlewareStack.add(
-    (next) => async (args) => {
-      const out = await next(args);
-      const input = args.input as { Key?: { PK?: string }; ExpressionAttributeValues?: Record<string, unknown> };
-      const output = out.output as { ScannedCount?: number; Item?: unknown };
-      const pk = input.Key?.PK ?? input.ExpressionAttributeValues?.[':pk'];
-      if (typeof pk === 'string') {
-        const items = output.ScannedCount ?? (output.Item ? 1 : 0);
-        readFrom.set(pk, (readFrom.get(pk) ?? 0) + items);
-      }
-      return out;
-    },
-    { step: 'initialize', name: 'ledgerPageReadCounter' },
-  );
-}
-
-/** The items read from the user's partition by one request, and its time. */
+/** The items read for the user by one request, and its time. */
 async function measure(userId: string, key: string, path: string) {
-  const pk = `USER#${userId}`;
-  const from = readFrom.get(pk) ?? 0;
-  const started = performance.now();
-  const res = await t.api('GET', path, { key });
-  const ms = performance.now() - started;
+  const { items, ms, result: res } = await readsBy(userId, () => t.api('GET', path, { key }));
   assert.equal(res.status, 200, res.text);
-  return { items: (readFrom.get(pk) ?? 0) - from, ms, body: res.body };
+  return { items, ms, body: res.body };
 }
 
 /** Every entry, newest first, following the cursor. */

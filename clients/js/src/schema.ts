@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * List the key's orders, newest first
-         * @description A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`.
+         * @description A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than three times `limit` orders per request, so a page may be short, even empty, with `has_more: true` and a cursor to go on from. `created_gte` after `created_lt` is 422; times outside the data (before 1970, far ahead) and a cursor older than `created_gte` give an empty page.
          *
          *     **curl**
          *
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Where the money went: the ledger, newest first
-         * @description Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
+         * @description Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it (the older entry’s plus its amount, in the order the entries were committed) and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
          *
          *     **curl**
          *
