@@ -7,19 +7,20 @@
  */
 import { createHash } from 'node:crypto';
 import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
 import { ledgerEntryId, SHARDS } from '../functions/core/ids.ts';
 import type { LedgerHead as Head } from '../functions/core/transactions.ts';
-import { headOf } from '../functions/adapters/accounts.ts';
+// The same request parameters the service sends (its expression builders), sent bare.
+import { headOf, windowCountUpdate } from '../functions/adapters/accounts.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
   sfn: SFNClient;
   tableName: string;
   stateMachineArn: string;
-  limits: { activeTasks: number; postsPerMinute: number };
+  limits: { activeTasks: number; postsPerMinute: number; getsPerMinute: number };
   /** An order item as the API wrote it: the floor's orders are copies of it. */
   orderItem: Record<string, unknown>;
 }
@@ -31,14 +32,22 @@ export interface FloorUser {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const windowOf = (ms: number) => Math.floor(ms / 60_000) * 60_000;
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-/** GET /videos/{id}'s calls: the key read (the user item, strongly consistent) and the order's GetItem. */
+/**
+ * GET /videos/{id}'s calls: the key read (the user item, strongly consistent), the count of the key's GETs in their
+ * minute window, and the order's GetItem.
+ */
 export function getFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   return async (u: FloorUser): Promise<boolean> => {
     const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
     if (!auth.Item) return false;
+    const windowStart = windowOf(Date.now());
+    await ctx.ddb.send(
+      new UpdateCommand({ ...windowCountUpdate(T, keys.gets(u.userId, windowStart), windowStart, ctx.limits.getsPerMinute), ReturnValues: 'UPDATED_NEW' }),
+    );
     const order = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.order(u.orderId), ConsistentRead: true }));
     return Boolean(order.Item);
   };
@@ -58,7 +67,7 @@ export function creationFloor(ctx: FloorContext) {
   const itemsOf = (u: FloorUser, id: string, now: Date, head: Head) => {
     const ts = now.toISOString();
     const shard = shardTurn++ % SHARDS;
-    const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
+    const windowStart = windowOf(now.getTime());
     const order = {
       ...ctx.orderItem,
       ...keys.order(id),
@@ -83,16 +92,7 @@ export function creationFloor(ctx: FloorContext) {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
         },
       },
-      {
-        Update: {
-          TableName: T,
-          Key: keys.posts(u.userId, windowStart),
-          UpdateExpression: 'ADD #n :one SET #ttl = :exp',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-          ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
-          ExpressionAttributeValues: { ':one': 1, ':limit': ctx.limits.postsPerMinute, ':exp': ttl(new Date(windowStart + 120_000)) },
-        },
-      },
+      { Update: windowCountUpdate(T, keys.posts(u.userId, windowStart), windowStart, ctx.limits.postsPerMinute) },
       {
         Put: {
           TableName: T,
@@ -161,7 +161,7 @@ export function creationFloor(ctx: FloorContext) {
       await ctx.sfn.send(
         new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
       );
-      const windowStart = Math.floor(Date.now() / 60_000) * 60_000;
+      const windowStart = windowOf(Date.now());
       await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.posts(u.userId, windowStart), ConsistentRead: true }));
       return true;
     },

@@ -16,6 +16,7 @@ mkdirSync(dataDir, { recursive: true });
 const passThrough = [
   'LIMIT_ACTIVE_TASKS',
   'LIMIT_POSTS_PER_MINUTE',
+  'LIMIT_GETS_PER_MINUTE',
   'ORDER_SECONDS_ESTIMATE',
   'RENDER_SLOTS',
   'SLOT_LEASE_SECONDS',

@@ -49,6 +49,7 @@ export interface StageConfig {
   prices: Prices;
   limitActiveTasks: number;
   limitPostsPerMinute: number;
+  limitGetsPerMinute: number;
   /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
   renderSlots: number;
   reviewDeadlineSeconds: number;
@@ -81,6 +82,7 @@ export const STAGES = {
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     renderSlots: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
@@ -98,6 +100,7 @@ export const STAGES = {
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
+    limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     renderSlots: 4,
     reviewDeadlineSeconds: 7 * 24 * 3600,
     webhookRetryBaseMs: 30_000,

@@ -46,6 +46,7 @@ export class VideoServiceStack extends Stack {
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       LIMIT_ACTIVE_TASKS: String(settings.limitActiveTasks),
       LIMIT_POSTS_PER_MINUTE: String(settings.limitPostsPerMinute),
+      LIMIT_GETS_PER_MINUTE: String(settings.limitGetsPerMinute),
       PRICES: JSON.stringify(settings.prices),
       REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),

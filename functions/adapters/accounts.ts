@@ -199,11 +199,16 @@ export class Accounts {
     await deletePartition(this.ddb, this.tableName, keys.userPartition(userId));
   }
 
-  /** Counts one POST in its minute window; false when the window already had `limit`. */
-  /** Counts one POST in its window: how many the window holds with it, or undefined when it was full. */
-  async count(userId: string, windowStart: number, limit: number): Promise<number | undefined> {
+  /**
+   * Counts one request of the key in its minute window (its POSTs and its GETs have a window each, apart from the user
+   * item, so counting never contends with a creation's transaction): how many the window holds with it, or undefined
+   * when it was full.
+   */
+  async count(kind: 'posts' | 'gets', userId: string, windowStart: number, limit: number): Promise<number | undefined> {
     try {
-      const out = await this.ddb.send(new UpdateCommand({ ...postCountUpdate(this.tableName, userId, windowStart, limit), ReturnValues: 'UPDATED_NEW' }));
+      const out = await this.ddb.send(
+        new UpdateCommand({ ...windowCountUpdate(this.tableName, keys[kind](userId, windowStart), windowStart, limit), ReturnValues: 'UPDATED_NEW' }),
+      );
       return Number(out.Attributes?.count ?? 1);
     } catch (err) {
       if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
@@ -241,10 +246,14 @@ const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.rando
 const lineOf = (i: Record<string, unknown>): LedgerLine => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) });
 
 /** One POST counted in its minute window, refused once the window holds `limit`. Also a transaction item. */
-export function postCountUpdate(tableName: string, userId: string, windowStart: number, limit: number) {
+export const postCountUpdate = (tableName: string, userId: string, windowStart: number, limit: number) =>
+  windowCountUpdate(tableName, keys.posts(userId, windowStart), windowStart, limit);
+
+/** One request counted in the minute window item `key`, refused once it holds `limit`; kept a minute past its end. */
+export function windowCountUpdate(tableName: string, key: Record<string, string>, windowStart: number, limit: number) {
   return {
     TableName: tableName,
-    Key: keys.posts(userId, windowStart),
+    Key: key,
     UpdateExpression: 'ADD #n :one SET #ttl = :exp',
     ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
     ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },

@@ -107,6 +107,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits: {
       activeTasks: int(env, 'LIMIT_ACTIVE_TASKS', DEFAULT_LIMITS.activeTasks),
       postsPerMinute: int(env, 'LIMIT_POSTS_PER_MINUTE', DEFAULT_LIMITS.postsPerMinute),
+      getsPerMinute: int(env, 'LIMIT_GETS_PER_MINUTE', DEFAULT_LIMITS.getsPerMinute),
     },
     prices: prices(env.PRICES),
     throughput: {

@@ -6,6 +6,7 @@
  *   the user's order (a reference) PK USER#<user>   SK ORDER#<order id>   (GET /videos: newest first, consistent)
  *   a quote (binding price)        PK USER#<user>   SK QUOTE#<quote id>   (TTL: its expiry)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
+ *   GET count of one minute        PK USER#<user>   SK GETS#<window start ms>        (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
@@ -34,6 +35,7 @@ export const keys = {
   ledgerPrefix: 'LEDGER#',
   quote: (userId: string, quoteId: string) => ({ PK: userPk(userId), SK: `QUOTE#${quoteId}` }),
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
+  gets: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `GETS#${windowStart}` }),
   order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
   /** The reference to an order in its user's partition, written with the order. */
   userOrder: (userId: string, orderId: string) => ({ PK: userPk(userId), SK: orderPk(orderId) }),

@@ -18,7 +18,7 @@ import {
 } from './errors.ts';
 import { newOrderId, newQuoteId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
-import { postWindow, type Throughput } from './limits.ts';
+import { minuteWindow, type Throughput } from './limits.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
@@ -248,7 +248,7 @@ export class OrderCreation {
         order,
         account,
         ...(quoteId !== undefined ? { quoteId } : {}),
-        ...(keyed ? { postWindowStart: postWindow(input.now).start } : {}),
+        ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
         limits: this.deps.limits,
         now: input.now,
         ...(input.idempotencyKey !== undefined
@@ -267,7 +267,7 @@ export class OrderCreation {
         case 'replay':
           return this.replayOf(outcome.record, route, requestHash);
         case 'rate_limited':
-          throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
+          throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
         case 'account_changed':
           account = outcome.account;
           changes++;

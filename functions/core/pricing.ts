@@ -25,8 +25,10 @@ const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 export interface Limits {
   activeTasks: number;
   postsPerMinute: number;
+  /** Keyed GETs per minute: ten a second, which a client polling as the answers' Retry-After says never meets. */
+  getsPerMinute: number;
 }
-export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30 };
+export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30, getsPerMinute: 600 };
 
 /** What the billing rules need to know about a user; read once per request. */
 export interface Account {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keyMatches, newApiKey, userIdOfKey } from '../../functions/core/apikeys.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
-import { postWindow } from '../../functions/core/limits.ts';
+import { minuteWindow } from '../../functions/core/limits.ts';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
 import { validate } from '../../functions/app/validate.ts';
 
@@ -61,6 +61,6 @@ describe('api keys', () => {
 
 describe('limits arithmetic', () => {
   it('gives the seconds left in the minute window', () => {
-    assert.deepEqual(postWindow(new Date('2026-11-23T10:00:45.200Z')), { start: Date.parse('2026-11-23T10:00:00Z'), retryAfterSeconds: 15 });
+    assert.deepEqual(minuteWindow(new Date('2026-11-23T10:00:45.200Z')), { start: Date.parse('2026-11-23T10:00:00Z'), retryAfterSeconds: 15 });
   });
 });
