@@ -5,10 +5,10 @@ import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderSt
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { headOf, LEDGER_ATTEMPTS, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-
-type LedgerWrite = ReturnType<typeof ledgerWrite>;
 import { batchGet, deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
+
+type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
 function fieldUpdate(names: Record<string, string>, values: Record<string, unknown>, sets: string[], set: object = {}, remove: readonly string[] = []): string {
