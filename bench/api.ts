@@ -91,9 +91,10 @@ const serviceCpu = () => {
 
 export async function benchApi(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'video-service-bench-'));
-  // Per-key limits are lifted so the bench measures the service, not the 30 POST/min rule; executions are held so
-  // that no video renders in the background of the API figures (the workflow has its own figures).
-  const limits = { activeTasks: 1_000_000, postsPerMinute: 1_000_000 };
+  // Per-key limits are lifted so the bench measures the service, not the 30 POST/min and 600 GET/min rules (each GET
+  // is still counted); executions are held so that no video renders in the background of the API figures (the
+  // workflow has its own figures).
+  const limits = { activeTasks: 1_000_000, postsPerMinute: 1_000_000, getsPerMinute: 1_000_000 };
   const stack = await startLocalStack({
     access: ACCESS,
     port: 0,
@@ -102,6 +103,7 @@ export async function benchApi(): Promise<void> {
       POWERTOOLS_LOG_LEVEL: 'CRITICAL',
       LIMIT_ACTIVE_TASKS: String(limits.activeTasks),
       LIMIT_POSTS_PER_MINUTE: String(limits.postsPerMinute),
+      LIMIT_GETS_PER_MINUTE: String(limits.getsPerMinute),
       LOCAL_SFN_HOLD: '1',
     },
   });
@@ -227,7 +229,7 @@ export async function benchApi(): Promise<void> {
       const rounds = roundRatios(api, floor);
       return `p50 <= 2x floor: ${f(ratio, 2)}x ${verdict(ratio <= 2)} (rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x)`;
     };
-    const GET_FLOOR = 'the same AWS calls, bare: GetItem of the user item + GetItem of the order';
+    const GET_FLOOR = 'the same AWS calls, bare: GetItem of the user item + UpdateItem of the GET window + GetItem of the order';
     const CREATE_FLOOR = 'the same AWS calls, bare: GetItem of the user + the seven-item TransactWriteItems + StartExecution + GetItem of the POST window';
     const row = (name: string, x: Figures, target = '') =>
       `| ${name} | ${x.requests} | ${f(x.rps)} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.cpuPerRequestMs, 2)} | ${x.errors} | ${target} |`;
@@ -245,7 +247,7 @@ export async function benchApi(): Promise<void> {
     console.log('\nCPU per request: the service process, DynamoDB Local and (for the API rows) the load generator together.');
     console.log('\n| AWS calls per request | measured | target |');
     console.log('|---|---|---|');
-    console.log(`| GET /videos/{id} | ${getCalls} | <= 2 ${verdict(getCalls <= 2)} |`);
+    console.log(`| GET /videos/{id} | ${getCalls} | <= 3 ${verdict(getCalls <= 3)} |`);
     console.log(`| POST /videos:quick (201) | ${createCalls} | <= 4 ${verdict(createCalls <= 4)} |`);
     console.log(`\nWhere the service process's CPU goes on GET /videos/{id} (sampled profile, ${profile.samples} samples, ${SLICE_MS / 1000} s):\n`);
     for (const l of profile.layers) console.log(`| ${l.layer} | ${f(l.percent)} % |`);
@@ -288,7 +290,7 @@ export async function benchApi(): Promise<void> {
       { section, name: 'the seven-item creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
       { section, name: 'bare DynamoDB GetItem loop, throughput', value: fig.bare.rps, unit: 'req/s' },
       { section, name: 'bare DynamoDB GetItem loop, p50', value: fig.bare.p50, unit: 'ms' },
-      { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 2 } },
+      { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 3 } },
       { section, name: 'AWS calls per POST /videos:quick', value: createCalls, unit: 'calls', target: { op: '<=', limit: 4 } },
       {
         section,

@@ -7,17 +7,21 @@
  */
 import { createHash } from 'node:crypto';
 import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
-import { SHARDS } from '../functions/core/ids.ts';
+import { ledgerEntryId, SHARDS } from '../functions/core/ids.ts';
+import type { LedgerHead as Head } from '../functions/core/transactions.ts';
+// The same request parameters the service sends (its expression builders), sent bare.
+import { headOf } from '../functions/adapters/accounts.ts';
+import { windowCountUpdate } from '../functions/adapters/dynamo.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
   sfn: SFNClient;
   tableName: string;
   stateMachineArn: string;
-  limits: { activeTasks: number; postsPerMinute: number };
+  limits: { activeTasks: number; postsPerMinute: number; getsPerMinute: number };
   /** An order item as the API wrote it: the floor's orders are copies of it. */
   orderItem: Record<string, unknown>;
 }
@@ -29,14 +33,25 @@ export interface FloorUser {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const windowOf = (ms: number) => Math.floor(ms / 60_000) * 60_000;
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-/** GET /videos/{id}'s calls: the key read (the user item, strongly consistent) and the order's GetItem. */
+/**
+ * GET /videos/{id}'s calls: the key read (the user item, strongly consistent), the count of the key's GETs in their
+ * minute window, and the order's GetItem.
+ */
 export function getFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   return async (u: FloorUser): Promise<boolean> => {
     const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
     if (!auth.Item) return false;
+    const windowStart = windowOf(Date.now());
+    await ctx.ddb.send(
+      new UpdateCommand({
+        ...windowCountUpdate(T, keys.gets(u.userId, windowStart), windowStart + 60_000, ctx.limits.getsPerMinute),
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
     const order = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.order(u.orderId), ConsistentRead: true }));
     return Boolean(order.Item);
   };
@@ -52,11 +67,11 @@ export function creationFloor(ctx: FloorContext) {
   const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
   let shardTurn = 0;
 
-  /** The seven items of one creation, for a new order id. */
-  const itemsOf = (u: FloorUser, id: string, now: Date) => {
+  /** The seven items of one creation, for a new order id, its ledger entry after the user's ledger `head`. */
+  const itemsOf = (u: FloorUser, id: string, now: Date, head: Head) => {
     const ts = now.toISOString();
     const shard = shardTurn++ % SHARDS;
-    const windowStart = Math.floor(now.getTime() / 60_000) * 60_000;
+    const windowStart = windowOf(now.getTime());
     const order = {
       ...ctx.orderItem,
       ...keys.order(id),
@@ -75,23 +90,27 @@ export function creationFloor(ctx: FloorContext) {
         Update: {
           TableName: T,
           Key: keys.user(u.userId),
-          UpdateExpression: 'ADD activeTasks :one, balance :debit',
-          ConditionExpression: `${ITEM.exists} AND activeTasks < :maxActive AND balance >= :cost AND trialVideosLeft <= :zero`,
-          ExpressionAttributeValues: { ':one': 1, ':maxActive': ctx.limits.activeTasks, ':zero': 0, ':debit': -cost, ':cost': cost },
+          UpdateExpression: 'ADD activeTasks :one, balance :debit, ledgerSeq :one',
+          ConditionExpression: `${ITEM.exists} AND activeTasks < :maxActive AND ledgerSeq = :seq AND balance >= :cost AND trialVideosLeft <= :zero`,
+          ExpressionAttributeValues: { ':one': 1, ':maxActive': ctx.limits.activeTasks, ':seq': head.seq, ':zero': 0, ':debit': -cost, ':cost': cost },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
         },
       },
+      { Update: windowCountUpdate(T, keys.posts(u.userId, windowStart), windowStart + 60_000, ctx.limits.postsPerMinute) },
       {
-        Update: {
+        Put: {
           TableName: T,
-          Key: keys.posts(u.userId, windowStart),
-          UpdateExpression: 'ADD #n :one SET #ttl = :exp',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-          ExpressionAttributeNames: { '#n': 'count', '#ttl': TABLE_KEYS.ttl },
-          ExpressionAttributeValues: { ':one': 1, ':limit': ctx.limits.postsPerMinute, ':exp': ttl(new Date(windowStart + 120_000)) },
+          Item: {
+            ...keys.ledger(u.userId, ledgerEntryId(head.seq + 1)),
+            amount: -cost,
+            kind: 'charge',
+            orderId: id,
+            balanceAfter: head.balance - cost,
+            createdAt: ts,
+          },
+          ConditionExpression: ITEM.isNew,
         },
       },
-      { Put: { TableName: T, Item: { ...keys.ledger(u.userId, ulid()), amount: -cost, kind: 'charge', orderId: id, createdAt: ts } } },
       { Put: { TableName: T, Item: { ...keys.openOrder(shard, id), orderId: id, createdAt: ts } } },
       {
         Put: {
@@ -114,9 +133,24 @@ export function creationFloor(ctx: FloorContext) {
   };
 
   const newId = () => `vid_${ulid().toLowerCase()}`;
-  const transaction = async (u: FloorUser, id = newId()): Promise<boolean> => {
-    await ctx.ddb.send(new TransactWriteCommand({ TransactItems: itemsOf(u, id, new Date()) }));
-    return true;
+  // Each floor client is one user's only writer while the floor runs: the head it wrote last is the ledger's. The API's
+  // slices in between move it on, so a refused condition reads it again, as the API's creation re-prices.
+  const heads = new Map<string, Head>();
+  const readHead = async (u: FloorUser): Promise<Head> => {
+    return headOf((await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }))).Item!);
+  };
+  const transaction = async (u: FloorUser, id = newId(), read?: Head): Promise<boolean> => {
+    let head = read ?? heads.get(u.userId) ?? (await readHead(u));
+    for (;;) {
+      try {
+        await ctx.ddb.send(new TransactWriteCommand({ TransactItems: itemsOf(u, id, new Date(), head) }));
+        heads.set(u.userId, { seq: head.seq + 1, balance: head.balance - cost });
+        return true;
+      } catch (err) {
+        if ((err as Error).name !== 'TransactionCanceledException') throw err;
+        head = await readHead(u);
+      }
+    }
   };
 
   return {
@@ -127,11 +161,11 @@ export function creationFloor(ctx: FloorContext) {
       const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
       if (!auth.Item) return false;
       const id = newId();
-      await transaction(u, id);
+      await transaction(u, id, headOf(auth.Item));
       await ctx.sfn.send(
         new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
       );
-      const windowStart = Math.floor(Date.now() / 60_000) * 60_000;
+      const windowStart = windowOf(Date.now());
       await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.posts(u.userId, windowStart), ConsistentRead: true }));
       return true;
     },

@@ -38,11 +38,15 @@ export interface Access {
   takesOrders?: boolean;
 }
 
-/** Every authenticated route: the key lookup. Every authenticated POST: its count in the minute's window. */
+/**
+ * Every authenticated route: the key lookup. Every authenticated POST and GET: its count in the minute's window (POSTs
+ * and GETs apart).
+ */
 const AUTH: TableAction[] = ['GetItem'];
 /** eta_seconds: the queue's snapshot (the slots and the waits, queried; the measured rate, read). */
 const ETA: TableAction[] = ['Query', 'GetItem'];
 const POST: TableAction[] = [...AUTH, 'UpdateItem'];
+const GET: TableAction[] = [...AUTH, 'UpdateItem'];
 /**
  * A status change: the order and the user's slot; with an event, puts (the event, its pending marker, a refund's
  * ledger entry). The change to done or error also deletes the open-order marker (those steps hold DeleteItem by ADMIT).
@@ -62,24 +66,24 @@ export const ACCESS: Record<string, Access> = {
   'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
   'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
-  'get-video': { table: [...AUTH, ...ETA], linkKey: true },
+  'get-video': { table: [...GET, ...ETA], linkKey: true },
   // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
-  'list-videos': { table: [...AUTH, ...ETA, 'BatchGetItem'], linkKey: true },
+  'list-videos': { table: [...GET, ...ETA, 'BatchGetItem'], linkKey: true },
   // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
   'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
   'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
-  'list-webhooks': { table: [...AUTH, 'GetItem'] },
+  'list-webhooks': { table: [...GET, 'GetItem'] },
   'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
-  'list-deliveries': { table: [...AUTH, 'GetItem', 'Query'] },
+  'list-deliveries': { table: [...GET, 'GetItem', 'Query'] },
   // The webhook (owner item, then the user's), saved with its new secret and the previous one's overlap.
   'rotate-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
   // The webhook read; the test delivery goes out over the network, nothing is stored.
   'test-webhook': { table: [...POST, 'GetItem'] },
   // The dropped attempts since a time (a query), each event read and reopened with its pending marker; a new delivery.
   'resend-events': { table: [...POST, 'GetItem', 'Query', 'PutItem'], startDelivery: true },
-  'get-balance': { table: AUTH },
+  'get-balance': { table: GET },
   // The user's ledger entries: one query of its partition.
-  'list-transactions': { table: [...AUTH, 'Query'] },
+  'list-transactions': { table: [...GET, 'Query'] },
   // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
   'download-file': { bucket: ['GetObject'], listOrderFiles: true, linkKey: true },
   'not-found': {},

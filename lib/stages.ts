@@ -52,6 +52,8 @@ export interface StageConfig {
   limitPostsPerMinute: number;
   /** Webhook events a key may have sent again per hour (POST /webhooks/{id}/resend). */
   limitResendsPerHour: number;
+  /** Keyed GET requests a key may make per minute. */
+  limitGetsPerMinute: number;
   /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
   renderSlots: number;
   reviewDeadlineSeconds: number;
@@ -85,6 +87,7 @@ export const STAGES = {
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
+    limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     renderSlots: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
@@ -103,6 +106,7 @@ export const STAGES = {
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
+    limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     renderSlots: 4,
     reviewDeadlineSeconds: 7 * 24 * 3600,
     webhookRetryBaseMs: 30_000,

@@ -47,6 +47,7 @@ export class VideoServiceStack extends Stack {
       LIMIT_ACTIVE_TASKS: String(settings.limitActiveTasks),
       LIMIT_POSTS_PER_MINUTE: String(settings.limitPostsPerMinute),
       LIMIT_RESENDS_PER_HOUR: String(settings.limitResendsPerHour),
+      LIMIT_GETS_PER_MINUTE: String(settings.limitGetsPerMinute),
       PRICES: JSON.stringify(settings.prices),
       REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),

@@ -6,10 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
 import { JOBS } from '../functions/jobs/table.ts';
 import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
+import { migrateLedgers } from './ledger-migration.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
 import { nameCallers, startS3, type BucketGrants } from './s3.ts';
@@ -151,6 +153,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, env);
     const ddb = new DynamoDBClient({ endpoint: dynamo.endpoint, region: REGION });
     await ensureTable(ddb, env.TABLE_NAME!);
+    // A data folder from before the ledger kept its balances: once, before anything is served.
+    if (opts.dataDir) await migrateLedgers(DynamoDBDocumentClient.from(ddb), env.TABLE_NAME!);
     ddb.destroy();
 
     const gateway = new LocalGateway(async (name) => {

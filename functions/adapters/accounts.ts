@@ -1,12 +1,12 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
-import { notFound } from '../core/errors.ts';
-import { newEntryId, newUserId } from '../core/ids.ts';
+import { notFound, serviceUnavailable } from '../core/errors.ts';
+import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
 import { deletePartition, queryAll, recordOf, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
-import type { LedgerEntry, LedgerLine } from '../core/transactions.ts';
+import { type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
 
 interface UserItem {
   userId: string;
@@ -19,6 +19,8 @@ interface UserItem {
   activeTasks: number;
   reviewsPending?: number;
   keyHash?: string;
+  /** The ledger's entries: each ledger write adds one, on condition of the count it read. */
+  ledgerSeq?: number;
   createdAt: string;
 }
 
@@ -33,14 +35,31 @@ export function toAccount(item: Record<string, unknown>): Account {
     heavyUsed: u.heavyUsed ?? 0,
     activeTasks: u.activeTasks,
     reviewsPending: u.reviewsPending ?? 0,
+    ledgerSeq: u.ledgerSeq ?? 0,
   };
 }
 
-export type { LedgerEntry };
+/** The ledger head of a user item (as read, or as a failed condition returned it). */
+export const headOf = (item: Record<string, unknown>): LedgerHead => ({ seq: Number(item.ledgerSeq ?? 0), balance: Number(item.balance) });
 
-export const ledgerPut = (tableName: string, userId: string, entry: LedgerEntry): TransactItem => ({
-  Put: { TableName: tableName, Item: { ...keys.ledger(userId, newEntryId()), ...entry } },
-});
+/**
+ * A ledger write: the entry after `head`, and what the user item's update must add and check with it, so that the
+ * entry is written only while `head` is still the ledger's (the update moves the balance by the entry's amount in the
+ * same transaction). A failed check means another write came first: read the head again and build anew.
+ */
+export function ledgerWrite(tableName: string, userId: string, head: LedgerHead, entry: Omit<LedgerEntry, 'balanceAfter'>) {
+  const next = nextEntry(head, entry);
+  const put: TransactItem = {
+    Put: { TableName: tableName, Item: { ...keys.ledger(userId, ledgerEntryId(next.seq)), ...next.entry }, ConditionExpression: ITEM.isNew },
+  };
+  return {
+    put,
+    add: 'ledgerSeq :ledgerOne',
+    // A user item from before the ledger was counted has no count: it is at 0.
+    condition: head.seq === 0 ? '(attribute_not_exists(ledgerSeq) OR ledgerSeq = :ledgerSeq)' : 'ledgerSeq = :ledgerSeq',
+    values: { ':ledgerSeq': head.seq, ':ledgerOne': 1 },
+  };
+}
 
 export class Accounts {
   constructor(
@@ -63,20 +82,24 @@ export class Accounts {
   async createUser(opts: { balance: number; trialVideos: number; plan?: { name: string; heavyPerMonth: number }; now: Date }) {
     const userId = newUserId();
     const { apiKey, hash } = newApiKey(userId);
+    const createdAt = opts.now.toISOString();
+    const opening =
+      opts.balance > 0 ? ledgerWrite(this.tableName, userId, { seq: 0, balance: 0 }, { amount: opts.balance, kind: 'top_up', createdAt }) : undefined;
     const item: UserItem = {
       userId,
       balance: opts.balance,
       trialVideosLeft: opts.trialVideos,
       activeTasks: 0,
       keyHash: hash,
-      createdAt: opts.now.toISOString(),
+      ledgerSeq: opening ? 1 : 0,
+      createdAt,
       ...(opts.plan ? { planName: opts.plan.name, planHeavyPerMonth: opts.plan.heavyPerMonth } : {}),
     };
     await this.ddb.send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: this.tableName, Item: { ...keys.user(userId), ...item }, ConditionExpression: ITEM.isNew } },
-          ...(opts.balance > 0 ? [ledgerPut(this.tableName, userId, { amount: opts.balance, kind: 'top_up', createdAt: item.createdAt })] : []),
+          ...(opening ? [opening.put] : []),
         ],
       }),
     );
@@ -99,25 +122,36 @@ export class Accounts {
     else await this.updateExisting(userId, 'REMOVE planName, planHeavyPerMonth', {});
   }
 
+  /** Adds doubloons: the entry follows the ledger's head as read, read again while other writes come first. */
   async topUp(userId: string, amount: number, now: Date): Promise<number> {
-    const cancelled = await transact(this.ddb, [
-      [
-        'user',
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.user(userId),
-            UpdateExpression: 'ADD balance :a',
-            ConditionExpression: ITEM.exists,
-            ExpressionAttributeValues: { ':a': amount },
+    const read = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
+    let item = read.Item;
+    for (let attempt = 0; attempt < LEDGER_ATTEMPTS; attempt++) {
+      if (!item) throw notFound('user');
+      const head = headOf(item);
+      const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
+      const cancelled = await transact(this.ddb, [
+        [
+          'user',
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: keys.user(userId),
+              UpdateExpression: `ADD balance :a, ${write.add}`,
+              ConditionExpression: `${ITEM.exists} AND ${write.condition}`,
+              ExpressionAttributeValues: { ':a': amount, ...write.values },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
           },
-        },
-      ],
-      ['ledger', ledgerPut(this.tableName, userId, { amount, kind: 'top_up', createdAt: now.toISOString() })],
-    ]);
-    if (cancelled?.failed('user')) throw notFound('user');
-    if (cancelled) throw cancelled.error;
-    return (await this.get(userId))!.balance;
+        ],
+        ['ledger', write.put],
+      ]);
+      if (!cancelled) return head.balance + amount;
+      if (cancelled.failed('user')) item = cancelled.itemOf('user');
+      else if (cancelled.conflict) await backoff(attempt);
+      else throw cancelled.error;
+    }
+    throw serviceUnavailable('The account is busy with concurrent writes; retry', 1);
   }
 
   async get(userId: string): Promise<Account | undefined> {
@@ -125,14 +159,41 @@ export class Accounts {
     return out.Item ? toAccount(out.Item) : undefined;
   }
 
-  /** Every entry of the user's ledger, oldest first, each with its id (a ULID: the time it was written). */
+  /** Every entry of the user's ledger, oldest first (the operator's and the tests' view; the API reads pages). */
   async ledger(userId: string): Promise<LedgerLine[]> {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
       ...inPartition(keys.userPartition(userId), keys.ledgerPrefix),
       ConsistentRead: true,
     });
-    return items.map((i) => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) }));
+    return items.map(lineOf);
+  }
+
+  /**
+   * One page of the ledger, newest first: at most `limit` entries whose ids sort below `below`, read as one query of
+   * at most `limit` + 2 items (one to tell whether more remain, one for the cursor's own entry), strongly consistent.
+   */
+  async ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: LedgerLine[]; more: boolean }> {
+    // BETWEEN includes both ends: the upper one (the cursor's own entry) is dropped below.
+    const range =
+      q.below === undefined
+        ? inPartition(keys.userPartition(userId), keys.ledgerPrefix)
+        : {
+            KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :below',
+            ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
+            ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': keys.ledgerPrefix, ':below': keys.ledger(userId, q.below).SK },
+          };
+    const out = await this.ddb.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        ...range,
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: q.limit + (q.below === undefined ? 1 : 2),
+      }),
+    );
+    const lines = (out.Items ?? []).map(lineOf).filter((l) => l.id !== q.below);
+    return { lines: lines.slice(0, q.limit), more: lines.length > q.limit };
   }
 
   /** Every item in the user's partition (profile, ledger, idempotency records, counters, delivery attempts). */
@@ -140,11 +201,16 @@ export class Accounts {
     await deletePartition(this.ddb, this.tableName, keys.userPartition(userId));
   }
 
-  /** Counts one POST in its minute window; false when the window already had `limit`. */
-  /** Counts one POST in its window: how many the window holds with it, or undefined when it was full. */
-  async count(userId: string, windowStart: number, limit: number): Promise<number | undefined> {
+  /**
+   * Counts one request of the key in its minute window (its POSTs and its GETs have a window each, apart from the user
+   * item, so counting never contends with a creation's transaction): how many the window holds with it, or undefined
+   * when it was full.
+   */
+  async count(kind: 'posts' | 'gets', userId: string, windowStart: number, limit: number): Promise<number | undefined> {
     try {
-      const out = await this.ddb.send(new UpdateCommand({ ...postCountUpdate(this.tableName, userId, windowStart, limit), ReturnValues: 'UPDATED_NEW' }));
+      const out = await this.ddb.send(
+        new UpdateCommand({ ...windowCountUpdate(this.tableName, keys[kind](userId, windowStart), windowStart + 60_000, limit), ReturnValues: 'UPDATED_NEW' }),
+      );
       return Number(out.Attributes?.count ?? 1);
     } catch (err) {
       if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
@@ -173,6 +239,13 @@ export class Accounts {
     if (!written) throw notFound('user');
   }
 }
+
+/** Ledger writes tried before giving up with 503: each failed one means another write of the user's committed. */
+export const LEDGER_ATTEMPTS = 50;
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 10 * 2 ** attempt)));
+
+const lineOf = (i: Record<string, unknown>): LedgerLine => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) });
 
 /** One POST counted in its minute window, refused once the window holds `limit`. Also a transaction item. */
 export const postCountUpdate = (tableName: string, userId: string, windowStart: number, limit: number) =>

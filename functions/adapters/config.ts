@@ -111,6 +111,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       activeTasks: int(env, 'LIMIT_ACTIVE_TASKS', DEFAULT_LIMITS.activeTasks),
       postsPerMinute: int(env, 'LIMIT_POSTS_PER_MINUTE', DEFAULT_LIMITS.postsPerMinute),
       reviewsPending: int(env, 'LIMIT_REVIEWS_PENDING', DEFAULT_LIMITS.reviewsPending),
+      getsPerMinute: int(env, 'LIMIT_GETS_PER_MINUTE', DEFAULT_LIMITS.getsPerMinute),
     },
     resendsPerHour: int(env, 'LIMIT_RESENDS_PER_HOUR', DEFAULT_RESENDS_PER_HOUR),
     prices: prices(env.PRICES),

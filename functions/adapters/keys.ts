@@ -2,11 +2,12 @@
  * The one key builder of the single table. Access patterns (docs/architecture.md has the table):
  *   user profile and key hash      PK USER#<user>   SK PROFILE
  *   idempotency record             PK USER#<user>   SK IDEM#<sha256 of the key>      (TTL)
- *   ledger entry                   PK USER#<user>   SK LEDGER#<ulid>
+ *   ledger entry                   PK USER#<user>   SK LEDGER#<seq><random>  (its place in the user's ledger first)
  *   the user's order (a reference) PK USER#<user>   SK ORDER#<order id>   (GET /videos: newest first, consistent)
  *   a quote (binding price)        PK USER#<user>   SK QUOTE#<quote id>   (TTL: its expiry)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   resent events of one hour      PK USER#<user>   SK RESENDS#<window start ms>     (TTL)
+ *   GET count of one minute        PK USER#<user>   SK GETS#<window start ms>        (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
@@ -36,6 +37,7 @@ export const keys = {
   quote: (userId: string, quoteId: string) => ({ PK: userPk(userId), SK: `QUOTE#${quoteId}` }),
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
   resends: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `RESENDS#${windowStart}` }),
+  gets: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `GETS#${windowStart}` }),
   order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
   /** The reference to an order in its user's partition, written with the order. */
   userOrder: (userId: string, orderId: string) => ({ PK: userPk(userId), SK: orderPk(orderId) }),

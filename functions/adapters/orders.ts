@@ -4,9 +4,11 @@ import { awaitsApproval, counterDeltas, countsAgainstKey, type Order } from '../
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
-import { ledgerPut, postCountUpdate, toAccount } from './accounts.ts';
+import { headOf, LEDGER_ATTEMPTS, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
 import { batchGet, deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
+
+type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
 function fieldUpdate(names: Record<string, string>, values: Record<string, unknown>, sets: string[], set: object = {}, remove: readonly string[] = []): string {
@@ -36,15 +38,15 @@ function tokenCondition(names: Record<string, string>, values: Record<string, un
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
  */
-function debit(tableName: string, account: Account, order: Order, limits: Limits): TransactItem {
-  const { charge } = order;
+function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite): TransactItem {
   const keyed = countsAgainstKey(order);
-  // The active slot of the key's limit is taken by API orders only; the bot's are counted apart (so the update always
-  // writes something, whatever the charge).
-  const add = keyed ? ['activeTasks :one'] : ['botOrders :one'];
+  const { charge } = order;
+  // The active slot of the key's limit is taken by API orders only; the bot's are counted apart.
+  const add = [keyed ? 'activeTasks :one' : 'botOrders :one', ledger.add];
   const set: string[] = [];
-  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive'] : [ITEM.exists];
-  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
+  // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.
+  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive', ledger.condition] : [ITEM.exists, ledger.condition];
+  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...ledger.values, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
   if (awaitsApproval(order)) {
     add.push('reviewsPending :one');
     cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
@@ -89,7 +91,7 @@ function debit(tableName: string, account: Account, order: Order, limits: Limits
  * The `ADD` terms that give back exactly what a failed order took: its doubloons, its trial video, and its plan
  * allowance only within the month it was taken from (`heavyMonth`: the user's allowance month now).
  */
-function refund(charge: Charge, heavyMonth: string | undefined): { add: string[]; values: Record<string, unknown> } {
+function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string[]; values: Record<string, unknown> } {
   const add: string[] = [];
   const values: Record<string, unknown> = {};
   if (charge.cost) {
@@ -122,22 +124,25 @@ export class Orders implements OrderStore {
     const { order, account, limits } = c;
     const { charge } = order;
     const T = this.tableName;
+    const ledger = ledgerWrite(
+      T,
+      account.userId,
+      { seq: account.ledgerSeq, balance: account.balance },
+      {
+        amount: -charge.cost,
+        kind: 'charge',
+        orderId: order.id,
+        ...(charge.trial ? { trial: true } : {}),
+        ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
+        createdAt: order.createdAt,
+      },
+    );
     const items: [CreationItem, TransactItem][] = [
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
       ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
-      ['debit', debit(T, account, order, limits)],
-      [
-        'ledger',
-        ledgerPut(T, account.userId, {
-          amount: -charge.cost,
-          kind: 'charge',
-          orderId: order.id,
-          ...(charge.trial ? { trial: true } : {}),
-          ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
-          createdAt: order.createdAt,
-        }),
-      ],
+      ['debit', debit(T, account, order, limits, ledger)],
+      ['ledger', ledger.put],
       // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
@@ -194,6 +199,30 @@ export class Orders implements OrderStore {
   }
 
   async transition(t: Transition): Promise<boolean> {
+    let refund = t.refund;
+    for (let attempt = 0, moved = 0; ; ) {
+      const cancelled = await transact(this.ddb, this.transitionItems(t, refund));
+      if (!cancelled) return true;
+      if (cancelled.failed('order')) return false;
+      // The refund's entry followed a ledger head that another write has moved on: follow the one now there.
+      const user = refund && cancelled.failed('user') ? cancelled.itemOf('user') : undefined;
+      if (user && refund && ++moved < LEDGER_ATTEMPTS) {
+        refund = { heavyMonth: toAccount(user).heavyMonth, ledger: headOf(user) };
+        continue;
+      }
+      // No refund to follow: the key is at its active limit (a review's move back to running); the caller reads the
+      // order again to tell.
+      if (!refund && cancelled.failed('user')) return false;
+      if (attempt < 8 && cancelled.conflict) {
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt++));
+        continue;
+      }
+      throw cancelled.error;
+    }
+  }
+
+  /** The items of a status change, with the refund's ledger entry after `refund.ledger` when it refunds. */
+  private transitionItems(t: Transition, refund: Transition['refund']): [TransitionItem, TransactItem][] {
     const { order } = t;
     const T = this.tableName;
     const names: Record<string, string> = { '#s': 'status' };
@@ -221,7 +250,7 @@ export class Orders implements OrderStore {
     ];
     // The key's counters follow the change: its active tasks, and its orders awaiting approval.
     const delta = counterDeltas(order, t);
-    const user = t.refund ? refund(order.charge, t.refund.heavyMonth) : { add: [], values: {} };
+    const user = refund ? refundOf(order.charge, refund.heavyMonth) : { add: [], values: {} };
     const userCond: string[] = [ITEM.exists];
     if (delta.activeTasks) {
       user.add.push('activeTasks :slot');
@@ -235,20 +264,21 @@ export class Orders implements OrderStore {
       user.add.push('reviewsPending :pending');
       user.values[':pending'] = delta.reviewsPending;
     }
-    if (t.refund) {
+    if (refund) {
       const { charge } = order;
-      items.push([
-        'ledger',
-        ledgerPut(T, order.userId, {
-          amount: charge.cost,
-          kind: 'refund',
-          orderId: order.id,
-          ...(charge.trial ? { trial: true } : {}),
-          ...(charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === t.refund.heavyMonth ? { allowance: true } : {}),
-          ...(t.set?.error ? { reason: t.set.error.code } : {}),
-          createdAt: t.now.toISOString(),
-        }),
-      ]);
+      const ledger = ledgerWrite(T, order.userId, refund.ledger, {
+        amount: charge.cost,
+        kind: 'refund',
+        orderId: order.id,
+        ...(charge.trial ? { trial: true } : {}),
+        ...(charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === refund.heavyMonth ? { allowance: true } : {}),
+        ...(t.set?.error ? { reason: t.set.error.code } : {}),
+        createdAt: t.now.toISOString(),
+      });
+      items.push(['ledger', ledger.put]);
+      user.add.push(ledger.add);
+      userCond.push(ledger.condition);
+      Object.assign(user.values, ledger.values);
     }
     if (user.add.length) {
       items.push([
@@ -260,6 +290,7 @@ export class Orders implements OrderStore {
             UpdateExpression: `ADD ${user.add.join(', ')}`,
             ConditionExpression: userCond.join(' AND '),
             ExpressionAttributeValues: user.values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
       ]);
@@ -272,17 +303,7 @@ export class Orders implements OrderStore {
     }
     // A closed order needs no workflow any more: the sweep stops looking at it.
     if (t.to === 'done' || t.to === 'error') items.push(['open', { Delete: { TableName: T, Key: keys.openOrder(order.queueShard, order.id) } }]);
-    for (let attempt = 0; ; attempt++) {
-      const cancelled = await transact(this.ddb, items);
-      if (!cancelled) return true;
-      // The order moved on, or the key is at its active limit: the caller reads the order again to tell.
-      if (cancelled.failed('order') || cancelled.failed('user')) return false;
-      if (attempt < 8 && cancelled.conflict) {
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
-        continue;
-      }
-      throw cancelled.error;
-    }
+    return items;
   }
 
   async patch(orderId: string, p: Patch, now: Date): Promise<boolean> {

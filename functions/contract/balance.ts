@@ -21,7 +21,7 @@ export const transaction = z.object({
   kind: transactionKind,
   /** Doubloons: negative for a charge, positive for a refund or a top-up (0 when a trial video or the allowance paid it all). */
   amount: z.int(),
-  /** The balance after this entry, counted over the ledger in its order. */
+  /** The balance after this entry: the entry before it's (as listed) plus this amount. */
   balance_after: z.int(),
   order_id: z.optional(z.string()),
   /** A refund's reason: the order's error code. */

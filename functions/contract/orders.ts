@@ -140,12 +140,25 @@ export type OrderRecord = z.infer<typeof orderRecord>;
 
 const INTEGER_1_100 = 'must be an integer from 1 to 100';
 const TIME = 'must be an ISO 8601 time, such as 2026-11-25T00:00:00Z';
-/** How many entries a page holds. Query values are strings: coerced, then checked. */
+/**
+ * How many entries a page holds. Query values are strings: decimal digits only (Number() would also take `0x10`,
+ * `1e1` or ` 5`), then the number is checked.
+ */
 export const pageLimit = z._default(
-  z.coerce.number({ error: INTEGER_1_100 }).check(z.refine(Number.isInteger, INTEGER_1_100), z.gte(1, INTEGER_1_100), z.lte(100, INTEGER_1_100)),
+  z.pipe(
+    z.string({ error: INTEGER_1_100 }).check(z.regex(/^[0-9]{1,3}$/, INTEGER_1_100)),
+    z.coerce.number<string>().check(z.gte(1, INTEGER_1_100), z.lte(100, INTEGER_1_100)),
+  ),
   20,
 );
-z.globalRegistry.add(pageLimit, { type: 'integer', description: 'Entries on a page, 1 to 100 (20 by default)' } as never);
+// Described as the integer it stands for (its digits-only pattern is how a query string spells one).
+z.globalRegistry.add(pageLimit, {
+  type: 'integer',
+  minimum: 1,
+  maximum: 100,
+  pattern: undefined,
+  description: 'Entries on a page, 1 to 100 (20 by default)',
+} as never);
 
 /** The query of GET /videos (additive): the key's orders, newest first. */
 export const listOrdersQuery = z.strictObject({

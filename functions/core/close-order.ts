@@ -5,10 +5,11 @@
  */
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
 import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
+import type { Account } from './pricing.ts';
 
 export interface ClosePorts {
   orders: Pick<OrderStore, 'transition'>;
-  accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
+  accounts: { get(userId: string): Promise<Pick<Account, 'heavyMonth' | 'balance' | 'ledgerSeq'> | undefined> };
   capacity: { release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void> };
   /** Hands a recorded event to webhook delivery. */
   announce: (event: OrderEvent) => Promise<void>;
@@ -47,7 +48,7 @@ export async function closeInError(
     to: 'error',
     set,
     remove: ['reviewToken'],
-    refund: { heavyMonth: account?.heavyMonth },
+    refund: { heavyMonth: account?.heavyMonth, ledger: { seq: account?.ledgerSeq ?? 0, balance: account?.balance ?? 0 } },
     event,
     now,
     ...(opts.beforeRender ? { beforeRender: true } : {}),

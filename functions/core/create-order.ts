@@ -8,7 +8,7 @@ import type { CreationResponse, OrderParams, QuoteResponse } from '../contract/o
 import { AppError, InvalidParams, insufficientFunds, maxCostExceeded, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { newOrderId, newQuoteId, shardOf } from './ids.ts';
 import { resolveLanguage } from './language.ts';
-import { postWindow, type Throughput } from './limits.ts';
+import { minuteWindow, type Throughput } from './limits.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
@@ -16,7 +16,13 @@ import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } fr
 import { type Account, breakdownOf, type Charge, checkSlots, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-const MAX_ATTEMPTS = 12;
+/** Commits tried after a conflict (another transaction held an item: backed off and tried again) ... */
+const MAX_CONFLICTS = 12;
+/**
+ * ... and after the account moved (each time another write of the user's committed, the charge's ledger entry
+ * follows it and is priced again at once): bounded by the user's concurrent writes, a few dozen at most.
+ */
+const MAX_ACCOUNT_CHANGES = 50;
 
 /** What a client asked for, on one of the two creation routes. */
 export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
@@ -192,7 +198,7 @@ export class OrderCreation {
     const { quoteId, maxCost } = input.request;
     const quoted = quoteId !== undefined ? await this.deps.orders.quoteOf(input.account.userId, quoteId, input.now) : undefined;
     let account: Account | undefined = input.account;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    for (let conflicts = 0, changes = 0; conflicts < MAX_CONFLICTS && changes < MAX_ACCOUNT_CHANGES; ) {
       if (!account) throw unauthorized();
       let charge: Charge;
       try {
@@ -232,7 +238,7 @@ export class OrderCreation {
         order,
         account,
         ...(quoteId !== undefined ? { quoteId } : {}),
-        ...(keyed ? { postWindowStart: postWindow(input.now).start } : {}),
+        ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
         limits: this.deps.limits,
         now: input.now,
         ...(input.idempotencyKey !== undefined
@@ -251,12 +257,13 @@ export class OrderCreation {
         case 'replay':
           return this.replayOf(outcome.record, route, requestHash);
         case 'rate_limited':
-          throw rateLimited(postWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
+          throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
         case 'account_changed':
           account = outcome.account;
+          changes++;
           break;
         case 'conflict':
-          await sleep(Math.random() * Math.min(400, 10 * 2 ** attempt));
+          await sleep(Math.random() * Math.min(400, 10 * 2 ** conflicts++));
           break;
         case 'quote_used':
           throw quoteInvalid('was used by another order');

@@ -59,8 +59,8 @@ export const fairUseExceeded = (plan: string) =>
     'fair_use_exceeded',
     `The monthly allowance of heavy videos of plan "${plan}" is used up; wait for the next month or send "billing": "doubloons" to pay the full price`,
   );
-export const rateLimited = (retryAfterSeconds: number, limit: number) =>
-  new AppError('rate_limited', `More than ${limit} POST requests per minute on this key`, retryAfterSeconds);
+export const rateLimited = (retryAfterSeconds: number, limit: number, method: 'POST' | 'GET' = 'POST') =>
+  new AppError('rate_limited', `More than ${limit} ${method} requests per minute on this key`, retryAfterSeconds);
 export const resendBudgetExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError(
     'rate_limited',

@@ -4,7 +4,11 @@ import { decodeTime, encodeTime, ulid } from 'ulid';
 /** Time-sortable ids with 80 random bits: unguessable, and ordered for listings. */
 export const newUserId = () => ulid();
 export const newOrderId = (ms = Date.now()) => `vid_${ulid(ms).toLowerCase()}`;
-export const newEntryId = () => ulid();
+/**
+ * A ledger entry's id: its place in the user's ledger (the count written as a ULID writes its time, 10 characters)
+ * and 80 random bits, so a ledger's ids sort in the order its entries were committed, whatever the writers' clocks.
+ */
+export const ledgerEntryId = (seq: number, random = ulid().slice(10)) => encodeTime(seq, 10) + random;
 export const newQuoteId = () => `quo_${ulid().toLowerCase()}`;
 export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
 /** Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. */

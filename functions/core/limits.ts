@@ -12,8 +12,8 @@ function fixedWindow(now: Date, ms: number): Window {
   return { start, end: start + ms, retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now.getTime()) / 1000)) };
 }
 
-/** The fixed one-minute window a POST at `now` falls in. */
-export const postWindow = (now: Date): Window => fixedWindow(now, 60_000);
+/** The fixed one-minute window a keyed request (a POST, a GET) at `now` falls in. */
+export const minuteWindow = (now: Date): Window => fixedWindow(now, 60_000);
 
 /** The fixed hour whose budget of resent webhook events a resend at `now` draws on. */
 export const resendWindow = (now: Date): Window => fixedWindow(now, 3_600_000);

@@ -1,14 +1,16 @@
 /**
  * GET /videos: the user's orders, newest first, a page at a time. Orders are read by id range (an id begins with its
  * creation time), so the time filters narrow the read itself; a status filter is applied to what is read, and one
- * request reads at most MAX_EXAMINED orders, so a filter that matches little answers a short (even empty) page with
- * has_more and a cursor instead of reading the whole history.
+ * request reads at most `examinedAtMost(limit)` orders, so a filter that matches little answers a short (even empty)
+ * page with has_more and a cursor instead of reading the whole history.
  */
+import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
 import type { Order, OrderStatus } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 
-export const MAX_EXAMINED = 500;
+/** The orders one request with a status filter reads at most: three pages' worth (3 to 300). */
+export const examinedAtMost = (limit: number) => 3 * limit;
 
 export interface ListQuery {
   limit: number;
@@ -26,13 +28,21 @@ export interface OrderPage {
 }
 
 export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: string, q: ListQuery): Promise<OrderPage> {
-  const from = q.createdGte ? orderIdFloor(q.createdGte.getTime()) : undefined;
-  const bounds = [q.startingAfter, q.createdLt ? orderIdFloor(q.createdLt.getTime()) : undefined].filter((b): b is string => b !== undefined);
+  const gte = q.createdGte?.getTime();
+  const lt = q.createdLt?.getTime();
+  if (gte !== undefined && lt !== undefined && gte > lt) throw new InvalidParams('created_gte', 'must not be after created_lt');
+  // Ids carry times from 1970 on: a lower bound before that bounds nothing, an upper one leaves nothing.
+  if (lt !== undefined && lt <= 0) return { orders: [], hasMore: false };
+  const from = gte !== undefined && gte > 0 ? orderIdFloor(gte) : undefined;
+  const bounds = [q.startingAfter, lt !== undefined ? orderIdFloor(lt) : undefined].filter((b): b is string => b !== undefined);
   let below = bounds.length ? bounds.sort()[0] : undefined;
+  // An empty range (a cursor older than the lower bound, equal bounds): nothing to read, and a store refuses it.
+  if (from !== undefined && below !== undefined && below <= from) return { orders: [], hasMore: false };
   const found: Order[] = [];
+  const most = examinedAtMost(q.limit);
   let examined = 0;
   for (;;) {
-    const want = q.status ? Math.min(100, MAX_EXAMINED - examined) : q.limit - found.length;
+    const want = q.status ? Math.min(100, most - examined) : q.limit - found.length;
     const page = await store.ofUser(userId, { ...(from ? { from } : {}), ...(below ? { below } : {}), limit: want });
     examined += page.orders.length;
     for (const [i, order] of page.orders.entries()) {
@@ -46,6 +56,6 @@ export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: stri
     const last = page.orders.at(-1)?.id;
     if (!page.more || !last) return { orders: found, hasMore: false };
     below = last;
-    if (examined >= MAX_EXAMINED) return { orders: found, hasMore: true, next: last };
+    if (examined >= most) return { orders: found, hasMore: true, next: last };
   }
 }

@@ -5,7 +5,7 @@
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
 import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
-import { closeInError, eventOf } from './close-order.ts';
+import { type ClosePorts, closeInError, eventOf } from './close-order.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
 import type { Order, OrderFile, OrderLinks } from './orders.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
@@ -39,7 +39,7 @@ export interface StepState {
 
 export interface StepPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
-  accounts: { get(userId: string): Promise<{ heavyMonth?: string } | undefined> };
+  accounts: ClosePorts['accounts'];
   generator: Generator;
   files: {
     put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;

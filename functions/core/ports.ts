@@ -2,6 +2,7 @@
 import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
 import type { Order } from './orders.ts';
 import type { Account, Charge, Limits } from './pricing.ts';
+import type { LedgerHead } from './transactions.ts';
 
 export interface IdempotencyRecord {
   /** Which creation route the key was first used on. */
@@ -72,8 +73,11 @@ export interface Transition {
   to: OrderStatus;
   set?: Partial<Order>;
   remove?: (keyof Order)[];
-  /** Give back exactly what the order took; `heavyMonth` is the user's current allowance month. */
-  refund?: { heavyMonth: string | undefined };
+  /**
+   * Give back exactly what the order took; `heavyMonth` is the user's current allowance month, `ledger` the head of
+   * the user's ledger as read (the refund's entry follows it; the store reads it again when it moved meanwhile).
+   */
+  refund?: { heavyMonth: string | undefined; ledger: LedgerHead };
   event?: OrderEvent;
   now: Date;
   /** Also require that the order still holds this review token (a review's hand-off not yet done). */

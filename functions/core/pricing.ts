@@ -27,8 +27,10 @@ export interface Limits {
   postsPerMinute: number;
   /** Director-mode orders a key may hold before their approval (awaiting review, or on their way to it). */
   reviewsPending: number;
+  /** Keyed GETs per minute: ten a second, which a client polling as the answers' Retry-After says never meets. */
+  getsPerMinute: number;
 }
-export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30, reviewsPending: 20 };
+export const DEFAULT_LIMITS: Limits = { activeTasks: 10, postsPerMinute: 30, reviewsPending: 20, getsPerMinute: 600 };
 
 /** What the billing rules need to know about a user; read once per request. */
 export interface Account {
@@ -42,6 +44,8 @@ export interface Account {
   activeTasks: number;
   /** The key's director-mode orders not yet approved (orders.ts `awaitsApproval`). */
   reviewsPending?: number;
+  /** The entries of the user's ledger: a balance change writes the next, on condition that this is still the count. */
+  ledgerSeq: number;
 }
 
 /** What one order takes from the account; a refund gives back exactly this. */

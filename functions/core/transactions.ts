@@ -1,7 +1,8 @@
 /**
- * GET /balance/transactions: the ledger as the client sees it, newest first, each entry with the balance after it.
- * The balance is the sum of the ledger, so each entry's balance_after is the running sum in the ledger's order (its
- * ids are time-ordered); that needs the whole ledger, whose entries are small (its amounts, a few per order).
+ * GET /balance/transactions: the ledger as the client sees it, newest first, a page at a time. Each entry keeps the
+ * balance after it, written with it: every ledger write follows the user's ledger head (how many entries it holds and
+ * the balance after the last) and is committed only while that head is still the one it read, so the entries form one
+ * sequence in commit order and a page needs no other entry to show its balances.
  */
 import type { Transaction } from '../contract/balance.ts';
 
@@ -15,38 +16,58 @@ export interface LedgerEntry {
   allowance?: boolean;
   /** A refund's reason: the order's error code (`canceled`, `generation_failed`, ...). */
   reason?: string;
+  /** The balance once this entry was committed: the entry before it's plus this amount. */
+  balanceAfter: number;
   createdAt: string;
 }
 
-/** An entry with its id: a ULID, the time it was written. */
+/** An entry with its id (core/ids.ts `ledgerEntryId`: its place in the ledger, then random bits). */
 export type LedgerLine = LedgerEntry & { id: string };
 
+/** Where a user's ledger stands: the entries it holds (the last one's place) and the balance after the last. */
+export interface LedgerHead {
+  seq: number;
+  balance: number;
+}
+
+/** The entry that follows `head`: its place and the balance after it. */
+export const nextEntry = (head: LedgerHead, entry: Omit<LedgerEntry, 'balanceAfter'>): { seq: number; entry: LedgerEntry } => ({
+  seq: head.seq + 1,
+  entry: { ...entry, balanceAfter: head.balance + entry.amount },
+});
+
 export const transactionId = (entryId: string) => `txn_${entryId.toLowerCase()}`;
+/** The entry id a cursor (a transaction id) names. */
+export const entryIdOf = (transaction: string) => transaction.slice('txn_'.length).toUpperCase();
+
+/** A page of a user's ledger, newest first: at most `limit` entries below a cursor, and whether more remain. */
+export interface LedgerReader {
+  ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: LedgerLine[]; more: boolean }>;
+}
 
 /** What the client calls an entry: a charge paid by a trial video or the plan's allowance says so. */
 const kindOf = (l: LedgerLine): Transaction['kind'] => (l.kind !== 'charge' ? l.kind : l.trial ? 'trial' : l.allowance ? 'plan_allowance' : 'charge');
 
-export function transactionsPage(lines: LedgerLine[], q: { limit: number; startingAfter?: string }): { data: Transaction[]; hasMore: boolean; next?: string } {
-  let balance = 0;
-  const all = [...lines]
-    .sort((a, b) => a.id.localeCompare(b.id))
-    .map((l): Transaction => {
-      balance += l.amount;
-      return {
-        id: transactionId(l.id),
-        kind: kindOf(l),
-        amount: l.amount,
-        balance_after: balance,
-        ...(l.orderId ? { order_id: l.orderId } : {}),
-        ...(l.reason ? { reason: l.reason } : {}),
-        created_at: l.createdAt,
-      };
-    })
-    .reverse();
-  // A cursor not in the ledger (another key's, say) starts after the entries at or newer than it, as ids sort.
-  const from = q.startingAfter === undefined ? 0 : all.findIndex((t) => t.id < q.startingAfter!);
-  const rest = from === -1 ? [] : all.slice(from);
-  const data = rest.slice(0, q.limit);
-  const hasMore = rest.length > q.limit;
-  return { data, hasMore, ...(hasMore ? { next: data.at(-1)!.id } : {}) };
+/**
+ * One page of the key's ledger, read as one bounded query. A cursor not in the ledger (another key's, say) starts
+ * after the entries at or newer than it, as ids sort.
+ */
+export async function transactionsPage(
+  ledger: LedgerReader,
+  userId: string,
+  q: { limit: number; startingAfter?: string },
+): Promise<{ data: Transaction[]; hasMore: boolean; next?: string }> {
+  const page = await ledger.ledgerPage(userId, { limit: q.limit, ...(q.startingAfter ? { below: entryIdOf(q.startingAfter) } : {}) });
+  const data = page.lines.map(
+    (l): Transaction => ({
+      id: transactionId(l.id),
+      kind: kindOf(l),
+      amount: l.amount,
+      balance_after: l.balanceAfter,
+      ...(l.orderId ? { order_id: l.orderId } : {}),
+      ...(l.reason ? { reason: l.reason } : {}),
+      created_at: l.createdAt,
+    }),
+  );
+  return { data, hasMore: page.more, ...(page.more && data.length ? { next: data.at(-1)!.id } : {}) };
 }

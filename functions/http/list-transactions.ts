@@ -5,7 +5,9 @@ import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 
 export const handler = httpRoute({ auth: true, query: listTransactionsQuery }, async (req) => {
-  const lines = await services().accounts.ledger(req.account.userId);
-  const page = transactionsPage(lines, { limit: req.query.limit, ...(req.query.starting_after ? { startingAfter: req.query.starting_after } : {}) });
+  const page = await transactionsPage(services().accounts, req.account.userId, {
+    limit: req.query.limit,
+    ...(req.query.starting_after ? { startingAfter: req.query.starting_after } : {}),
+  });
   return { status: 200, body: { data: page.data, has_more: page.hasMore, ...(page.next ? { next_starting_after: page.next } : {}) } };
 });

@@ -1,14 +1,15 @@
 /**
  * The middy chain every route handler runs in: request id and the error envelope, the maintenance switch, API-key
- * authentication, the POST count, and the JSON body validated by the route's schema (as Powertools' parser does). A
- * handler receives a request typed by its route's options and returns a reply; it never formats an error itself.
+ * authentication, the POST or GET count, and the JSON body validated by the route's schema (as Powertools' parser
+ * does). A handler receives a request typed by its route's options and returns a reply; it never formats an error
+ * itself.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { AppError, badRequest, rateLimited, serviceUnavailable, unauthorized } from '../core/errors.ts';
-import { postWindow } from '../core/limits.ts';
+import { minuteWindow } from '../core/limits.ts';
 import type { Account } from '../core/pricing.ts';
 import { publishMetrics } from '../adapters/metrics.ts';
 import { logger, services } from '../app/services.ts';
@@ -32,17 +33,17 @@ export interface AuthedRequest extends HttpRequest {
   account: Account;
   /** Whether this POST is already counted in its rate window. */
   counted: boolean;
-  /** The POST window after this request: shown in the RateLimit headers. */
-  rateLimit?: { limit: number; remaining: number; resetSeconds: number };
+  /** The window (of POSTs or of GETs) after this request: shown in the RateLimit headers. */
+  rateLimit?: { policy: 'posts' | 'gets'; limit: number; remaining: number; resetSeconds: number };
 }
 
 /**
- * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a keyed POST: the policy (`q` POSTs per `w`
- * seconds per key) and what is left of it (`r`) with the seconds until the window resets (`t`).
+ * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a keyed POST or GET: the policy (`q` requests
+ * of the kind per `w` seconds per key) and what is left of it (`r`) with the seconds until the window resets (`t`).
  */
 export function rateLimitHeaders(r: AuthedRequest['rateLimit']): Record<string, string> {
   if (!r) return {};
-  return { 'ratelimit-policy': `"posts";q=${r.limit};w=60`, ratelimit: `"posts";r=${r.remaining};t=${r.resetSeconds}` };
+  return { 'ratelimit-policy': `"${r.policy}";q=${r.limit};w=60`, ratelimit: `"${r.policy}";r=${r.remaining};t=${r.resetSeconds}` };
 }
 
 export interface Reply {
@@ -100,8 +101,8 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
     else if (!(request.error instanceof AppError)) logger.error('unexpected failure', { requestId, error: request.error as Error });
     const response = errorResponse(request.error, requestId);
     const req = request.context.req;
-    // A POST refused by its window shows the window spent; any other refusal (the resend budget's 429 too) the window
-    // it was counted in.
+    // A refused POST or GET shows its window as spent; any other refusal (the resend budget's 429 too) the window it
+    // was counted in.
     const window = (request.error as AppError).code === 'rate_limited' && req?.account && !req.rateLimit ? spent(req) : req?.rateLimit;
     request.response = { ...response, headers: { ...response.headers, ...rateLimitHeaders(window) } };
   },
@@ -123,29 +124,33 @@ const apiKeyAuth = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error
   },
 });
 
-/** The window of a refused POST: nothing left until it resets. */
+const isGet = (req: Filling) => req.event.requestContext?.http?.method === 'GET';
+
+/** The window of a refused POST or GET: nothing left until it resets. */
 function spent(req: Filling): AuthedRequest['rateLimit'] {
   const { limits } = services().config;
-  return { limit: limits.postsPerMinute, remaining: 0, resetSeconds: postWindow(req.now).retryAfterSeconds };
+  const [policy, limit] = isGet(req) ? (['gets', limits.getsPerMinute] as const) : (['posts', limits.postsPerMinute] as const);
+  return { policy, limit, remaining: 0, resetSeconds: minuteWindow(req.now).retryAfterSeconds };
 }
 
-async function count(req: Filling) {
+/** Counts the request in its window, or refuses it (429) when the window is full. */
+async function count(req: Filling, policy: 'posts' | 'gets' = 'posts') {
   const { accounts, config } = services();
-  const window = postWindow(req.now);
-  req.counted = true;
-  const limit = config.limits.postsPerMinute;
-  const held = await accounts.count(req.account!.userId, window.start, limit);
-  if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit);
-  req.rateLimit = { limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
+  const window = minuteWindow(req.now);
+  if (policy === 'posts') req.counted = true;
+  const limit = policy === 'posts' ? config.limits.postsPerMinute : config.limits.getsPerMinute;
+  const held = await accounts.count(policy, req.account!.userId, window.start, limit);
+  if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit, policy === 'posts' ? 'POST' : 'GET');
+  req.rateLimit = { policy, limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
 }
 
 /** The window a POST was counted in by its handler's own transaction (the creation). */
 async function counted(req: Filling) {
   const { accounts, config } = services();
-  const window = postWindow(req.now);
+  const window = minuteWindow(req.now);
   const limit = config.limits.postsPerMinute;
   const held = await accounts.postsIn(req.account!.userId, window.start);
-  req.rateLimit = { limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
+  req.rateLimit = { policy: 'posts', limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
 }
 
 const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
@@ -165,6 +170,20 @@ const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxy
     await count(req).catch((err: unknown) => {
       request.error = err as Error;
     });
+  },
+});
+
+/**
+ * Every keyed GET counts in its key's GET window, once the key is verified (so no one else's requests fill it), and
+ * before the query is checked, as a POST counts whatever its answer. Routes without a key are not counted per key.
+ */
+const getCounter = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
+  before: async (request: Req) => {
+    if (isGet(request.context.req)) await count(request.context.req, 'gets');
+  },
+  after: (request: Req) => {
+    const req = request.context.req;
+    if (request.response && req.rateLimit) request.response.headers = { ...request.response.headers, ...rateLimitHeaders(req.rateLimit) };
   },
 });
 
@@ -217,6 +236,7 @@ export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: Re
     .use(maintenance());
   if (options.auth) chain.use(apiKeyAuth());
   if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
+  if (options.auth && !options.countPost) chain.use(getCounter());
   if (options.body) chain.use(jsonBody(options.body));
   if (options.query) chain.use(queryString(options.query));
   return chain.handler(async (_event, context) => {

@@ -165,7 +165,8 @@ const OPERATIONS: Record<string, Operation> = {
     summary: "List the key's orders, newest first",
     description:
       'A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. ' +
-      'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`.',
+      'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than three times `limit` orders per request, so a page may be short, even empty, with `has_more: true` and a cursor to go on from. ' +
+      '`created_gte` after `created_lt` is 422; times outside the data (before 1970, far ahead) and a cursor older than `created_gte` give an empty page.',
     tag: 'Orders',
     query: listOrdersQuery,
     ok: { 200: { description: 'A page of orders', schema: orderList } },
@@ -311,7 +312,7 @@ const OPERATIONS: Record<string, Operation> = {
     id: 'listTransactions',
     summary: 'Where the money went: the ledger, newest first',
     description:
-      'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
+      'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it (the older entry’s plus its amount, in the order the entries were committed) and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
     tag: 'Account',
     query: listTransactionsQuery,
     ok: { 200: { description: 'A page of ledger entries', schema: transactionList } },
@@ -356,15 +357,18 @@ const HEADERS: Record<string, Json> = {
   Location: { description: 'Where the file is', schema: { type: 'string', format: 'uri' } },
   'X-Request-Id': { description: 'The request id, also in error envelopes', schema: { type: 'string' } },
   'RateLimit-Policy': {
-    description: 'The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window',
+    description:
+      'The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET',
     schema: { type: 'string', example: '"posts";q=30;w=60' },
   },
   RateLimit: {
-    description: 'What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>`',
+    description: 'What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>`',
     schema: { type: 'string', example: '"posts";r=29;t=41' },
   },
 };
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'];
+/** The routes counted per key, each in its key's window of POSTs or of GETs. */
+const countedPerKey = (route: Route) => route.auth && (route.method === 'POST' || route.method === 'GET');
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -376,7 +380,7 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
   if (route.auth) codes.add('unauthorized');
   if (op.body) for (const c of ['bad_request', 'invalid_params'] as const) codes.add(c);
   if (op.query) codes.add('invalid_params');
-  if (route.auth && route.method === 'POST') codes.add('rate_limited');
+  if (countedPerKey(route)) codes.add('rate_limited');
   if (route.handler === 'not-found') codes.add('not_found');
   const byStatus = new Map<number, string[]>([[429, []]]);
   for (const code of codes) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
@@ -392,7 +396,7 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
           headers: {
             'X-Request-Id': HEADERS['X-Request-Id'],
             ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
-            ...(status === 429 && route.auth && route.method === 'POST' ? Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h, HEADERS[h]])) : {}),
+            ...(status === 429 && countedPerKey(route) ? Object.fromEntries(RATE_LIMIT_HEADERS.map((h) => [h, HEADERS[h]])) : {}),
           },
           content: { 'application/json': { schema } },
         },
@@ -582,7 +586,7 @@ function operation(route: Route): Json {
           {
             description: r.description,
             headers: Object.fromEntries(
-              ['X-Request-Id', ...(r.headers ?? []), ...(route.auth && route.method === 'POST' ? RATE_LIMIT_HEADERS : [])].map((h) => [h, HEADERS[h]]),
+              ['X-Request-Id', ...(r.headers ?? []), ...(countedPerKey(route) ? RATE_LIMIT_HEADERS : [])].map((h) => [h, HEADERS[h]]),
             ),
             ...(r.schema ? { content: { 'application/json': { schema: schemaRef(r.schema) } } } : {}),
             ...(route.handler === 'get-openapi' ? { content: { 'application/json': { schema: { type: 'object' } } } } : {}),
@@ -676,7 +680,7 @@ export function openApiDocument(serverUrl: string): Json {
       title: 'Video generation service',
       version: '1.0.0',
       description:
-        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope.',
+        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Each key’s POSTs and GETs are counted per minute, each kind in its own window (the RateLimit headers show what is left; past it, 429 `rate_limited`). Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope.',
       contact: { name: 'The service operators, through the chat bot that issues API keys' },
       license: { name: 'Proprietary: for the holders of an API key', identifier: 'LicenseRef-Proprietary' },
     },

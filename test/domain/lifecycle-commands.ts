@@ -187,8 +187,7 @@ export class TopUp implements Cmd {
   check = () => true;
   async run(m: Model, w: World) {
     // As the operator's top-up writes it: the balance and its ledger entry.
-    w.table.accounts.get(this.user)!.balance += this.amount;
-    w.table.ledger.push({ userId: this.user, amount: this.amount, kind: 'top_up', orderId: '' });
+    w.table.topUp(this.user, this.amount);
     m.topUps.set(this.user, (m.topUps.get(this.user) ?? 0) + this.amount);
   }
   toString = () => `topUp(${this.user}, ${this.amount})`;
@@ -297,6 +296,12 @@ export function invariants(m: Model, w: World) {
   for (const l of w.table.ledger) linesOf.set(l.orderId, [...(linesOf.get(l.orderId) ?? []), l]);
   for (const u of USERS) {
     const sum = w.table.ledger.reduce((a, l) => (l.userId === u ? a + l.amount : a), 0);
+    // Each entry keeps the balance after it: the running sum in the ledger's order.
+    let running = 0;
+    for (const l of w.table.ledger.filter((x) => x.userId === u).sort((x, y) => x.seq - y.seq)) {
+      running += l.amount;
+      assert.equal(l.balanceAfter, running, `${u}: entry ${l.seq} keeps the balance after it`);
+    }
     const account = w.table.accounts.get(u)!;
     assert.equal(account.balance, sum, `${u}: the balance is the ledger's sum`);
     assert.ok(account.balance >= 0, `${u}: the balance never goes below zero`);
@@ -424,15 +429,12 @@ export const commandArbs = [
 
 export function newWorld(): { model: Model; world: World } {
   const world = new World();
-  world.addUser('A', 2000);
-  world.addUser('B', 300, { trialVideosLeft: 1 });
-  world.addUser('C', 1000, { plan: { name: 'pro', heavyPerMonth: 2 } });
-  for (const [userId, amount] of [
-    ['A', 2000],
-    ['B', 300],
-    ['C', 1000],
-  ] as const)
-    world.table.ledger.push({ userId, amount, kind: 'top_up', orderId: '' });
+  world.addUser('A', 0);
+  world.addUser('B', 0, { trialVideosLeft: 1 });
+  world.addUser('C', 0, { plan: { name: 'pro', heavyPerMonth: 2 } });
+  world.table.topUp('A', 2000);
+  world.table.topUp('B', 300);
+  world.table.topUp('C', 1000);
   // A and B have a webhook from the start; C may register one.
   for (const userId of ['A', 'B']) {
     world.webhooks.save(

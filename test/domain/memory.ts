@@ -37,6 +37,9 @@ export interface LedgerLine {
   amount: number;
   kind: 'charge' | 'refund' | 'top_up';
   orderId: string;
+  /** The balance after the entry, and its place in the user's ledger. */
+  balanceAfter: number;
+  seq: number;
 }
 
 /** The single table's facts, as plain maps. */
@@ -58,13 +61,20 @@ export class MemoryTable {
   pending = new Set<string>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
-    const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a };
+    const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ledgerSeq: 0, ...a };
     this.accounts.set(account.userId, account);
     return clone(account);
   }
 
   account(userId: string): Account {
     return clone(this.accounts.get(userId)!);
+  }
+
+  /** The operator's top-up: the balance and its ledger entry, next in the ledger. */
+  topUp(userId: string, amount: number) {
+    const user = this.accounts.get(userId)!;
+    user.balance += amount;
+    this.ledger.push({ userId, amount, kind: 'top_up', orderId: '', balanceAfter: user.balance, seq: ++user.ledgerSeq });
   }
 }
 
@@ -86,6 +96,7 @@ export class MemoryOrders implements OrderStore {
     if (c.quoteId && (!quoted || quoted.orderId || Date.parse(quoted.expiresAt) < c.now.getTime())) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
+      user.ledgerSeq === account.ledgerSeq &&
       (!keyed || user.activeTasks < limits.activeTasks) &&
       (!awaitsApproval(order) || (user.reviewsPending ?? 0) < limits.reviewsPending) &&
       (charge.cost === 0 || user.balance >= charge.cost) &&
@@ -109,7 +120,7 @@ export class MemoryOrders implements OrderStore {
       user.heavyMonth = charge.heavyAllowanceMonth;
     }
     if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
-    this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id });
+    this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
     return { kind: 'created' };
   }
@@ -170,7 +181,8 @@ export class MemoryOrders implements OrderStore {
       user.balance += charge.cost;
       if (charge.trial) user.trialVideosLeft += 1;
       if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
-      this.t.ledger.push({ userId: stored.userId, amount: charge.cost, kind: 'refund', orderId: stored.id });
+      // The refund's entry follows the ledger as it is (the store reads its head again when it moved).
+      this.t.ledger.push({ userId: stored.userId, amount: charge.cost, kind: 'refund', orderId: stored.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     }
     if (tr.event) {
       this.t.events.set(tr.event.id, clone(tr.event));

@@ -1,17 +1,21 @@
 /**
  * The IETF RateLimit headers on keyed POSTs: RateLimit-Policy names the key's POSTs per minute, RateLimit what is left
  * of the window and the seconds until it resets, counting every kind of POST (one counted before its handler, a
- * creation counted in its own transaction, a refused one); the 429 shows nothing left. GETs carry none.
+ * creation counted in its own transaction, a refused one); the 429 shows nothing left. Keyed GETs alike, in a window
+ * of their own (set small through LIMIT_GETS_PER_MINUTE): past it a GET is 429 rate_limited in the envelope with
+ * Retry-After; another key, the key's POSTs and the routes without a key are not affected (issue 25).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ApiResponse, inOneWindow, useStack } from '../support/stack.ts';
+import { type ApiResponse, errorCode, inOneWindow, retryAfterBounds, useStack } from '../support/stack.ts';
 
 const LIMIT = 5;
-const t = useStack({ LIMIT_POSTS_PER_MINUTE: String(LIMIT), WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const GETS = 5;
+const t = useStack({ LIMIT_POSTS_PER_MINUTE: String(LIMIT), LIMIT_GETS_PER_MINUTE: String(GETS), WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
 
-const parsed = (res: ApiResponse) => {
-  const m = /^"posts";r=(\d+);t=(\d+)$/.exec(res.headers.get('ratelimit') ?? '');
+/** What the RateLimit header says is left of the window of `policy`. */
+const parsed = (res: ApiResponse, policy: 'posts' | 'gets' = 'posts') => {
+  const m = new RegExp(`^"${policy}";r=(\\d+);t=(\\d+)$`).exec(res.headers.get('ratelimit') ?? '');
   return m ? { remaining: Number(m[1]), reset: Number(m[2]) } : undefined;
 };
 
@@ -48,6 +52,51 @@ describe('RateLimit headers', () => {
     }
     const over = answers[5]![1];
     assert.equal(parsed(over)!.reset, Number(over.headers.get('retry-after')));
-    assert.equal(answers[6]![1].headers.get('ratelimit-policy'), null);
+    assert.match(answers[6]![1].headers.get('ratelimit-policy') ?? '', /^"gets";q=\d+;w=60$/);
+  });
+  it('counts every keyed GET, answers the one past the limit 429 with Retry-After and RateLimit headers, and no other key', async () => {
+    const { result, windowStart } = await inOneWindow(async () => {
+      const { apiKey: key } = await t.user({ balance: 1000 });
+      const { apiKey: other } = await t.user({ balance: 1000 });
+      const out: [string, ApiResponse][] = [];
+      for (const path of ['/balance', '/videos', '/balance/transactions', '/webhooks', '/videos/vid_01kbg000000000000000000000']) {
+        out.push([path, await t.api('GET', path, { key })]);
+      }
+      const sent = Date.now();
+      out.push(['over', await t.api('GET', '/balance', { key })]);
+      const answered = Date.now();
+      out.push(['over, bad query', await t.api('GET', '/videos?limit=0', { key })]);
+      out.push(['another key', await t.api('GET', '/balance', { key: other })]);
+      out.push(['a POST of the key', await t.api('POST', '/videos:quote', { key, body: { topic: 'Tea' } })]);
+      out.push(['no key', await t.api('GET', '/openapi.json')]);
+      return { out, sent, answered };
+    });
+    const { out, sent, answered } = result;
+    assert.deepEqual(
+      out.map(([what, r]) => [what, r.status, parsed(r, 'gets')?.remaining ?? null]),
+      [
+        ['/balance', 200, 4],
+        ['/videos', 200, 3],
+        ['/balance/transactions', 200, 2],
+        ['/webhooks', 200, 1],
+        ['/videos/vid_01kbg000000000000000000000', 404, 0],
+        ['over', 429, 0],
+        ['over, bad query', 429, 0],
+        ['another key', 200, GETS - 1],
+        ['a POST of the key', 200, null],
+        ['no key', 200, null],
+      ],
+    );
+    for (const [what, r] of out.slice(0, 8)) assert.equal(r.headers.get('ratelimit-policy'), `"gets";q=${GETS};w=60`, what);
+    const over = out[5]![1];
+    assert.equal(errorCode(over), 'rate_limited');
+    assert.match(over.body.error.message, new RegExp(`${GETS} GET requests per minute`));
+    const retryAfter = Number(over.headers.get('retry-after'));
+    const [low, high] = retryAfterBounds(windowStart, sent, answered);
+    assert.ok(retryAfter >= low && retryAfter <= high, `Retry-After ${retryAfter} not in [${low}, ${high}]`);
+    assert.equal(parsed(over, 'gets')!.reset, retryAfter);
+    // The key's POSTs keep their own window and policy; a route without a key shows none.
+    assert.match(out[8]![1].headers.get('ratelimit-policy') ?? '', /^"posts";/);
+    assert.equal(out[9]![1].headers.get('ratelimit-policy'), null);
   });
 });

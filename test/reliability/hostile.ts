@@ -10,6 +10,8 @@ export interface HostileRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | Uint8Array<ArrayBuffer>;
+  /** A well-formed query merely outside the data: an empty page (200) is its answer, not a 4xx. */
+  emptyPage?: boolean;
 }
 
 /** A raw HTTP/1.1 request, written as is on a socket. */
@@ -225,10 +227,38 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     'created_lt=%00',
     'order=desc',
     '__proto__=1',
+    'limit=0x10',
+    'limit=%2010',
+    'limit=1.0',
+    'created_gte=2026-06-01T00:00:00Z&created_lt=2026-01-01T00:00:00Z',
+    'created_gte=1969-06-01T00:00:00Z&created_lt=1969-01-01T00:00:00Z',
+    'created_gte=2026-01-01T00:00Z',
+    'created_lt=2026-02-30T00:00:00Z',
   ]) {
     add('bad query', 'GET', `/videos?${query}`);
     if (!/status|created/.test(query)) add('bad query', 'GET', `/balance/transactions?${query}`);
   }
+  // Times before 1970, in year 0 or far ahead, and cursors older than the range: no order is there.
+  for (const query of [
+    'created_gte=9999-12-31T23:59:59.999Z',
+    'created_lt=0000-01-01T00:00:00Z',
+    'created_lt=1969-12-31T23:59:59Z',
+    'created_lt=1970-01-01T00:30:00%2B01:00',
+    'created_gte=1900-01-01T00:00:00Z&created_lt=1969-01-01T00:00:00Z',
+    'created_gte=2026-01-01T00:00:00Z&created_lt=2026-01-01T00:00:00Z',
+    'created_gte=9999-01-01T00:00:00Z&starting_after=vid_01kbg000000000000000000000',
+    'status=done&created_gte=9999-01-01T00:00:00Z&starting_after=vid_01kbg000000000000000000000',
+    'created_gte=2026-01-01T00:00:00Z&starting_after=vid_00000000000000000000000000',
+  ]) {
+    out.push({ kind: 'query outside the data', method: 'GET', path: `/v1/videos?${query}`, headers: json, emptyPage: true });
+  }
+  out.push({
+    kind: 'query outside the data',
+    method: 'GET',
+    path: '/v1/balance/transactions?starting_after=txn_00000000000000000000000000',
+    headers: json,
+    emptyPage: true,
+  });
   add('deliveries of an order id', 'GET', `/webhooks/${opts.orderId}/deliveries`);
 
   const keys = [

@@ -4,7 +4,8 @@
  * purpose with the same key, at once or later; director-mode orders are approved, regenerated or left to lapse; a
  * share of orders fails in the generator. Meanwhile the service is killed outright at random moments and started
  * again, DynamoDB Local is killed once (the service starts it again), and the webhook receiver goes away for a while.
- * Afterwards, for every user: balance = top-ups - charges + refunds in the ledger, every order is done or error,
+ * Afterwards, for every user: balance = top-ups - charges + refunds in the ledger, each entry's balance after it is
+ * the previous one's plus its amount, every order is done or error,
  * none is charged or refunded twice, every order a client was told of exists and no other, and every event was
  * delivered or marked dropped.
  */
@@ -181,8 +182,10 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
   await receiver.up();
   const sut = new ServiceUnderTest(port, {
     DYNAMODB_PORT: String(dynamoPort),
-    // Limits as a busy client meets them, with the per-minute POST limit raised so the run is about money, not waits.
+    // Limits as a busy client meets them, with the per-minute POST limit raised so the run is about money, not waits,
+    // and the GET limit lifted: the reviewer and the settling loop read every order again and again, as no client does.
     LIMIT_POSTS_PER_MINUTE: '600',
+    LIMIT_GETS_PER_MINUTE: '1000000',
     LIMIT_ACTIVE_TASKS: '10',
     ORDER_SECONDS_ESTIMATE: '1',
     GENERATOR_FAIL: 'random:0.2',
@@ -448,6 +451,11 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
       const ledger = await accounts.ledger(u.userId);
       const sum = ledger.reduce((s, e) => s + e.amount, 0);
       if (account?.balance !== sum) violation(`user ${u.userId}: balance ${account?.balance} but the ledger sums to ${sum}`);
+      // Each entry keeps the balance after it: the one before it's plus its amount, in the ledger's order.
+      ledger.reduce((before, e) => {
+        if (e.balanceAfter !== before + e.amount) violation(`user ${u.userId}: entry ${e.id} shows ${e.balanceAfter} after ${before} and ${e.amount}`);
+        return e.balanceAfter;
+      }, 0);
       report.money.balances += account?.balance ?? 0;
       const stored = new Set(await orders.idsOfUser(u.userId));
       for (const id of stored) if (!u.ids.has(id)) violation(`order ${id} exists but no client was told of it`);

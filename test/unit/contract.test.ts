@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keyMatches, newApiKey, userIdOfKey } from '../../functions/core/apikeys.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
-import { postWindow, resendWindow } from '../../functions/core/limits.ts';
+import { minuteWindow, resendWindow } from '../../functions/core/limits.ts';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
 import { validate } from '../../functions/app/validate.ts';
 
@@ -62,7 +62,7 @@ describe('api keys', () => {
 describe('limits arithmetic', () => {
   it('gives the seconds left in the minute window, and in the hour of the resend budget', () => {
     const now = new Date('2026-11-23T10:00:45.200Z');
-    assert.deepEqual(postWindow(now), { start: Date.parse('2026-11-23T10:00:00Z'), end: Date.parse('2026-11-23T10:01:00Z'), retryAfterSeconds: 15 });
+    assert.deepEqual(minuteWindow(now), { start: Date.parse('2026-11-23T10:00:00Z'), end: Date.parse('2026-11-23T10:01:00Z'), retryAfterSeconds: 15 });
     assert.deepEqual(resendWindow(now), { start: Date.parse('2026-11-23T10:00:00Z'), end: Date.parse('2026-11-23T11:00:00Z'), retryAfterSeconds: 3555 });
   });
 });

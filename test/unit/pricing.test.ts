@@ -6,7 +6,7 @@ import { type Account, DEFAULT_LIMITS, pricesFrom, quote } from '../../functions
 
 const now = new Date('2026-11-23T10:00:00Z');
 const params = (extra: object = {}) => createVideoBody.parse({ topic: 'cats', ...extra });
-const account = (a: Partial<Account> = {}): Account => ({ userId: 'U', balance: 1000, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ...a });
+const account = (a: Partial<Account> = {}): Account => ({ userId: 'U', balance: 1000, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ledgerSeq: 0, ...a });
 const codeOf = (fn: () => unknown) => {
   try {
     fn();

@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * List the key's orders, newest first
-         * @description A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than 500 orders per request, so a page may be short, even empty, with `has_more: true`.
+         * @description A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than three times `limit` orders per request, so a page may be short, even empty, with `has_more: true` and a cursor to go on from. `created_gte` after `created_lt` is 422; times outside the data (before 1970, far ahead) and a cursor older than `created_gte` give an empty page.
          *
          *     **curl**
          *
@@ -549,7 +549,7 @@ export interface paths {
         };
         /**
          * Where the money went: the ledger, newest first
-         * @description Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
+         * @description Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it (the older entry’s plus its amount, in the order the entries were committed) and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
          *
          *     **curl**
          *
@@ -1083,9 +1083,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1098,9 +1098,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1170,9 +1170,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1235,9 +1235,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1296,9 +1296,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1357,6 +1357,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1385,17 +1389,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1447,9 +1455,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1462,9 +1470,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1534,9 +1542,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1600,6 +1608,10 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1639,17 +1651,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -1699,9 +1715,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1782,9 +1798,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1835,9 +1851,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1896,9 +1912,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -1946,6 +1962,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1963,17 +1983,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -2020,9 +2044,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2070,9 +2094,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2216,6 +2240,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,17 +2283,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -2315,9 +2347,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2387,9 +2419,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2440,9 +2472,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2490,9 +2522,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2547,9 +2579,9 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2630,9 +2662,9 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s POST limit (IETF RateLimit headers): `"posts";q=<POSTs>;w=60` per minute window */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
-                    /** @description What is left of it: `"posts";r=<remaining>;t=<seconds until the window resets>` */
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
                     [name: string]: unknown;
                 };
@@ -2680,6 +2712,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,17 +2733,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -2755,6 +2795,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2783,17 +2827,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
