@@ -134,6 +134,7 @@ export function settingsOf(node: Node): Settings {
     limitPostsPerMinute: int(node, 'limitPostsPerMinute', base.limitPostsPerMinute, 1),
     limitResendsPerHour: int(node, 'limitResendsPerHour', base.limitResendsPerHour, 0),
     limitGetsPerMinute: int(node, 'limitGetsPerMinute', base.limitGetsPerMinute, 1),
+    limitReviewsPending: int(node, 'limitReviewsPending', base.limitReviewsPending, 1),
     prices: prices(node, base.prices),
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', base.reviewDeadlineSeconds, 60),
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', base.webhookRetryBaseMs, 1000),

@@ -54,6 +54,8 @@ export interface StageConfig {
   limitResendsPerHour: number;
   /** Keyed GET requests a key may make per minute. */
   limitGetsPerMinute: number;
+  /** Director-mode orders a key may hold before their approval. */
+  limitReviewsPending: number;
   /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
   renderSlots: number;
   reviewDeadlineSeconds: number;
@@ -88,6 +90,7 @@ export const STAGES = {
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
+    limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
     renderSlots: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
@@ -107,6 +110,7 @@ export const STAGES = {
     limitPostsPerMinute: DEFAULT_LIMITS.postsPerMinute,
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
+    limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
     renderSlots: 4,
     reviewDeadlineSeconds: 7 * 24 * 3600,
     webhookRetryBaseMs: 30_000,

@@ -48,6 +48,7 @@ export class VideoServiceStack extends Stack {
       LIMIT_POSTS_PER_MINUTE: String(settings.limitPostsPerMinute),
       LIMIT_RESENDS_PER_HOUR: String(settings.limitResendsPerHour),
       LIMIT_GETS_PER_MINUTE: String(settings.limitGetsPerMinute),
+      LIMIT_REVIEWS_PENDING: String(settings.limitReviewsPending),
       PRICES: JSON.stringify(settings.prices),
       REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),

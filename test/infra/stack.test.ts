@@ -430,6 +430,7 @@ describe('the CDK stack', () => {
       }
       assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, String(STAGES.dev.renderSlots), id);
       assert.equal(f.Properties.Environment.Variables.LIMIT_RESENDS_PER_HOUR, String(STAGES.dev.limitResendsPerHour), id);
+      assert.equal(f.Properties.Environment.Variables.LIMIT_REVIEWS_PENDING, String(STAGES.dev.limitReviewsPending), id);
     }
   });
 
