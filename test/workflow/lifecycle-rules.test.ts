@@ -2,7 +2,7 @@
  * The rules the lifecycle's model found broken (issue 25), on the local stack: a deadline does not refund a render that
  * has started nor give its slot away; a review that would take a key past its active-task limit is 429 and leaves the
  * order awaiting review; a key holds a bounded number of director-mode orders before approval; regens are capped.
- * One render slot, an active limit of 2 and 2 director-mode orders awaiting approval per key, so the limits are met
+ * One render slot, an active limit of 1 and 2 director-mode orders awaiting approval per key, so the limits are met
  * with few renders.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { MAX_REGENS } from '../../functions/core/orders.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ RENDER_SLOTS: '1', LIMIT_ACTIVE_TASKS: '2', LIMIT_REVIEWS_PENDING: '2', SWEEP_SECONDS: '3600', SWEEP_GRACE_SECONDS: '0' });
+const t = useStack({ RENDER_SLOTS: '1', LIMIT_ACTIVE_TASKS: '1', LIMIT_REVIEWS_PENDING: '2', SWEEP_SECONDS: '3600', SWEEP_GRACE_SECONDS: '0' });
 const services = async () => (await import('../../functions/app/services.ts')).services();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,8 +19,8 @@ describe('the lifecycle rules', () => {
     const { orders, sweep, files } = await services();
     const a = await t.user({ balance: 1000 });
     const b = await t.user({ balance: 1000 });
-    // Half a minute of video: a render of several seconds, long enough to pass its deadline in the middle of it.
-    const first = await t.api('POST', '/videos', { key: a.apiKey, body: { topic: 'Green tea', duration_seconds: 30, deadline_seconds: 600 } });
+    // 20 seconds of video: a render of several seconds, long enough to pass its deadline in the middle of it.
+    const first = await t.api('POST', '/videos', { key: a.apiKey, body: { topic: 'Green tea', duration_seconds: 20, deadline_seconds: 600 } });
     const second = await t.api('POST', '/videos', { key: b.apiKey, body: { topic: 'Black tea', duration_seconds: 10 } });
     assert.deepEqual([first.status, second.status], [201, 201]);
     const id = first.body.id;
@@ -54,13 +54,9 @@ describe('the lifecycle rules', () => {
     const director = await t.api('POST', '/videos', { key, body: { topic: 'Oolong', duration_seconds: 10, director_mode: true } });
     assert.equal(director.status, 201, director.text);
     await waitForStatus(t, key, director.body.id, ['awaiting_review']);
-    // The key's two active tasks taken while the director-mode order waits for its review (which holds none).
-    const busy = [];
-    for (const topic of ['Sencha', 'Matcha']) busy.push(await t.api('POST', '/videos', { key, body: { topic, duration_seconds: 10 } }));
-    assert.deepEqual(
-      busy.map((r) => r.status),
-      [201, 201],
-    );
+    // The key's active task taken while the director-mode order waits for its review (which holds none).
+    const busy = await t.api('POST', '/videos', { key, body: { topic: 'Sencha', duration_seconds: 10 } });
+    assert.equal(busy.status, 201, busy.text);
     for (const body of [{ action: 'approve' }, { action: 'edit', text: 'Caption: Tea\nVoice: Tea time.' }, { action: 'regen', note: 'shorter' }]) {
       const refused = await t.api('POST', `/videos/${director.body.id}/review`, { key, body });
       assert.equal(refused.status, 429, `${body.action}: ${refused.text}`);
@@ -68,8 +64,8 @@ describe('the lifecycle rules', () => {
       assert.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After');
     }
     assert.equal((await t.api('GET', `/videos/${director.body.id}`, { key })).body.status, 'awaiting_review');
-    // A task freed, the approval goes through.
-    assert.equal((await t.api('POST', `/videos/${busy[1]!.body.id}/cancel`, { key })).status, 200);
+    // The task done, the approval goes through.
+    assert.equal((await waitForStatus(t, key, busy.body.id, ['done', 'error'], 120_000)).status, 'done');
     const approved = await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'approve' } });
     assert.deepEqual([approved.status, approved.body.status], [200, 'running'], approved.text);
     assert.equal((await waitForStatus(t, key, director.body.id, ['done', 'error'], 120_000)).status, 'done');
@@ -77,22 +73,29 @@ describe('the lifecycle rules', () => {
 
   it('a key holds at most LIMIT_REVIEWS_PENDING director-mode orders before their approval', async () => {
     const { apiKey: key } = await t.user({ balance: 1000 });
+    // One at a time: each holds the key's one active task until it reaches its review.
     const ids: string[] = [];
     for (const topic of ['Puerh', 'Genmaicha']) {
       const r = await t.api('POST', '/videos', { key, body: { topic, duration_seconds: 10, director_mode: true } });
       assert.equal(r.status, 201, r.text);
       ids.push(r.body.id);
+      await waitForStatus(t, key, r.body.id, ['awaiting_review']);
     }
-    for (const id of ids) await waitForStatus(t, key, id, ['awaiting_review']);
     const third = await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10, director_mode: true } });
     assert.equal(third.status, 409, third.text);
     assert.equal(errorCode(third), 'review_limit_exceeded');
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000 - 200, 'nothing charged for the refused one');
-    // An order that needs no review is not refused.
-    assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10 } })).status, 201);
     // One canceled, a new director-mode order fits.
     assert.equal((await t.api('POST', `/videos/${ids[0]}/cancel`, { key })).status, 200);
-    assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Kukicha', duration_seconds: 10, director_mode: true } })).status, 201);
+    const fits = await t.api('POST', '/videos', { key, body: { topic: 'Kukicha', duration_seconds: 10, director_mode: true } });
+    assert.equal(fits.status, 201, fits.text);
+    await waitForStatus(t, key, fits.body.id, ['awaiting_review']);
+    // At the bound again, an order that needs no review is not refused.
+    assert.equal(
+      errorCode(await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10, director_mode: true } })),
+      'review_limit_exceeded',
+    );
+    assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10 } })).status, 201);
   });
 
   it(`rewrites a script at most ${MAX_REGENS} times (409 regen_limit_reached after)`, async () => {
