@@ -114,9 +114,14 @@ describe('webhook delivery', () => {
       assert.ok(h.headers['x-service-event-id']);
       assert.ok(Math.abs(Number(h.headers['x-service-timestamp']) - Date.now() / 1000) < 60);
     }
-    const strip = ({ result_url: _r, cover_url: _c, updated_at: _u, eta_seconds: _e, ...rest }: Record<string, unknown>) => rest;
+    // The links and their expiry are signed afresh at each read (a second apart from the event's, across a tick).
+    const strip = ({ result_url: _r, cover_url: _c, expires_at: _x, updated_at: _u, eta_seconds: _e, ...rest }: Record<string, unknown>) => rest;
     assert.deepEqual(strip(bodies[0]), strip(waiting));
     assert.deepEqual(strip(bodies[1]), strip(done));
+    assert.ok(
+      Math.abs(Date.parse(bodies[1].expires_at) - Date.parse(done.expires_at)) <= 60_000,
+      'the links of the event and of the GET expire 7 days after their signing',
+    );
     assert.ok(bodies[1].result_url && (await fetch(bodies[1].result_url)).status === 200, 'the done event carries a working link');
     assert.deepEqual(Object.keys(bodies[2].error).sort(), ['code', 'message']);
   });
