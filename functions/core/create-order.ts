@@ -13,7 +13,7 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
-import { type Account, breakdownOf, type Charge, checkSlots, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
+import { type Account, breakdownOf, type Charge, checkKeyLimits, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** Commits tried after a conflict (another transaction held an item: backed off and tried again) ... */
@@ -130,7 +130,7 @@ export class OrderCreation {
     if (quoted.orderId) throw quoteInvalid(`was used by order ${quoted.orderId}`);
     if (quoted.requestHash !== hash) throw quoteInvalid('was made for a different request');
     const { charge } = quoted;
-    checkSlots(params, account, limits, this.deps.throughput.orderSeconds);
+    checkKeyLimits(params, account, limits, this.deps.throughput.orderSeconds);
     if (charge.trial !== account.trialVideosLeft > 0)
       throw quoteInvalid(charge.trial ? 'counted on a trial video that is used up' : 'was made before a trial video was added');
     if (charge.heavyAllowanceMonth && (charge.heavyAllowanceMonth !== now.toISOString().slice(0, 7) || !heavyLeft(account, now))) {

@@ -99,7 +99,7 @@ export function breakdownOf(c: Omit<Charge, 'cost'>, prices: Prices) {
 }
 
 /** The key's limits an order must fit: its active tasks and, in director mode, the orders waiting for review. */
-export function checkSlots(params: Pick<OrderParams, 'director_mode'>, account: Account, limits: Limits, retryAfter: number): void {
+export function checkKeyLimits(params: Pick<OrderParams, 'director_mode'>, account: Account, limits: Limits, retryAfter: number): void {
   if (account.activeTasks >= limits.activeTasks) throw activeTasksExceeded(retryAfter, limits.activeTasks);
   if (params.director_mode && (account.reviewsPending ?? 0) >= limits.reviewsPending) throw reviewLimitExceeded(limits.reviewsPending);
 }
@@ -109,7 +109,7 @@ export function checkSlots(params: Pick<OrderParams, 'director_mode'>, account: 
  * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds.
  */
 export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
-  checkSlots(params, account, limits, retryAfter);
+  checkKeyLimits(params, account, limits, retryAfter);
   const charge = priceOf(params, account, now, prices);
   if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
   return charge;
