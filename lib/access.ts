@@ -3,6 +3,7 @@
  * function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS actions
  * each function really performs, and check that every one is granted here.
  */
+import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import type { ProviderName } from '../functions/generator/openai-http.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
@@ -15,10 +16,11 @@ export interface Access {
   /** Actions on the order files (orders/*) of the bucket. */
   bucket?: BucketAction[];
   /**
-   * Lists the order files: s3:ListBucket on the bucket, for prefixes under orders/ only. S3 answers a read of a missing
-   * key 404 only to a caller that may list the bucket, 403 to others; a 403 would be a 500 of the download route.
+   * s3:ListBucket on the bucket, with no condition: S3 answers a read of a missing key 404 only to a caller allowed to
+   * list the bucket, 403 to others (a 500 of the download route), and a condition on s3:prefix is never met by a read,
+   * which carries no prefix (docs/decisions.md).
    */
-  listOrderFiles?: boolean;
+  listBucket?: boolean;
   /** Actions on the order state machine. */
   orderMachine?: OrderMachineAction[];
   /** Starts executions of the webhook delivery state machine (the steps that record an event). */
@@ -85,7 +87,7 @@ export const ACCESS: Record<string, Access> = {
   // The user's ledger entries: one query of its partition.
   'list-transactions': { table: [...GET, 'Query'] },
   // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
-  'download-file': { bucket: ['GetObject'], listOrderFiles: true, linkKey: true },
+  'download-file': { bucket: ['GetObject'], listBucket: true, linkKey: true },
   'not-found': {},
   'get-openapi': {},
   'get-docs': {},
@@ -122,3 +124,18 @@ export const ACCESS: Record<string, Access> = {
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
 };
+
+/**
+ * A function's statements on the files bucket, in IAM's terms: `Resource` is '' for the bucket itself, or a key
+ * pattern of its objects. CDK deploys exactly these (lib/video-service-stack.ts), and the local S3 store evaluates
+ * exactly these (local/s3.ts), conditions included, so the two cannot drift.
+ */
+export function bucketStatements(a: Access): { Action: string[]; Resource: string; Condition?: Record<string, Record<string, string>> }[] {
+  return [
+    ...(a.bucket?.length ? [{ Action: a.bucket.map((x) => `s3:${x}`), Resource: `${ORDER_FILES_PREFIX}*` }] : []),
+    ...(a.listBucket ? [{ Action: ['s3:ListBucket'], Resource: '' }] : []),
+  ];
+}
+
+/** Each deployed function's statements on the files bucket: what the local stack is given (local/ may not import lib/). */
+export const BUCKET_GRANTS = Object.fromEntries(Object.entries(ACCESS).map(([name, a]) => [name, bucketStatements(a)]));

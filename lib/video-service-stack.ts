@@ -11,10 +11,9 @@ import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
 import { JOBS } from '../functions/jobs/table.ts';
-import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { ACCESS } from './access.ts';
+import { ACCESS, bucketStatements } from './access.ts';
 import { Api } from './api.ts';
 import { Data } from './data.ts';
 import { serviceFunction, type FunctionKind } from './functions.ts';
@@ -71,21 +70,11 @@ export class VideoServiceStack extends Stack {
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }
-      if (access.bucket?.length) {
-        fn.addToRolePolicy(
-          new PolicyStatement({ actions: access.bucket.map((a) => `s3:${a}`), resources: [data.bucket.arnForObjects(`${ORDER_FILES_PREFIX}*`)] }),
-        );
-      }
-      // S3 answers a read of a missing key 404, not 403, only to a caller that may list the bucket. How it applies this
-      // condition to that answer is not documented (docs/architecture.md, Missing files).
-      if (access.listOrderFiles) {
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['s3:ListBucket'],
-            resources: [data.bucket.bucketArn],
-            conditions: { StringLike: { 's3:prefix': `${ORDER_FILES_PREFIX}*` } },
-          }),
-        );
+      // The statements the local S3 store evaluates too. S3 answers a read of a missing key 404, not 403, only to a caller
+      // allowed s3:ListBucket in that read's context, which has no s3:prefix: that grant has no condition.
+      for (const s of bucketStatements(access)) {
+        const resource = s.Resource ? data.bucket.arnForObjects(s.Resource) : data.bucket.bucketArn;
+        fn.addToRolePolicy(new PolicyStatement({ actions: s.Action, resources: [resource], ...(s.Condition ? { conditions: s.Condition } : {}) }));
       }
       // Explicit statements rather than CDK's grantTaskResponse and grantRead, which add actions no code performs
       // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret).

@@ -54,7 +54,7 @@ function granted(a: Access): Set<string> {
   return new Set([
     ...(a.table ?? []).map((x) => `dynamodb:${x}`),
     ...(a.bucket ?? []).map((x) => `s3:${x}`),
-    ...(a.listOrderFiles ? ['s3:ListBucket'] : []),
+    ...(a.listBucket ? ['s3:ListBucket'] : []),
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
     ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
