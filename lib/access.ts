@@ -5,6 +5,7 @@
  */
 import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import type { ProviderName } from '../functions/generator/openai-http.ts';
+import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 export type BucketAction = 'GetObject' | 'PutObject';
@@ -125,6 +126,28 @@ export const ACCESS: Record<string, Access> = {
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
 };
 
+/** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */
+function unionOf(accesses: Access[]): Access {
+  const union: Record<string, unknown> = {};
+  for (const a of accesses) {
+    for (const [k, v] of Object.entries(a)) union[k] = Array.isArray(v) ? [...new Set([...((union[k] as unknown[]) ?? []), ...v])] : union[k] || v;
+  }
+  return union as Access;
+}
+
+const shared = DEPLOYED_ROUTES.filter((d) => d.runs.length > 1);
+const ownFunction = new Set([...DEPLOYED_ROUTES.map((d) => d.handler), DEFAULT_ROUTE.handler]);
+
+/**
+ * By deployed function: each handler's or step's own entry above, except that the handlers a shared function runs
+ * (POST /v1/{customMethod}: functions/http/routes.ts) have no function of their own, and that function gets the
+ * union of theirs.
+ */
+export const FUNCTION_ACCESS: Record<string, Access> = {
+  ...Object.fromEntries(Object.entries(ACCESS).filter(([name]) => ownFunction.has(name) || !shared.some((d) => d.runs.includes(name)))),
+  ...Object.fromEntries(shared.map((d) => [d.handler, unionOf(d.runs.map((h) => ACCESS[h]!))])),
+};
+
 /**
  * A function's statements on the files bucket, in IAM's terms: `Resource` is '' for the bucket itself, or a key
  * pattern of its objects. CDK deploys exactly these (lib/video-service-stack.ts), and the local S3 store evaluates
@@ -138,4 +161,4 @@ export function bucketStatements(a: Access): { Action: string[]; Resource: strin
 }
 
 /** Each deployed function's statements on the files bucket: what the local stack is given (local/ may not import lib/). */
-export const BUCKET_GRANTS = Object.fromEntries(Object.entries(ACCESS).map(([name, a]) => [name, bucketStatements(a)]));
+export const BUCKET_GRANTS = Object.fromEntries(Object.entries(FUNCTION_ACCESS).map(([name, a]) => [name, bucketStatements(a)]));

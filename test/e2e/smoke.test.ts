@@ -25,18 +25,21 @@ function smoke(baseUrl: string, key: string): Promise<{ code: number | null; out
 }
 
 describe('the smoke test of a deployment', () => {
-  it('passes against the service: contract, keys, a quick order to a downloaded mp4, a tampered link', async () => {
+  it('passes against the service: contract, keys, both spellings of the custom methods, a quick order to a downloaded mp4, a tampered link', async () => {
     const { apiKey } = await t.user({ balance: 500 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 0, out);
-    assert.match(out, /ok 6 POST \/videos:quick \(the route with a colon\) creates an order/);
-    assert.match(out, /smoke test passed: 11 checks/);
+    assert.match(out, /ok 5 POST \/videos:nothing is 404 in the service's envelope/);
+    assert.match(out, /ok 7 POST \/videos%3Aquote \(the colon encoded\) prices the order too/);
+    assert.match(out, /ok 8 POST \/videos:quick \(the route with a colon\) creates an order/);
+    assert.match(out, /ok 9 POST \/videos%3Aquick \(the colon encoded\) with the same Idempotency-Key answers the same order/);
+    assert.match(out, /smoke test passed: 13 checks/);
   });
 
   it('fails, naming the check, when the key cannot order (no balance, no trial)', async () => {
     const { apiKey } = await t.user({ balance: 0, trialVideos: 0 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 1, out);
-    assert.match(out, /not ok 6 POST \/videos:quick .*insufficient_funds/);
+    assert.match(out, /not ok 8 POST \/videos:quick .*insufficient_funds/);
   });
 });
