@@ -2,10 +2,11 @@
  * The HTTP API: one route per entry of the one route table, each to its own function, plus the $default route for
  * the 404 envelope. API keys are checked inside the functions (functions/http/middleware.ts), not by an API Gateway
  * authorizer: an HTTP API authorizer answers a refusal with its own body, where the contract wants 401 in the error
- * envelope, and an authorizer that lets every request through would only add an invocation per call.
+ * envelope, and an authorizer that lets every request through would only add an invocation per call. With the edge on
+ * (lib/edge.ts) every route has one authorizer, which checks only that the request came through CloudFront.
  */
 import { CfnOutput } from 'aws-cdk-lib';
-import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, type IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -29,14 +30,11 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 
 export class Api extends Construct {
   readonly httpApi: HttpApi;
-  /** The base address of the contract, /v1 included. */
-  readonly baseUrl: string;
   private readonly stage: CfnStage;
 
   constructor(scope: Construct, id: string, props: { logs: LogSettings; throttle: StageConfig['throttle'] }) {
     super(scope, id);
     this.httpApi = new HttpApi(this, 'Http', { createDefaultStage: true, description: 'Video service public API v1' });
-    this.baseUrl = `${this.httpApi.apiEndpoint}${API_PREFIX}`;
     const accessLogs = logGroup(this, 'AccessLogs', props.logs);
     const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
     this.stage = stage;
@@ -58,14 +56,15 @@ export class Api extends Construct {
     );
   }
 
-  /** Routes every entry of the route table (and $default) to the function named by its handler. */
-  route(functionOf: (handler: string) => IFunction): void {
+  /** Routes every entry of the route table (and $default) to the function named by its handler, each behind the authorizer if any. */
+  route(functionOf: (handler: string) => IFunction, authorizer?: IHttpRouteAuthorizer): void {
     const throttled = Object.keys((this.stage.routeSettings ?? {}) as object);
     for (const r of ROUTES) {
       const route = new HttpRoute(this, `${r.method} ${r.path}`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(API_PREFIX + r.path, HttpMethod[r.method]),
         integration: new HttpLambdaIntegration(`${r.method} ${r.path} integration`, functionOf(r.handler)),
+        ...(authorizer ? { authorizer } : {}),
       });
       // A stage's route settings name routes that must exist first, or CloudFormation cannot find them.
       if (throttled.includes(`${r.method} ${API_PREFIX}${r.path}`)) this.stage.addDependency(route.node.defaultChild as CfnRoute);
@@ -74,10 +73,12 @@ export class Api extends Construct {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration('default integration', functionOf(DEFAULT_ROUTE.handler)),
+      ...(authorizer ? { authorizer } : {}),
     });
   }
 
-  output(scope: Construct): void {
-    new CfnOutput(scope, 'BaseUrl', { value: this.baseUrl, description: 'The API base address (/v1 included)' });
+  /** The public base address (lib/edge.ts): the API's own, its custom domain or the distribution in front of it. */
+  output(scope: Construct, baseUrl: string): void {
+    new CfnOutput(scope, 'BaseUrl', { value: baseUrl, description: 'The API base address (/v1 included)' });
   }
 }
