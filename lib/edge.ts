@@ -36,12 +36,12 @@ import { removalPolicyOf, type LogSettings } from './logs.ts';
 import type { DomainConfig, EdgeConfig } from './stages.ts';
 
 /** The routes that start a render, which the tighter per-address rule counts (route table keys). */
-export const CREATION_ROUTES = ['POST /videos', 'POST /videos:quick'] as const;
+const CREATION_ROUTES = ['POST /videos', 'POST /videos:quick'] as const;
 /** WAF's evaluation window: the limits are per minute, and a refused caller is told to wait that long. */
-export const WINDOW_SECONDS = 60;
+const WINDOW_SECONDS = 60;
 
 /** The answer to an address past a limit: the contract's error envelope, 429 `rate_limited`, with Retry-After. */
-export function limitBody(what: string, limit: number): string {
+function limitBody(what: string, limit: number): string {
   const code: ErrorCode = 'rate_limited';
   return JSON.stringify({ error: { code, message: `More than ${limit} ${what} a minute from this address; retry after the Retry-After seconds` } });
 }

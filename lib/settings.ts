@@ -97,7 +97,7 @@ function providers(node: Node, base: ProvidersConfig | undefined): ProvidersConf
 }
 
 /** CloudFront takes certificates from ACM in us-east-1 only. */
-export const EDGE_CERTIFICATE_REGION = 'us-east-1';
+const EDGE_CERTIFICATE_REGION = 'us-east-1';
 /** AWS WAF's smallest rate limit, and its largest. */
 const WAF_LIMITS = { min: 10, max: 2_000_000_000 };
 
