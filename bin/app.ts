@@ -1,18 +1,37 @@
-/** The CDK app: the stack of one stage (lib/stages.ts), tagged, with cdk-nag's AwsSolutions checks on every synth. */
+/**
+ * The CDK app: the stack of one stage (lib/stages.ts), tagged, with cdk-nag's AwsSolutions checks on every synth. A
+ * stage with the edge on has a second stack in us-east-1, the web ACL's (lib/edge.ts), whose ARN the stage's stack
+ * reads across regions (CloudFormation's Fn::GetStackOutput).
+ */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { EdgeAclStack } from '../lib/edge.ts';
 import { settingsOf } from '../lib/settings.ts';
 import { tagEverything } from '../lib/tags.ts';
 import { VideoServiceStack } from '../lib/video-service-stack.ts';
 
 const app = new App();
 const settings = settingsOf(app.node);
+// The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
+const account = settings.account ? { account: settings.account } : {};
+const tags = { service: 'video-service', stage: settings.stage, version: settings.version };
+const terminationProtection = settings.removal === 'retain';
+const edge = settings.edge.enabled
+  ? new EdgeAclStack(app, `VideoService-${settings.stage}-edge`, {
+      stage: settings.stage,
+      edge: settings.edge,
+      logs: { retentionDays: settings.logRetentionDays, removal: settings.removal },
+      env: account,
+      description: `Video generation API (${settings.stage}): AWS WAF's per-address limits in front of its CloudFront distribution`,
+      terminationProtection,
+    })
+  : undefined;
 const stack = new VideoServiceStack(app, `VideoService-${settings.stage}`, {
   settings,
-  // The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
-  env: { region: settings.region, ...(settings.account ? { account: settings.account } : {}) },
-  description: `Video generation API (${settings.stage}): HTTP API, Lambda, DynamoDB, Step Functions, S3`,
-  terminationProtection: settings.removal === 'retain',
+  ...(edge ? { webAclArn: edge.webAclArn } : {}),
+  env: { region: settings.region, ...account },
+  description: `Video generation API (${settings.stage}): HTTP API, Lambda, DynamoDB, Step Functions, S3${edge ? ', CloudFront' : ''}`,
+  terminationProtection,
 });
-tagEverything(stack, { service: 'video-service', stage: settings.stage, version: settings.version });
+for (const s of [stack, ...(edge ? [edge] : [])]) tagEverything(s, tags);
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -2,11 +2,12 @@
  * The HTTP API: the routes derived from the one route table (functions/http/routes.ts, DEPLOYED_ROUTES: one per entry,
  * but the custom methods, which share one), each to its own function, plus the $default route for the 404 envelope. API keys are checked inside the functions (functions/http/middleware.ts), not by an API Gateway
  * authorizer: an HTTP API authorizer answers a refusal with its own body, where the contract wants 401 in the error
- * envelope, and an authorizer that lets every request through would only add an invocation per call.
+ * envelope, and an authorizer that lets every request through would only add an invocation per call. With the edge on
+ * (lib/edge.ts) every route has one authorizer, which checks only that the request came through CloudFront.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { CfnOutput } from 'aws-cdk-lib';
-import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, type IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -30,14 +31,11 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
 
 export class Api extends Construct {
   readonly httpApi: HttpApi;
-  /** The base address of the contract, /v1 included. */
-  readonly baseUrl: string;
   private readonly stage: CfnStage;
 
   constructor(scope: Construct, id: string, props: { logs: LogSettings; throttle: StageConfig['throttle'] }) {
     super(scope, id);
     this.httpApi = new HttpApi(this, 'Http', { createDefaultStage: true, description: 'Video service public API v1' });
-    this.baseUrl = `${this.httpApi.apiEndpoint}${API_PREFIX}`;
     const accessLogs = logGroup(this, 'AccessLogs', props.logs);
     const stage = this.httpApi.defaultStage!.node.defaultChild as CfnStage;
     this.stage = stage;
@@ -59,8 +57,8 @@ export class Api extends Construct {
     stage.routeSettings = settings;
   }
 
-  /** Routes every deployed route (and $default) to the function named by its handler. */
-  route(functionOf: (handler: string) => IFunction): void {
+  /** Routes every deployed route (and $default) to the function named by its handler, each behind the authorizer if any. */
+  route(functionOf: (handler: string) => IFunction, authorizer?: IHttpRouteAuthorizer): void {
     const throttled = Object.keys((this.stage.routeSettings ?? {}) as object);
     for (const r of DEPLOYED_ROUTES) {
       // Ids without the prefix, as the routes had before the custom methods shared one.
@@ -69,6 +67,7 @@ export class Api extends Construct {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
         integration: new HttpLambdaIntegration(`${id} integration`, functionOf(r.handler)),
+        ...(authorizer ? { authorizer } : {}),
       });
       // A stage's route settings name routes that must exist first, or CloudFormation cannot find them.
       if (throttled.includes(`${r.method} ${r.path}`)) this.stage.addDependency(route.node.defaultChild as CfnRoute);
@@ -77,10 +76,12 @@ export class Api extends Construct {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration('default integration', functionOf(DEFAULT_ROUTE.handler)),
+      ...(authorizer ? { authorizer } : {}),
     });
   }
 
-  output(scope: Construct): void {
-    new CfnOutput(scope, 'BaseUrl', { value: this.baseUrl, description: 'The API base address (/v1 included)' });
+  /** The public base address (lib/edge.ts): the API's own, its custom domain or the distribution in front of it. */
+  output(scope: Construct, baseUrl: string): void {
+    new CfnOutput(scope, 'BaseUrl', { value: baseUrl, description: 'The API base address (/v1 included)' });
   }
 }

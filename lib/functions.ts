@@ -14,7 +14,7 @@ import { logGroup as newLogGroup, type LogSettings } from './logs.ts';
 import { ROOT } from './paths.ts';
 import { renderImageCode } from './render-image.ts';
 
-export type FunctionKind = 'http' | 'step' | 'bot' | 'job';
+export type FunctionKind = 'http' | 'step' | 'bot' | 'job' | 'edge';
 
 /** Files of node packages a function reads from disk at run time, copied beside its bundle. */
 const PACKAGE_FILES: Record<string, readonly string[]> = {
@@ -27,6 +27,8 @@ export const SIZES = {
   http: { memorySize: 512, timeout: Duration.seconds(10) },
   bot: { memorySize: 512, timeout: Duration.seconds(10) },
   job: { memorySize: 512, timeout: Duration.seconds(60) },
+  // The origin check: one comparison; API Gateway waits 10 s at most for an authorizer.
+  edge: { memorySize: 512, timeout: Duration.seconds(5) },
   step: { memorySize: 512, timeout: Duration.seconds(120) },
   render: { memorySize: 3008, timeout: Duration.seconds(900) },
 } as const;
@@ -42,7 +44,7 @@ export const BUNDLING = {
   externalModules: ['@aws-sdk/*'],
 };
 
-const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot', job: 'jobs' };
+const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot', job: 'jobs', edge: 'edge' };
 const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
 
 export function serviceFunction(

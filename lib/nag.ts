@@ -29,6 +29,18 @@ export const REASONS = {
     'The link-signing key is rotated by hand (docs/deploy.md: a new value put into the secret), at least 7 days apart: the ' +
     'functions verify links with AWSCURRENT and AWSPREVIOUS and read the secret again when a link verifies with neither, ' +
     'so every link of the last 7 days keeps working; a schedule could rotate twice within a link lifetime.',
+  originRotation:
+    "The origin-verify value is rotated by hand (docs/deploy.md): a new value put into the secret, then CloudFront's " +
+    'origin header set to it; the authorizer accepts AWSCURRENT and AWSPREVIOUS meanwhile. A schedule would change the ' +
+    'secret without changing the header CloudFront sends.',
+  edgeLogs:
+    "Every request that reaches the API is in the API's access log (one JSON line each), and AWS WAF logs every request " +
+    'it blocks (log group aws-waf-logs-video-service-<stage>, us-east-1): CloudFront standard logs would be a third copy, ' +
+    'in a bucket that needs ACLs.',
+  edgeGeo: 'The API serves its customers wherever they are: API keys decide who may call, not the country of the address.',
+  edgeDefaultCertificate:
+    "Without the stage's custom domain the distribution answers with CloudFront's default *.cloudfront.net certificate, for " +
+    'which CloudFront keeps TLSv1 as the minimum whatever is set; with a custom domain the minimum is TLSv1.2_2021.',
 } as const;
 
 /** How cdk-nag writes a stack's region or account in a finding: the value when the stage pins it, else the pseudo parameter. */
@@ -42,7 +54,11 @@ export interface Findings {
   /** Each state machine with the functions its Task states invoke. */
   machines: { machine: StateMachine; invokes: LambdaFunction[] }[];
   routes: IConstruct;
+  /** Whether every route has an authorizer (the edge's origin check): API keys are still checked by the functions. */
+  routesAuthorized: boolean;
   secret: Secret;
+  /** The edge, when the stage has it: the origin-verify secret and the distribution (on CloudFront's certificate or not). */
+  edge?: { secret: Secret; distribution: IConstruct; defaultCertificate: boolean };
   bucket: Bucket;
   /** The functions granted actions on order files. */
   fileUsers: LambdaFunction[];
@@ -51,8 +67,14 @@ export interface Findings {
 }
 
 export function acknowledgeFindings(f: Findings): void {
-  acknowledge(f.routes, 'APIG4', REASONS.routes);
+  if (!f.routesAuthorized) acknowledge(f.routes, 'APIG4', REASONS.routes);
   acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
+  if (f.edge) {
+    acknowledge(f.edge.secret, 'SMG4', REASONS.originRotation);
+    acknowledge(f.edge.distribution, 'CFR3', REASONS.edgeLogs);
+    acknowledge(f.edge.distribution, 'CFR1', REASONS.edgeGeo);
+    if (f.edge.defaultCertificate) acknowledge(f.edge.distribution, 'CFR4', REASONS.edgeDefaultCertificate);
+  }
   for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
   const stack = Stack.of(f.routes);

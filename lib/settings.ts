@@ -96,6 +96,55 @@ function providers(node: Node, base: ProvidersConfig | undefined): ProvidersConf
   return Object.keys(checked.data).length ? (checked.data as ProvidersConfig) : undefined;
 }
 
+/** CloudFront takes certificates from ACM in us-east-1 only. */
+const EDGE_CERTIFICATE_REGION = 'us-east-1';
+/** AWS WAF's smallest rate limit, and its largest. */
+const WAF_LIMITS = { min: 10, max: 2_000_000_000 };
+
+/**
+ * The edge (context `edge=true|false` turns it on or off for one synth): each per-address limit within what WAF takes,
+ * creations within requests, and each at least what one key may do by its own limits, so that the edge never refuses a
+ * lone key that the service itself would serve.
+ */
+function edgeOf(node: Node, base: StageConfig['edge'], perKey: { limitGetsPerMinute: number; limitPostsPerMinute: number }): StageConfig['edge'] {
+  const v = node.tryGetContext('edge') as unknown;
+  if (v !== undefined && v !== '' && !['true', 'false', true, false].includes(v as string))
+    throw new Error(`Context edge must be true or false, got "${String(v)}"`);
+  const edge = { ...base, ...(v === undefined || v === '' ? {} : { enabled: String(v) === 'true' }) };
+  for (const key of ['requestsPerMinute', 'creationsPerMinute'] as const) {
+    const n = edge[key];
+    if (!Number.isInteger(n) || n < WAF_LIMITS.min || n > WAF_LIMITS.max)
+      throw new Error(`edge.${key} must be an integer from ${WAF_LIMITS.min} to ${WAF_LIMITS.max} (AWS WAF's range), got ${n}`);
+  }
+  if (edge.creationsPerMinute > edge.requestsPerMinute) throw new Error('edge.creationsPerMinute must not exceed edge.requestsPerMinute');
+  if (edge.creationsPerMinute < perKey.limitPostsPerMinute)
+    throw new Error(`edge.creationsPerMinute must be at least limitPostsPerMinute (${perKey.limitPostsPerMinute}): one key's POSTs`);
+  const oneKey = perKey.limitGetsPerMinute + perKey.limitPostsPerMinute;
+  if (edge.requestsPerMinute < oneKey)
+    throw new Error(`edge.requestsPerMinute must be at least limitGetsPerMinute + limitPostsPerMinute (${oneKey}): one key's requests`);
+  return edge;
+}
+
+/**
+ * The custom domain: context `domainName` and `certificateArn` together (they replace the stage's), the certificate in
+ * the region that serves the domain: us-east-1 for CloudFront (the edge on), the stage's region for API Gateway.
+ */
+function domainOf(node: Node, base: StageConfig['domain'], certificateRegion: string): StageConfig['domain'] {
+  const [name, certificateArn] = [text(node, 'domainName'), text(node, 'certificateArn')];
+  if (!name !== !certificateArn) throw new Error('Context domainName and certificateArn go together');
+  const domain = name && certificateArn ? { name, certificateArn } : base;
+  if (!domain) return undefined;
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain.name))
+    throw new Error(`domainName must be a lowercase host name, got "${domain.name}"`);
+  const arn = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[0-9a-f-]{36}$/.exec(domain.certificateArn);
+  if (!arn) throw new Error(`certificateArn must be an ACM certificate ARN, got "${domain.certificateArn}"`);
+  if (arn[1] !== certificateRegion)
+    throw new Error(
+      `certificateArn must be a certificate in ${certificateRegion} (${certificateRegion === EDGE_CERTIFICATE_REGION ? 'CloudFront, the edge on' : 'API Gateway, the edge off'}), got one in ${arn[1]}`,
+    );
+  return domain;
+}
+
 function packageVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -106,8 +155,6 @@ export function settingsOf(node: Node): Settings {
   const { providers: stageProviders, ...base }: StageConfig = STAGES[stage as StageName];
   const logLevel = (text(node, 'logLevel') ?? base.logLevel).toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}`);
-  const publicBaseUrl = text(node, 'publicBaseUrl') ?? base.publicBaseUrl;
-  if (publicBaseUrl && !/^https:\/\/[^/]+\/v1$/.test(publicBaseUrl)) throw new Error('publicBaseUrl must look like https://host/v1');
   const serviceAddress = text(node, 'serviceAddress');
   const alarmEmail = text(node, 'alarmEmail');
   const alarmEmails = alarmEmail ? [...base.alarmEmails, alarmEmail] : [...base.alarmEmails];
@@ -118,6 +165,13 @@ export function settingsOf(node: Node): Settings {
   const account = text(node, 'account') ?? base.account;
   if (account && !/^\d{12}$/.test(account)) throw new Error(`account must be 12 digits, got "${account}"`);
   const ai = providers(node, stageProviders);
+  const region = text(node, 'region') ?? base.region;
+  const perKey = {
+    limitGetsPerMinute: int(node, 'limitGetsPerMinute', base.limitGetsPerMinute, 1),
+    limitPostsPerMinute: int(node, 'limitPostsPerMinute', base.limitPostsPerMinute, 1),
+  };
+  const edge = edgeOf(node, base.edge, perKey);
+  const domain = domainOf(node, base.domain, edge.enabled ? EDGE_CERTIFICATE_REGION : region);
   const version = text(node, 'version') ?? packageVersion();
   if (!/^[\w.+-]{1,128}$/.test(version)) throw new Error(`Context version must be a tag value (letters, digits, . + - _), got "${version}"`);
   return {
@@ -125,15 +179,15 @@ export function settingsOf(node: Node): Settings {
     stage: stage as StageName,
     version,
     ...(account ? { account } : {}),
-    region: text(node, 'region') ?? base.region,
-    ...(publicBaseUrl ? { publicBaseUrl } : {}),
+    region,
+    edge,
+    ...(domain ? { domain } : {}),
     ...(serviceAddress ? { serviceAddress } : {}),
     logLevel: logLevel as Settings['logLevel'],
     alarmEmails,
     limitActiveTasks: int(node, 'limitActiveTasks', base.limitActiveTasks, 1),
-    limitPostsPerMinute: int(node, 'limitPostsPerMinute', base.limitPostsPerMinute, 1),
+    ...perKey,
     limitResendsPerHour: int(node, 'limitResendsPerHour', base.limitResendsPerHour, 0),
-    limitGetsPerMinute: int(node, 'limitGetsPerMinute', base.limitGetsPerMinute, 1),
     limitReviewsPending: int(node, 'limitReviewsPending', base.limitReviewsPending, 1),
     prices: prices(node, base.prices),
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', base.reviewDeadlineSeconds, 60),

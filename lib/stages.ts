@@ -37,6 +37,25 @@ export interface ProvidersConfig {
   speech?: ProviderConfig & { cloneVoice?: string };
 }
 
+/**
+ * CloudFront with AWS WAF in front of the API: rate-based rules per source address, one for every request and a
+ * tighter one for the creation routes, each answering 429 in the contract's envelope; the API refuses what did not come
+ * through CloudFront. Limits are per address per minute; each at least what one key may do by its own limits.
+ */
+export interface EdgeConfig {
+  enabled: boolean;
+  /** Requests of any route from one address in a minute. */
+  requestsPerMinute: number;
+  /** POST /videos and POST /videos:quick from one address in a minute. */
+  creationsPerMinute: number;
+}
+
+/** A custom domain: its name and the ARN of its ACM certificate (a name it covers). */
+export interface DomainConfig {
+  name: string;
+  certificateArn: string;
+}
+
 export interface StageConfig {
   /** The AWS account the stage deploys to; unset: the account of the credentials `cdk deploy` runs with. */
   account?: string;
@@ -66,19 +85,29 @@ export interface StageConfig {
    * API Gateway's throttling: `default` for every route, then the routes (route table keys, "POST /videos") that need
    * their own. It is a ceiling for all callers together, in front of each key's own limits (LIMIT_*), so that a flood
    * cannot run up the bill; an HTTP API has no per-key throttling of its own. A key applies to the route it is deployed
-   * as: "POST /videos:quick" to POST /v1/{customMethod}, which the quotes share (functions/http/routes.ts).
+   * as: "POST /videos:quick" to POST /v1/{customMethod}, which the quotes share (functions/http/routes.ts). With the
+   * edge on, the edge's per-address limits keep one caller from taking another's share, and these are only the bill's
+   * ceiling.
    */
   throttle: { default: Throttle; routes: Record<string, Throttle> };
-  /** The API's public base address with /v1 (a custom domain); unset: the API's own URL. */
-  publicBaseUrl?: string;
+  /** Per-caller fairness at the edge (lib/edge.ts, docs/decisions.md). */
+  edge: EdgeConfig;
+  /**
+   * The API's custom domain (https://<name>/v1): on CloudFront with the edge on (the certificate in us-east-1), on API
+   * Gateway without it (the certificate in the stage's region). Unset: the distribution's or the API's own address.
+   */
+  domain?: DomainConfig;
   /** The chat bot's IAM role, allowed to invoke the bot's order function. */
   botPrincipalArn?: string;
   /** Optional AI providers; none: the embedded generator, and `ai_visual` and `voice: clone` refused (422). */
   providers?: ProvidersConfig;
 }
 
-/** Creation starts a render (minutes of a 3 GB function); the per-key limit is 30 POSTs a minute. */
-const CREATION: Throttle = { rate: 20, burst: 40 };
+/**
+ * Per address: two keys at their full GET and POST limits (600 and 30 a minute each) and their downloads; creations
+ * two keys' worth of POSTs. One address past them is refused at the edge, before anything of the API runs.
+ */
+const EDGE_LIMITS = { requestsPerMinute: 1500, creationsPerMinute: 60 };
 
 export const STAGES = {
   dev: {
@@ -99,6 +128,9 @@ export const STAGES = {
     queueWaitAlarmSeconds: 900,
     logLevel: 'DEBUG',
     throttle: { default: { rate: 50, burst: 100 }, routes: { 'POST /videos': { rate: 5, burst: 10 }, 'POST /videos:quick': { rate: 5, burst: 10 } } },
+    // Off: dev has no customers to keep apart, its low throttles are its ceiling, and the edge would add a stack in
+    // us-east-1 and a distribution to every developer's deploys. `-c edge=true` tries it (the prod checklist does).
+    edge: { enabled: false, ...EDGE_LIMITS },
   },
   prod: {
     region: 'eu-central-1',
@@ -117,15 +149,18 @@ export const STAGES = {
     webhookRetryBaseMs: 30_000,
     queueWaitAlarmSeconds: 900,
     logLevel: 'INFO',
+    // The edge keeps callers apart (per address), so these are the bill's ceiling for a flood from many addresses:
+    // each is many addresses' worth of the edge's limits (docs/decisions.md has what a route costs at its ceiling).
     throttle: {
-      default: { rate: 200, burst: 500 },
+      default: { rate: 1000, burst: 2000 },
       routes: {
-        'POST /videos': CREATION,
-        'POST /videos:quick': CREATION,
+        'POST /videos': { rate: 100, burst: 200 },
+        'POST /videos:quick': { rate: 100, burst: 200 },
         // Downloads need no key: the signed link is the only check, so they get their own ceiling.
-        'GET /files/{id}/{file}': { rate: 100, burst: 200 },
+        'GET /files/{id}/{file}': { rate: 500, burst: 1000 },
       },
     },
+    edge: { enabled: true, ...EDGE_LIMITS },
   },
 } satisfies Record<string, StageConfig>;
 

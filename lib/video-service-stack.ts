@@ -14,7 +14,9 @@ import { JOBS } from '../functions/jobs/table.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { bucketStatements, FUNCTION_ACCESS } from './access.ts';
+import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { Api } from './api.ts';
+import { FrontDoor } from './edge.ts';
 import { Data } from './data.ts';
 import { serviceFunction, type FunctionKind } from './functions.ts';
 import { METRICS_NAMESPACE, Observability } from './observability.ts';
@@ -27,21 +29,31 @@ export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
   readonly functions = new Map<string, LambdaFunction>();
 
-  constructor(scope: Construct, id: string, props: StackProps & { settings: Settings }) {
+  /** @param webAclArn the edge's web ACL (EdgeAclStack), which a stage with the edge on must be given. */
+  constructor(scope: Construct, id: string, props: StackProps & { settings: Settings; webAclArn?: string }) {
     super(scope, id, props);
     const { settings } = props;
+    if (settings.edge.enabled !== Boolean(props.webAclArn)) throw new Error('A stage with the edge on takes the web ACL of its EdgeAclStack, and only then');
     const logs = { retentionDays: settings.logRetentionDays, removal: settings.removal };
     const data = new Data(this, 'Data', { removal: settings.removal });
     const api = new Api(this, 'Api', { logs, throttle: settings.throttle });
+    const logging = { POWERTOOLS_SERVICE_NAME: 'video-service', POWERTOOLS_LOG_LEVEL: settings.logLevel };
+    const front = new FrontDoor(this, 'Edge', {
+      api: api.httpApi,
+      stage: settings.stage,
+      ...(props.webAclArn ? { webAclArn: props.webAclArn } : {}),
+      ...(settings.domain ? { domain: settings.domain } : {}),
+      logs,
+      environment: logging,
+    });
     const machines: Partial<Record<'order' | 'delivery', StateMachine>> = {};
 
     const common: Record<string, string> = {
       TABLE_NAME: data.table.tableName,
       BUCKET_NAME: data.bucket.bucketName,
-      PUBLIC_BASE_URL: settings.publicBaseUrl ?? api.baseUrl,
+      PUBLIC_BASE_URL: front.baseUrl,
       ...(settings.serviceAddress ? { SERVICE_ADDRESS: settings.serviceAddress } : {}),
-      POWERTOOLS_SERVICE_NAME: 'video-service',
-      POWERTOOLS_LOG_LEVEL: settings.logLevel,
+      ...logging,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
       LIMIT_ACTIVE_TASKS: String(settings.limitActiveTasks),
       LIMIT_POSTS_PER_MINUTE: String(settings.limitPostsPerMinute),
@@ -100,7 +112,8 @@ export class VideoServiceStack extends Stack {
     // Built in dependency order: delivery, then the order steps that start deliveries, then the API that starts orders.
     machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module), logs);
     machines.order = stateMachine(this, 'order', (module) => make('step', module), logs);
-    api.route((handler) => make('http', handler));
+    api.route((handler) => make('http', handler), front.authorizer);
+    if (front.verifier) this.functions.set(ORIGIN_VERIFY.handler, front.verifier);
     // The bot's entries: no route; the bot's role (context botPrincipalArn) may invoke them.
     for (const name of BOT_FUNCTIONS) {
       const fn = make('bot', name);
@@ -132,7 +145,7 @@ export class VideoServiceStack extends Stack {
       queueWaitAlarmSeconds: settings.queueWaitAlarmSeconds,
       alarmEmails: settings.alarmEmails,
     });
-    api.output(this);
+    api.output(this, front.baseUrl);
     // What the operator CLI needs to work on the deployed stores (docs/deploy.md).
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: data.bucket.bucketName });
@@ -146,7 +159,11 @@ export class VideoServiceStack extends Stack {
         { machine: machines.delivery, invokes: invokedBy('delivery') },
       ],
       routes: api,
+      routesAuthorized: Boolean(front.authorizer),
       secret: data.linkSigningKey,
+      ...(front.originSecret && front.distribution
+        ? { edge: { secret: front.originSecret, distribution: front.distribution, defaultCertificate: !settings.domain } }
+        : {}),
       bucket: data.bucket,
       fileUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]

@@ -1,18 +1,31 @@
 /**
  * The local gateway: turns each HTTP request into the APIGatewayProxyEventV2 that API Gateway's HTTP API would send,
  * routes it with the routes deployed from the one route table (DEPLOYED_ROUTES, as lib/api.ts builds the HTTP API),
- * and calls the same handler module that runs in Lambda.
+ * and calls the same handler module that runs in Lambda. Given the edge's origin check, it runs it as API Gateway runs
+ * the authorizer of a stage with the edge (functions/edge/table.ts): 401 without the header (the check not called), 403
+ * when the check says no, each answer kept per header value.
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerResult,
+  Context,
+} from 'aws-lambda';
 import { badRequest } from '../functions/core/errors.ts';
 import { errorResponse } from '../functions/http/errors.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
+import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { invoke } from './invocations.ts';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type Authorizer = (event: APIGatewayRequestAuthorizerEventV2, context: Context) => Promise<APIGatewaySimpleAuthorizerResult>;
+
+/** API Gateway's own answers around an authorizer: its body, not the contract's envelope. */
+const GATEWAY_ANSWERS = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' } as const;
 
 /** API Gateway's own payload limit; bodies past it are cut off here as there. */
 const MAX_PAYLOAD = 10 * 1024 * 1024;
@@ -130,8 +143,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 export class LocalGateway {
   private readonly server: Server;
   private readonly handlers = new Map<string, Promise<Handler>>();
+  /** The origin check's answers by header value, each until it expires (API Gateway's authorizer cache). */
+  private readonly decisions = new Map<string, { allowed: boolean; until: number }>();
 
-  constructor(private readonly loadHandler: (name: string) => Promise<Handler>) {
+  /** @param originCheck loads the edge's origin check, which then guards every route; none: a stage without the edge. */
+  constructor(
+    private readonly loadHandler: (name: string) => Promise<Handler>,
+    private readonly originCheck?: () => Promise<Authorizer>,
+  ) {
     this.server = createServer((req, res) => void this.serve(req, res));
     this.server.keepAliveTimeout = 30_000;
     // Requests Node's parser refuses (broken framing, control bytes in headers, headers past 16 KB) would get a bare
@@ -158,6 +177,45 @@ export class LocalGateway {
   stop(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The status API Gateway answers with when the origin check refuses the request (or fails); undefined: it passes. */
+  private async refusedAtOrigin(event: APIGatewayProxyEventV2): Promise<keyof typeof GATEWAY_ANSWERS | undefined> {
+    if (!this.originCheck) return undefined;
+    const value = event.headers[ORIGIN_VERIFY.header];
+    if (!value) return 401;
+    const now = Date.now();
+    let decision = this.decisions.get(value);
+    if (!decision || decision.until <= now) {
+      const check = await this.originCheck();
+      const { method, path } = event.requestContext.http;
+      // What API Gateway sends an authorizer (payload 2.0): the request without its body.
+      const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
+        version: '2.0',
+        type: 'REQUEST',
+        routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${path}`,
+        identitySource: [value],
+        routeKey: event.routeKey,
+        rawPath: event.rawPath,
+        rawQueryString: event.rawQueryString,
+        cookies: [],
+        headers: event.headers,
+        queryStringParameters: event.queryStringParameters ?? {},
+        requestContext: event.requestContext,
+        pathParameters: event.pathParameters ?? {},
+        stageVariables: {},
+      };
+      try {
+        const { isAuthorized } = await invoke(ORIGIN_VERIFY.handler, () => check(authorizerEvent, lambdaContext(ORIGIN_VERIFY.handler)));
+        decision = { allowed: isAuthorized === true, until: now + ORIGIN_VERIFY.cacheSeconds * 1000 };
+      } catch (err) {
+        // A failed check is not kept: the next request asks again.
+        console.error('gateway: the origin check failed', err);
+        return 500;
+      }
+      this.decisions.set(value, decision);
+    }
+    return decision.allowed ? undefined : 403;
   }
 
   private handler(name: string): Promise<Handler> {
@@ -215,6 +273,11 @@ export class LocalGateway {
         ...(bytes.length ? { body: textual ? bytes.toString('utf8') : bytes.toString('base64') } : {}),
         isBase64Encoded: bytes.length > 0 && !textual,
       };
+      const refused = await this.refusedAtOrigin(event);
+      if (refused) {
+        res.writeHead(refused, { 'content-type': 'application/json', 'apigw-requestid': requestId });
+        return void res.end(JSON.stringify({ message: GATEWAY_ANSWERS[refused] }));
+      }
       const handler = await this.handler(name);
       const result = await invoke(name, () => handler(event, lambdaContext(name, requestId)));
       const body = result.body ?? '';

@@ -12,7 +12,8 @@ import { JOBS } from '../functions/jobs/table.ts';
 import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { migrateLedgers } from './ledger-migration.ts';
-import { LocalGateway, lambdaContext } from './gateway.ts';
+import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
+import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
 import { nameCallers, startS3, type BucketStatement } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
@@ -64,6 +65,11 @@ export interface LocalStackOptions {
   jobs?: boolean;
   /** The HMAC key of download links; a random one when not given (links then die with the process). */
   linkSigningKey?: string;
+  /**
+   * Serve as a stage with the edge does behind CloudFront: every route requires this value in the origin-verify header
+   * (functions/edge). There is no CloudFront or AWS WAF here; by default the stack is a stage without the edge.
+   */
+  originVerify?: string;
   /**
    * The file each function's handler is imported from: by default its TypeScript source; the infrastructure tests
    * pass the Lambda bundles that `cdk synth` built, to run those very files.
@@ -157,10 +163,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     if (opts.dataDir) await migrateLedgers(DynamoDBDocumentClient.from(ddb), env.TABLE_NAME!);
     ddb.destroy();
 
-    const gateway = new LocalGateway(async (name) => {
-      const mod = (await import(moduleOf('http', name))) as { handler: never };
-      return mod.handler;
-    });
+    // Read by the check at its first call, after the environment below is set.
+    if (opts.originVerify) env.ORIGIN_VERIFY = opts.originVerify;
+    const gateway = new LocalGateway(
+      async (name) => {
+        const mod = (await import(moduleOf('http', name))) as { handler: never };
+        return mod.handler;
+      },
+      opts.originVerify
+        ? async () => ((await import(join(ROOT, 'functions', 'edge', `${ORIGIN_VERIFY.handler}.ts`))) as { handler: Authorizer }).handler
+        : undefined,
+    );
     const port = await gateway.listen(opts.port);
     stops.push(() => gateway.stop());
     // Handlers read their configuration on first use, which is after this: the port is known by then.

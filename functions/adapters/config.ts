@@ -146,3 +146,12 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 let loaded: Config | undefined;
 /** The process's configuration, loaded on first use. */
 export const config = (): Config => (loaded ??= loadConfig());
+
+/**
+ * The edge's origin check (functions/edge/origin-verify.ts), apart from the service's configuration: the authorizer
+ * gets no table or bucket. The value itself (ORIGIN_VERIFY, one machine) or the secret that holds it (AWS).
+ */
+export const originVerifySettings = (env: NodeJS.ProcessEnv = process.env) => ({
+  current: env.ORIGIN_VERIFY || undefined,
+  secretArn: env.ORIGIN_VERIFY_SECRET_ARN || undefined,
+});

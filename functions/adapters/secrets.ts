@@ -4,6 +4,8 @@
  * - the link-signing keys: LINK_SIGNING_KEY (and LINK_SIGNING_KEY_PREVIOUS) on one machine; on AWS, the secret named by
  *   LINK_SIGNING_KEY_SECRET_ARN, its AWSCURRENT version (signs) and its AWSPREVIOUS one (still checks the links signed
  *   before the last rotation), read again when a link verifies with neither;
+ * - the edge's origin-verify value, the same way: ORIGIN_VERIFY on one machine, the secret named by
+ *   ORIGIN_VERIFY_SECRET_ARN on AWS, read again when a request matches neither version;
  * - an AI provider's API key (`<prefix>_API_KEY_SECRET`), read again when the provider answers 401.
  * Hand-written rather than Powertools Parameters: esbuild hoists a bundled library's import of the Secrets Manager
  * client to the top of the bundle, so every cold start would load the client; a dynamic import of the client itself
@@ -30,9 +32,9 @@ async function readVersion(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'
   }
 }
 
-async function fetchKeys(secretId: string): Promise<LinkKeys> {
+async function fetchVersions(secretId: string, setting: string): Promise<LinkKeys> {
   const [current, previous] = await Promise.all([readVersion(secretId, 'AWSCURRENT'), readVersion(secretId, 'AWSPREVIOUS')]);
-  if (!current) throw new Error('The link-signing secret is empty');
+  if (!current) throw new Error(`The secret of ${setting} is empty`);
   return { current, ...(previous ? { previous } : {}) };
 }
 
@@ -68,27 +70,42 @@ class Kept<T> {
   }
 }
 
-export class LinkKeyStore {
+/**
+ * A secret with its value before the last rotation: given by a setting (one machine) or read from the Secrets Manager
+ * secret named by `<setting>_SECRET_ARN` (AWS), its AWSCURRENT and AWSPREVIOUS versions.
+ */
+export class RotatedSecret {
   private readonly secret: Kept<LinkKeys> | undefined;
 
   constructor(
-    private readonly cfg: Pick<Config, 'linkSigningKey' | 'linkSigningKeyPrevious' | 'linkSigningKeySecretArn'>,
+    private readonly given: { current?: string | undefined; previous?: string | undefined; secretArn?: string | undefined },
+    private readonly setting: string,
     clock: () => number = Date.now,
   ) {
-    const arn = cfg.linkSigningKeySecretArn;
-    if (arn && !cfg.linkSigningKey) this.secret = new Kept(() => fetchKeys(arn), clock);
+    const arn = given.secretArn;
+    if (arn && !given.current) this.secret = new Kept(() => fetchVersions(arn, setting), clock);
   }
 
-  keys(): Promise<LinkKeys> {
-    const { linkSigningKey, linkSigningKeyPrevious } = this.cfg;
-    if (linkSigningKey) return Promise.resolve({ current: linkSigningKey, ...(linkSigningKeyPrevious ? { previous: linkSigningKeyPrevious } : {}) });
-    if (!this.secret) throw new Error('Missing required setting LINK_SIGNING_KEY or LINK_SIGNING_KEY_SECRET_ARN');
+  values(): Promise<LinkKeys> {
+    const { current, previous } = this.given;
+    if (current) return Promise.resolve({ current, ...(previous ? { previous } : {}) });
+    if (!this.secret) throw new Error(`Missing required setting ${this.setting} or ${this.setting}_SECRET_ARN`);
     return this.secret.get();
   }
 
   /** Reads the secret again unless it was read within the last minute; true when it did. */
   refresh(): boolean {
     return this.secret?.refresh() ?? false;
+  }
+}
+
+export class LinkKeyStore extends RotatedSecret {
+  constructor(cfg: Pick<Config, 'linkSigningKey' | 'linkSigningKeyPrevious' | 'linkSigningKeySecretArn'>, clock: () => number = Date.now) {
+    super({ current: cfg.linkSigningKey, previous: cfg.linkSigningKeyPrevious, secretArn: cfg.linkSigningKeySecretArn }, 'LINK_SIGNING_KEY', clock);
+  }
+
+  keys(): Promise<LinkKeys> {
+    return this.values();
   }
 }
 

@@ -374,6 +374,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The gateway's own throttling answer, beside the service's 429s: every route has a ceiling on AWS. */
 const GATEWAY_THROTTLE = "API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope";
+/** Where the deployment has the edge (AWS WAF in front of the API), an address past its limit, on any route. */
+const EDGE_LIMIT = '`rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows';
 
 function errorResponses(route: Route, op: Operation): Record<string, Json> {
   const codes = new Set<keyof typeof STATUS_OF>(['internal_error', 'service_unavailable', ...(op.errors ?? [])]);
@@ -388,11 +390,11 @@ function errorResponses(route: Route, op: Operation): Record<string, Json> {
     [...byStatus].map(([status, list]) => {
       const described = list.map((c) => `\`${c}\`${op.notes?.[c as keyof typeof STATUS_OF] ? ` (${op.notes[c as keyof typeof STATUS_OF]})` : ''}`);
       const envelope = ref('ErrorResponse');
-      const schema = status !== 429 ? envelope : list.length ? { oneOf: [envelope, ref('GatewayMessage')] } : ref('GatewayMessage');
+      const schema = status !== 429 ? envelope : { oneOf: [envelope, ref('GatewayMessage')] };
       return [
         String(status),
         {
-          description: [...described, ...(status === 429 ? [GATEWAY_THROTTLE] : [])].join('; '),
+          description: [...described, ...(status === 429 ? [EDGE_LIMIT, GATEWAY_THROTTLE] : [])].join('; '),
           headers: {
             'X-Request-Id': HEADERS['X-Request-Id'],
             ...(status === 429 || status === 503 ? { 'Retry-After': HEADERS['Retry-After'] } : {}),
@@ -680,7 +682,7 @@ export function openApiDocument(serverUrl: string): Json {
       title: 'Video generation service',
       version: '1.0.0',
       description:
-        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Each key’s POSTs and GETs are counted per minute, each kind in its own window (the RateLimit headers show what is left; past it, 429 `rate_limited`). Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope.',
+        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Each key’s POSTs and GETs are counted per minute, each kind in its own window (the RateLimit headers show what is left; past it, 429 `rate_limited`). Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope; where the deployment has the edge, one address past its requests a minute gets 429 `rate_limited` (the envelope, with Retry-After) on any route.',
       contact: { name: 'The service operators, through the chat bot that issues API keys' },
       license: { name: 'Proprietary: for the holders of an API key', identifier: 'LicenseRef-Proprietary' },
     },

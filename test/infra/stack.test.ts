@@ -21,7 +21,8 @@ import { ROOT } from '../../lib/paths.ts';
 import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
 import { STAGES } from '../../lib/stages.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { checkFetchesTo } from '../support/contract.ts';
+import { checkAgainstContract, checkFetchesTo } from '../support/contract.ts';
+import { openApiDocument } from '../../functions/http/openapi.ts';
 import { probe } from '../support/media.ts';
 
 /** The endpoints of spec/public-api-v1.md. */
@@ -49,6 +50,8 @@ const prodOut = mkdtempSync(join(tmpdir(), 'video-service-prod-synth-'));
 const ALARM_EMAIL = 'oncall@example.com';
 let prodSynth: { status: number | null; output: string };
 let prod: Record<string, any>;
+/** Prod's second stack, in us-east-1: the edge's web ACL. */
+let prodEdge: Record<string, any>;
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
 const resources = () => Object.entries(template.Resources as Record<string, Resource>);
@@ -97,7 +100,10 @@ before(() => {
     assertions = Template.fromJSON(template);
   }
   prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`, `providers=${JSON.stringify(PROVIDERS)}`);
-  if (prodSynth.status === 0) prod = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod.template.json'), 'utf8'));
+  if (prodSynth.status === 0) {
+    prod = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod.template.json'), 'utf8'));
+    prodEdge = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod-edge.template.json'), 'utf8'));
+  }
 });
 after(() => rmSync(prodOut, { recursive: true, force: true }));
 
@@ -530,6 +536,176 @@ describe('the CDK stack', () => {
       assert.ok(body.includes(gauge), `the dashboard shows ${gauge}`);
     assert.ok(template.Outputs.BaseUrl, 'BaseUrl output');
     for (const o of ['TableName', 'BucketName', 'AlarmTopicArn']) assert.ok(template.Outputs[o], o);
+  });
+});
+
+describe('the edge in front of prod (per-caller fairness)', () => {
+  const of = (t: Record<string, any>, type: string) => Object.entries(t.Resources as Record<string, Resource>).filter(([, r]) => r.Type === type);
+  const one = (t: Record<string, any>, type: string) => {
+    const found = of(t, type);
+    assert.equal(found.length, 1, type);
+    return found[0]!;
+  };
+  /** A request path of a route, its parameters filled in. */
+  const pathOf = (r: (typeof ROUTES)[number]) => `${API_PREFIX}${r.path.replace(/\{\w+\}/g, 'x')}`;
+
+  it('limits each source address in AWS WAF, in us-east-1: every request, and the creation routes tighter, at the stage limits', () => {
+    const manifest = JSON.parse(readFileSync(join(prodOut, 'manifest.json'), 'utf8'));
+    assert.match(manifest.artifacts['VideoService-prod-edge'].environment, /\/us-east-1$/);
+    const [, acl] = one(prodEdge, 'AWS::WAFv2::WebACL');
+    assert.deepEqual([acl.Properties.Scope, acl.Properties.DefaultAction], ['CLOUDFRONT', { Allow: {} }]);
+    const rules = acl.Properties.Rules as Record<string, any>[];
+    const limits = rules.map((r) => {
+      const { Limit, AggregateKeyType, EvaluationWindowSec } = r.Statement.RateBasedStatement;
+      return [r.Name, AggregateKeyType, EvaluationWindowSec, Limit];
+    });
+    assert.deepEqual(limits, [
+      ['creations-per-address', 'IP', 60, STAGES.prod.edge.creationsPerMinute],
+      ['requests-per-address', 'IP', 60, STAGES.prod.edge.requestsPerMinute],
+    ]);
+    // The tighter rule counts POST /v1/videos and POST /v1/videos:quick, the path URL-decoded (%3A is a colon); the other
+    // counts everything.
+    const byteMatches = (node: unknown): string[] =>
+      !node || typeof node !== 'object'
+        ? []
+        : 'ByteMatchStatement' in node
+          ? [(({ SearchString, TextTransformations }) => `${SearchString} ${TextTransformations[0].Type}`)((node as any).ByteMatchStatement)]
+          : Object.values(node).flatMap(byteMatches);
+    assert.deepEqual(byteMatches(rules[0]!.Statement.RateBasedStatement.ScopeDownStatement), [
+      'POST NONE',
+      '/v1/videos URL_DECODE',
+      'POST NONE',
+      '/v1/videos:quick URL_DECODE',
+    ]);
+    assert.equal(rules[1]!.Statement.RateBasedStatement.ScopeDownStatement, undefined);
+    // Only what it blocks is logged.
+    const [, logging] = one(prodEdge, 'AWS::WAFv2::LoggingConfiguration');
+    assert.deepEqual(logging.Properties.LoggingFilter, {
+      DefaultBehavior: 'DROP',
+      Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
+    });
+    assert.match(one(prodEdge, 'AWS::Logs::LogGroup')[1].Properties.LogGroupName, /^aws-waf-logs-/);
+  });
+
+  it("answers an address past a limit 429 with Retry-After, in the contract's error envelope as the document lists it for every route", () => {
+    const [, acl] = one(prodEdge, 'AWS::WAFv2::WebACL');
+    for (const rule of acl.Properties.Rules as Record<string, any>[]) {
+      const response = rule.Action.Block.CustomResponse;
+      assert.equal(response.ResponseCode, 429);
+      assert.deepEqual(response.ResponseHeaders, [{ Name: 'Retry-After', Value: '60' }]);
+      const body = acl.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
+      assert.equal(body.ContentType, 'APPLICATION_JSON');
+      const parsed = JSON.parse(body.Content);
+      assert.equal(parsed.error.code, 'rate_limited');
+      assert.match(parsed.error.message, new RegExp(`More than ${rule.Statement.RateBasedStatement.Limit} `));
+      for (const r of ROUTES) checkAgainstContract(r.method, pathOf(r), 429, 'application/json', parsed);
+    }
+  });
+
+  it('puts CloudFront in front: the API its only origin, with the origin-verify header from the secret; nothing cached, every method, every header the API reads; IPv4', () => {
+    const [distId, dist] = one(prod, 'AWS::CloudFront::Distribution');
+    const config = dist.Properties.DistributionConfig;
+    const [apiId] = one(prod, 'AWS::ApiGatewayV2::Api');
+    const [secretId] = of(prod, 'AWS::SecretsManager::Secret').find(([, r]) => r.Metadata?.['aws:cdk:path']?.includes('/Edge/OriginVerify/'))!;
+    assert.equal(config.Origins.length, 1);
+    const [origin] = config.Origins;
+    assert.deepEqual(origin.DomainName, { 'Fn::Join': ['', [{ Ref: apiId }, `.execute-api.${STAGES.prod.region}.`, { Ref: 'AWS::URLSuffix' }]] });
+    assert.deepEqual(origin.CustomOriginConfig, { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    // A dynamic reference: CloudFormation reads the value when it deploys, and it is in neither the template nor the code.
+    assert.deepEqual(origin.OriginCustomHeaders, [
+      { HeaderName: 'x-origin-verify', HeaderValue: { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] } },
+    ]);
+    const behavior = config.DefaultCacheBehavior;
+    assert.equal(config.CacheBehaviors, undefined, 'one behavior for every path');
+    assert.deepEqual([...behavior.AllowedMethods].sort(), ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
+    assert.equal(behavior.ViewerProtocolPolicy, 'https-only');
+    // AWS's managed policies (CloudFront developer guide, managed cache and origin request policies).
+    const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+    const FORWARDS: Record<string, (header: string) => boolean> = {
+      // AllViewerExceptHostHeader: every header of the viewer's request but Host, all cookies and query strings.
+      'b689b0a8-53d0-40ab-baf2-68738e2966ac': (h) => h !== 'host',
+    };
+    assert.equal(behavior.CachePolicyId, CACHING_DISABLED);
+    const forwards = FORWARDS[behavior.OriginRequestPolicyId];
+    assert.ok(forwards, `a known origin request policy: ${behavior.OriginRequestPolicyId}`);
+    // The request headers the service reads: the document's API key header and header parameters, and the body's type.
+    const doc = openApiDocument('https://api.example.com/v1') as Record<string, any>;
+    const headers = new Set<string>(['content-type']);
+    for (const scheme of Object.values(doc.components.securitySchemes ?? {}) as { in?: string; name?: string }[])
+      if (scheme.in === 'header') headers.add(scheme.name!.toLowerCase());
+    for (const path of Object.values(doc.paths) as Record<string, { parameters?: { in: string; name: string }[] }>[])
+      for (const op of Object.values(path)) for (const p of op.parameters ?? []) if (p.in === 'header') headers.add(p.name.toLowerCase());
+    assert.ok(headers.has('x-api-key') && headers.has('idempotency-key'), [...headers].join(', '));
+    for (const h of headers) assert.ok(forwards(h), `${h} reaches the API`);
+    assert.equal(config.IPV6Enabled, false);
+    assert.deepEqual(config.WebACLId['Fn::GetStackOutput'] && { ...config.WebACLId['Fn::GetStackOutput'], OutputName: undefined }, {
+      StackName: 'VideoService-prod-edge',
+      Region: 'us-east-1',
+      OutputName: undefined,
+    });
+    assert.deepEqual(prodEdge.Outputs[config.WebACLId['Fn::GetStackOutput'].OutputName].Value, {
+      'Fn::GetAtt': [one(prodEdge, 'AWS::WAFv2::WebACL')[0], 'Arn'],
+    });
+    // Its address is the API's public one: the BaseUrl output and the links every function builds.
+    const address = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distId, 'DomainName'] }, '/v1']] };
+    assert.deepEqual(prod.Outputs.BaseUrl.Value, address);
+    for (const [id, f] of of(prod, 'AWS::Lambda::Function').filter(([, r]) => r.Properties.Environment?.Variables?.TABLE_NAME))
+      assert.deepEqual(f.Properties.Environment.Variables.PUBLIC_BASE_URL, address, id);
+  });
+
+  it('checks the origin on every route of prod, $default too, before any function runs; dev has neither check nor distribution', () => {
+    const [authorizerId, authorizer] = one(prod, 'AWS::ApiGatewayV2::Authorizer');
+    const [verifierId, verifier] = of(prod, 'AWS::Lambda::Function').find(([, r]) =>
+      r.Metadata?.['aws:cdk:path']?.endsWith('/Edge/edge-origin-verify/Resource'),
+    )!;
+    assert.deepEqual(
+      {
+        type: authorizer.Properties.AuthorizerType,
+        identity: authorizer.Properties.IdentitySource,
+        ttl: authorizer.Properties.AuthorizerResultTtlInSeconds,
+        simple: authorizer.Properties.EnableSimpleResponses,
+        fn: JSON.stringify(authorizer.Properties.AuthorizerUri).includes(verifierId),
+      },
+      { type: 'REQUEST', identity: ['$request.header.x-origin-verify'], ttl: 3600, simple: true, fn: true },
+    );
+    const routes = of(prod, 'AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
+    assert.equal(routes.length, DEPLOYED_ROUTES.length + 1);
+    for (const r of routes) assert.deepEqual([r.AuthorizationType, r.AuthorizerId], ['CUSTOM', { Ref: authorizerId }], r.RouteKey);
+    // The check may read its secret and nothing else of the service.
+    const [secretId] = of(prod, 'AWS::SecretsManager::Secret').find(([, r]) => r.Metadata?.['aws:cdk:path']?.includes('/Edge/OriginVerify/'))!;
+    assert.deepEqual(verifier.Properties.Environment.Variables.ORIGIN_VERIFY_SECRET_ARN, { Ref: secretId });
+    assert.equal(verifier.Properties.Environment.Variables.TABLE_NAME, undefined);
+    const role = verifier.Properties.Role['Fn::GetAtt'][0];
+    const granted = of(prod, 'AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === role))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .filter((st) => actionsOf(st).some((a) => /^(dynamodb|s3|states|secretsmanager):/.test(a)));
+    assert.deepEqual(
+      granted.map((st) => [actionsOf(st), st.Resource]),
+      [[['secretsmanager:GetSecretValue'], { Ref: secretId }]],
+    );
+    // dev: the API as it is, reached at its own address.
+    assert.equal(ofType('AWS::ApiGatewayV2::Authorizer').length + ofType('AWS::CloudFront::Distribution').length, 0);
+    for (const [, r] of ofType('AWS::ApiGatewayV2::Route')) assert.equal(r.Properties.AuthorizationType ?? 'NONE', 'NONE');
+    assert.deepEqual(template.Outputs.BaseUrl.Value, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ofType('AWS::ApiGatewayV2::Api')[0]![0], 'ApiEndpoint'] }, '/v1']] });
+  });
+
+  it('bundles the origin check: the value passes, anything else does not', async () => {
+    const [, verifier] = of(prod, 'AWS::Lambda::Function').find(([, r]) => r.Metadata?.['aws:cdk:path']?.endsWith('/Edge/edge-origin-verify/Resource'))!;
+    const bundle = join(prodOut, verifier.Metadata!['aws:asset:path']!, 'index.mjs');
+    process.env.ORIGIN_VERIFY = 'the-value';
+    try {
+      const { handler } = (await import(pathToFileURL(bundle).href)) as { handler: (e: unknown) => Promise<{ isAuthorized: boolean }> };
+      const event = (value?: string) => ({ version: '2.0', type: 'REQUEST', headers: value === undefined ? {} : { 'x-origin-verify': value } });
+      assert.deepEqual(await Promise.all([event('the-value'), event('the-valuE'), event(''), event()].map((e) => handler(e).then((r) => r.isAuthorized))), [
+        true,
+        false,
+        false,
+        false,
+      ]);
+    } finally {
+      delete process.env.ORIGIN_VERIFY;
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Imports run one way: contract <- core <- {adapters, generator} <- app <- {http, steps, bot, jobs} <- {lib, local} <- bin.
+ * Imports run one way: contract <- core <- {adapters, generator} <- app <- {http, steps, bot, jobs, edge} <- {lib, local} <- bin.
  * A module may import its own layer and the layers below it, never a layer above it nor its peer (adapters and
  * the generator are two implementations of core's ports; http, steps, bot and jobs are kinds of entry point). app is the
  * composition root of a Lambda process; lib (CDK) and local (the one-machine runtime) compose the functions.
@@ -18,7 +18,7 @@ const ORDER: string[][] = [
   ['functions/core'],
   ['functions/adapters', 'functions/generator'],
   ['functions/app'],
-  ['functions/http', 'functions/steps', 'functions/bot', 'functions/jobs'],
+  ['functions/http', 'functions/steps', 'functions/bot', 'functions/jobs', 'functions/edge'],
   ['lib', 'local'],
   ['bin'],
 ];

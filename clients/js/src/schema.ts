@@ -1163,7 +1163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `active_tasks_exceeded`; `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1289,7 +1289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1389,7 +1389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1535,7 +1535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `active_tasks_exceeded`; `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1651,7 +1651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1791,7 +1791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `active_tasks_exceeded`; `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `active_tasks_exceeded`; `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1905,7 +1905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -1983,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2087,7 +2087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2184,7 +2184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2194,7 +2194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -2283,7 +2283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2412,7 +2412,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2515,7 +2515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2655,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2733,7 +2733,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2827,7 +2827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited`; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2934,7 +2934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2944,7 +2944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -2993,7 +2993,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -3003,7 +3003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -3063,7 +3063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -3073,7 +3073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
@@ -3136,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -3146,7 +3146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
                 };
             };
             /** @description `internal_error` */
