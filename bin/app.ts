@@ -1,13 +1,13 @@
 /** The CDK app: the stack of one stage (lib/stages.ts), tagged, with cdk-nag's AwsSolutions checks on every synth. */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { settingsOf } from '../lib/settings.ts';
+import { settingsOf, stackNameOf } from '../lib/settings.ts';
 import { tagEverything } from '../lib/tags.ts';
 import { VideoServiceStack } from '../lib/video-service-stack.ts';
 
 const app = new App();
 const settings = settingsOf(app.node);
-const stack = new VideoServiceStack(app, `VideoService-${settings.stage}`, {
+const stack = new VideoServiceStack(app, stackNameOf(settings.stage), {
   settings,
   // The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
   env: { region: settings.region, ...(settings.account ? { account: settings.account } : {}) },

@@ -16,6 +16,9 @@ import { STAGES, type ProvidersConfig, type StageConfig, type StageName } from '
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
+/** The stack of a stage (bin/app.ts); the deploy's checks find it by this name. */
+export const stackNameOf = (stage: string) => `VideoService-${stage}`;
+
 export interface Settings extends Omit<StageConfig, 'logLevel'> {
   /** Part of the stack's name: VideoService-<stage>. */
   stage: StageName;

@@ -149,6 +149,8 @@ export class VideoServiceStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: data.bucket.bucketName });
     new CfnOutput(this, 'OrderStateMachineArn', { value: machines.order.stateMachineArn });
     new CfnOutput(this, 'LinkSigningKeySecretArn', { value: data.linkSigningKey.secretArn });
+    // The deploy's concurrency check reads what this function reserves today (bin/preflight.ts).
+    new CfnOutput(this, 'RenderFunctionName', { value: this.functions.get('render-video')!.functionName });
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
     acknowledgeFindings({
       functions: this.functions,
