@@ -14,5 +14,5 @@ const stack = new VideoServiceStack(app, stackNameOf(settings.stage), {
   description: `Video generation API (${settings.stage}): HTTP API, Lambda, DynamoDB, Step Functions, S3`,
   terminationProtection: settings.removal === 'retain',
 });
-tagEverything(stack, { service: 'video-service', stage: settings.stage, version: settings.version });
+tagEverything(stack, { service: 'video-service', stage: settings.stage });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -11,9 +11,16 @@ import type { Construct } from 'constructs';
 export interface LogSettings {
   retentionDays: number;
   removal: 'destroy' | 'retain';
+  /** The stage's log level: what Lambda passes on of the functions' own logs (lib/functions.ts). */
+  level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
 export const removalPolicyOf = (removal: LogSettings['removal']) => (removal === 'retain' ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY);
 
-export const logGroup = (scope: Construct, id: string, logs: LogSettings) =>
-  new LogGroup(scope, id, { retention: logs.retentionDays as RetentionDays, removalPolicy: removalPolicyOf(logs.removal) });
+/** A log group; named only where its service wants a name (Step Functions: lib/workflow.ts), else CloudFormation names it. */
+export const logGroup = (scope: Construct, id: string, logs: LogSettings, logGroupName?: string) =>
+  new LogGroup(scope, id, {
+    retention: logs.retentionDays as RetentionDays,
+    removalPolicy: removalPolicyOf(logs.removal),
+    ...(logGroupName ? { logGroupName } : {}),
+  });

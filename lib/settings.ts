@@ -22,7 +22,7 @@ export const stackNameOf = (stage: string) => `VideoService-${stage}`;
 export interface Settings extends Omit<StageConfig, 'logLevel'> {
   /** Part of the stack's name: VideoService-<stage>. */
   stage: StageName;
-  /** The tag `version` of every resource: context `version` (the pipeline passes the commit), else package.json's. */
+  /** What the deploy records as its version (lib/tags.ts): context `version` (the pipeline passes the commit), else package.json's. */
   version: string;
   /** The address in the trial watermark; default: the host of the public base address. */
   serviceAddress?: string;
