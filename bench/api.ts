@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 import { creationFloor, getFloor, type FloorUser } from './floor.ts';
 import { profileLayers } from './profile.ts';
 import { emit, type Figure } from './report.ts';
@@ -96,7 +96,7 @@ export async function benchApi(): Promise<void> {
   // workflow has its own figures).
   const limits = { activeTasks: 1_000_000, postsPerMinute: 1_000_000, getsPerMinute: 1_000_000 };
   const stack = await startLocalStack({
-    access: ACCESS,
+    bucketGrants: BUCKET_GRANTS,
     port: 0,
     s3Dir: join(dir, 's3'),
     env: {

@@ -13,7 +13,7 @@ import { STEPS } from '../functions/steps/table.ts';
 import { SIZES } from '../lib/functions.ts';
 import { onInvocation } from '../local/invocations.ts';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 import { PRICES_USD } from './aws-prices.ts';
 
 export interface CostLine {
@@ -39,7 +39,7 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
   );
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
   const stack = await startLocalStack({
-    access: ACCESS,
+    bucketGrants: BUCKET_GRANTS,
     port: 0,
     s3Dir: join(dir, 's3'),
     env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' },

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 
 const SLOTS = 2;
 const API_KEYS = 4;
@@ -45,7 +45,7 @@ const quantile = (xs: number[], q: number) => {
 export async function benchQueue(): Promise<QueueFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-queue-'));
   const stack = await startLocalStack({
-    access: ACCESS,
+    bucketGrants: BUCKET_GRANTS,
     port: 0,
     s3Dir: join(dir, 's3'),
     env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', RENDER_SLOTS: String(SLOTS) },

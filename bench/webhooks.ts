@@ -8,14 +8,14 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 
 const ORDERS = 20;
 
 export async function benchWebhooks(): Promise<{ p50: number; max: number; count: number; floorP50: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
   const stack = await startLocalStack({
-    access: ACCESS,
+    bucketGrants: BUCKET_GRANTS,
     port: 0,
     s3Dir: join(dir, 's3'),
     env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL', WEBHOOK_ALLOW_PRIVATE_URLS: 'on', GENERATOR_FAIL: 'plan', LIMIT_ACTIVE_TASKS: '1000' },

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 
 export interface WorkflowFigures {
   quickTransitions: number;
@@ -16,7 +16,7 @@ export interface WorkflowFigures {
 
 export async function benchWorkflow(): Promise<WorkflowFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-workflow-'));
-  const stack = await startLocalStack({ access: ACCESS, port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
+  const stack = await startLocalStack({ bucketGrants: BUCKET_GRANTS, port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
   try {
     const { services } = await import('../functions/app/services.ts');
     const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });

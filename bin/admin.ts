@@ -56,10 +56,10 @@ async function connect(): Promise<() => Promise<void>> {
     Object.assign(process.env, running.env);
     return async () => undefined;
   }
-  const [{ startLocalStack }, { ACCESS }] = await Promise.all([import('../local/stack.ts'), import('../lib/access.ts')]);
+  const [{ startLocalStack }, { BUCKET_GRANTS }] = await Promise.all([import('../local/stack.ts'), import('../lib/access.ts')]);
   // The stores only: the orders left in the folder are the service's to resume at its next start.
   // Executions are held too: an order the bot places now runs when the service starts.
-  const stack = await startLocalStack({ access: ACCESS, port: 0, dataDir, s3Dir: join(dataDir, 's3'), jobs: false, env: { LOCAL_SFN_HOLD: '1' } });
+  const stack = await startLocalStack({ bucketGrants: BUCKET_GRANTS, port: 0, dataDir, s3Dir: join(dataDir, 's3'), jobs: false, env: { LOCAL_SFN_HOLD: '1' } });
   return stack.stop;
 }
 

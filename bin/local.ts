@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { removeRuntime, writeRuntime } from '../local/runtime-file.ts';
 import { startLocalStack } from '../local/stack.ts';
-import { ACCESS } from '../lib/access.ts';
+import { BUCKET_GRANTS } from '../lib/access.ts';
 import { CLONE_VOICE, PROVIDERS } from '../functions/generator/openai-http.ts';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.local');
@@ -46,7 +46,7 @@ if (!existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base6
 const linkSigningKey = readFileSync(keyFile, 'utf8').trim();
 const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
 const stack = await startLocalStack({
-  access: ACCESS,
+  bucketGrants: BUCKET_GRANTS,
   port,
   dataDir,
   s3Dir: join(dataDir, 's3'),

@@ -10,8 +10,9 @@
  * needs nothing made by hand. A user whose order is still running when a check fails is kept (deleting it under its
  * workflow would fail the workflow), and the line saying so gives the command that deletes it.
  *
- * Prints one line per check and exits 1 on the first that fails. The route `/videos:quick` (a colon in the path) is
- * one of them: it is the route key most likely to differ between API Gateway and the synthesized template.
+ * Prints one line per check and exits 1 on the first that fails. The custom methods (`/videos:quick`, `/videos:quote`)
+ * are tried with the colon and with `%3A`, as clients send either: both must reach them through the route they share
+ * (POST /v1/{customMethod}), and any other name there must get the service's own 404 envelope.
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: answers are read field by field, each check guarding its own.
 import { parseArgs } from 'node:util';
@@ -94,11 +95,24 @@ async function checks(): Promise<void> {
 
   const idempotencyKey = `smoke-${Date.now()}`;
   const body = { prompt: 'A 10 second video about green tea' };
+  // The checks that cost nothing first: a routing fault shows before the order's wait.
+  const unknownMethod = await call('POST', '/videos:nothing', { body });
+  check(
+    unknownMethod.status === 404 && unknownMethod.json?.error?.code === 'not_found',
+    "POST /videos:nothing is 404 in the service's envelope",
+    unknownMethod.json ?? unknownMethod.status,
+  );
   const quoted = await call('POST', '/videos:quote', { body });
   check(
     quoted.status === 200 && /^quo_/.test(quoted.json?.quote_id ?? ''),
     'POST /videos:quote (a colon route) prices the order, charging nothing',
     quoted.json ?? quoted.status,
+  );
+  const encodedQuote = await call('POST', '/videos%3Aquote', { body });
+  check(
+    encodedQuote.status === 200 && /^quo_/.test(encodedQuote.json?.quote_id ?? ''),
+    'POST /videos%3Aquote (the colon encoded) prices the order too',
+    encodedQuote.json ?? encodedQuote.status,
   );
   const created = await call('POST', '/videos:quick', { body, headers: { 'idempotency-key': idempotencyKey } });
   check(
@@ -107,10 +121,11 @@ async function checks(): Promise<void> {
     created.json ?? created.status,
   );
   order = created.json;
-  const replay = await call('POST', '/videos:quick', { body, headers: { 'idempotency-key': idempotencyKey } });
+  // The replay through the other spelling: it reaches the same handler, and costs no second video.
+  const replay = await call('POST', '/videos%3Aquick', { body, headers: { 'idempotency-key': idempotencyKey } });
   check(
     [200, 201].includes(replay.status) && replay.json?.id === created.json.id,
-    'the same Idempotency-Key answers the same order',
+    'POST /videos%3Aquick (the colon encoded) with the same Idempotency-Key answers the same order',
     replay.json ?? replay.status,
   );
 

@@ -3,7 +3,9 @@
  * function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS actions
  * each function really performs, and check that every one is granted here.
  */
+import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import type { ProviderName } from '../functions/generator/openai-http.ts';
+import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 export type BucketAction = 'GetObject' | 'PutObject';
@@ -15,10 +17,11 @@ export interface Access {
   /** Actions on the order files (orders/*) of the bucket. */
   bucket?: BucketAction[];
   /**
-   * Lists the order files: s3:ListBucket on the bucket, for prefixes under orders/ only. S3 answers a read of a missing
-   * key 404 only to a caller that may list the bucket, 403 to others; a 403 would be a 500 of the download route.
+   * s3:ListBucket on the bucket, with no condition: S3 answers a read of a missing key 404 only to a caller allowed to
+   * list the bucket, 403 to others (a 500 of the download route), and a condition on s3:prefix is never met by a read,
+   * which carries no prefix (docs/decisions.md).
    */
-  listOrderFiles?: boolean;
+  listBucket?: boolean;
   /** Actions on the order state machine. */
   orderMachine?: OrderMachineAction[];
   /** Starts executions of the webhook delivery state machine (the steps that record an event). */
@@ -85,7 +88,7 @@ export const ACCESS: Record<string, Access> = {
   // The user's ledger entries: one query of its partition.
   'list-transactions': { table: [...GET, 'Query'] },
   // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
-  'download-file': { bucket: ['GetObject'], listOrderFiles: true, linkKey: true },
+  'download-file': { bucket: ['GetObject'], listBucket: true, linkKey: true },
   'not-found': {},
   'get-openapi': {},
   'get-docs': {},
@@ -122,3 +125,40 @@ export const ACCESS: Record<string, Access> = {
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
 };
+
+/** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */
+function unionOf(accesses: Access[]): Access {
+  const union: Record<string, unknown> = {};
+  for (const a of accesses) {
+    for (const [k, v] of Object.entries(a)) union[k] = Array.isArray(v) ? [...new Set([...((union[k] as unknown[]) ?? []), ...v])] : union[k] || v;
+  }
+  return union as Access;
+}
+
+const shared = DEPLOYED_ROUTES.filter((d) => d.runs.length > 1);
+const ownFunction = new Set([...DEPLOYED_ROUTES.map((d) => d.handler), DEFAULT_ROUTE.handler]);
+
+/**
+ * By deployed function: each handler's or step's own entry above, except that the handlers a shared function runs
+ * (POST /v1/{customMethod}: functions/http/routes.ts) have no function of their own, and that function gets the
+ * union of theirs.
+ */
+export const FUNCTION_ACCESS: Record<string, Access> = {
+  ...Object.fromEntries(Object.entries(ACCESS).filter(([name]) => ownFunction.has(name) || !shared.some((d) => d.runs.includes(name)))),
+  ...Object.fromEntries(shared.map((d) => [d.handler, unionOf(d.runs.map((h) => ACCESS[h]!))])),
+};
+
+/**
+ * A function's statements on the files bucket, in IAM's terms: `Resource` is '' for the bucket itself, or a key
+ * pattern of its objects. CDK deploys exactly these (lib/video-service-stack.ts), and the local S3 store evaluates
+ * exactly these (local/s3.ts), conditions included, so the two cannot drift.
+ */
+export function bucketStatements(a: Access): { Action: string[]; Resource: string; Condition?: Record<string, Record<string, string>> }[] {
+  return [
+    ...(a.bucket?.length ? [{ Action: a.bucket.map((x) => `s3:${x}`), Resource: `${ORDER_FILES_PREFIX}*` }] : []),
+    ...(a.listBucket ? [{ Action: ['s3:ListBucket'], Resource: '' }] : []),
+  ];
+}
+
+/** Each deployed function's statements on the files bucket: what the local stack is given (local/ may not import lib/). */
+export const BUCKET_GRANTS = Object.fromEntries(Object.entries(FUNCTION_ACCESS).map(([name, a]) => [name, bucketStatements(a)]));

@@ -1,15 +1,16 @@
 /**
- * The HTTP API: one route per entry of the one route table, each to its own function, plus the $default route for
- * the 404 envelope. API keys are checked inside the functions (functions/http/middleware.ts), not by an API Gateway
+ * The HTTP API: the routes derived from the one route table (functions/http/routes.ts, DEPLOYED_ROUTES: one per entry,
+ * but the custom methods, which share one), each to its own function, plus the $default route for the 404 envelope. API keys are checked inside the functions (functions/http/middleware.ts), not by an API Gateway
  * authorizer: an HTTP API authorizer answers a refusal with its own body, where the contract wants 401 in the error
  * envelope, and an authorizer that lets every request through would only add an invocation per call.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { CfnOutput } from 'aws-cdk-lib';
 import { type CfnRoute, type CfnStage, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { API_PREFIX, DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
+import { API_PREFIX, DEFAULT_ROUTE, DEPLOYED_ROUTES, deployedKey } from '../functions/http/routes.ts';
 import { logGroup, type LogSettings } from './logs.ts';
 import type { StageConfig } from './stages.ts';
 
@@ -46,29 +47,31 @@ export class Api extends Construct {
     // the routes that cost most get a lower one.
     const bucket = (t: { rate: number; burst: number }) => ({ throttlingRateLimit: t.rate, throttlingBurstLimit: t.burst });
     stage.defaultRouteSettings = bucket(props.throttle.default);
-    const known = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
-    const unknown = Object.keys(props.throttle.routes).filter((k) => !known.has(k));
-    if (unknown.length) throw new Error(`Throttled routes not in the route table: ${unknown.join(', ')}`);
-    // RouteSettings is plain JSON to CDK: its keys are written as CloudFormation spells them.
-    stage.routeSettings = Object.fromEntries(
-      Object.entries(props.throttle.routes).map(([key, t]) => {
-        const [method, path] = key.split(' ');
-        return [`${method} ${API_PREFIX}${path}`, { ThrottlingRateLimit: t.rate, ThrottlingBurstLimit: t.burst }];
-      }),
-    );
+    // RouteSettings is plain JSON to CDK: its keys are the deployed route keys, written as CloudFormation spells them.
+    // Table routes deployed as one route (the custom methods) share its bucket, so their settings must agree.
+    const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    for (const [key, t] of Object.entries(props.throttle.routes)) {
+      const deployed = deployedKey(key);
+      const setting = { ThrottlingRateLimit: t.rate, ThrottlingBurstLimit: t.burst };
+      if (settings[deployed] && !isDeepStrictEqual(settings[deployed], setting)) throw new Error(`${key} shares ${deployed} with a route throttled otherwise`);
+      settings[deployed] = setting;
+    }
+    stage.routeSettings = settings;
   }
 
-  /** Routes every entry of the route table (and $default) to the function named by its handler. */
+  /** Routes every deployed route (and $default) to the function named by its handler. */
   route(functionOf: (handler: string) => IFunction): void {
     const throttled = Object.keys((this.stage.routeSettings ?? {}) as object);
-    for (const r of ROUTES) {
-      const route = new HttpRoute(this, `${r.method} ${r.path}`, {
+    for (const r of DEPLOYED_ROUTES) {
+      // Ids without the prefix, as the routes had before the custom methods shared one.
+      const id = `${r.method} ${r.path.slice(API_PREFIX.length)}`;
+      const route = new HttpRoute(this, id, {
         httpApi: this.httpApi,
-        routeKey: HttpRouteKey.with(API_PREFIX + r.path, HttpMethod[r.method]),
-        integration: new HttpLambdaIntegration(`${r.method} ${r.path} integration`, functionOf(r.handler)),
+        routeKey: HttpRouteKey.with(r.path, HttpMethod[r.method]),
+        integration: new HttpLambdaIntegration(`${id} integration`, functionOf(r.handler)),
       });
       // A stage's route settings name routes that must exist first, or CloudFormation cannot find them.
-      if (throttled.includes(`${r.method} ${API_PREFIX}${r.path}`)) this.stage.addDependency(route.node.defaultChild as CfnRoute);
+      if (throttled.includes(`${r.method} ${r.path}`)) this.stage.addDependency(route.node.defaultChild as CfnRoute);
     }
     new HttpRoute(this, 'default', {
       httpApi: this.httpApi,

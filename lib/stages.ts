@@ -65,7 +65,8 @@ export interface StageConfig {
   /**
    * API Gateway's throttling: `default` for every route, then the routes (route table keys, "POST /videos") that need
    * their own. It is a ceiling for all callers together, in front of each key's own limits (LIMIT_*), so that a flood
-   * cannot run up the bill; an HTTP API has no per-key throttling of its own.
+   * cannot run up the bill; an HTTP API has no per-key throttling of its own. A key applies to the route it is deployed
+   * as: "POST /videos:quick" to POST /v1/{customMethod}, which the quotes share (functions/http/routes.ts).
    */
   throttle: { default: Throttle; routes: Record<string, Throttle> };
   /** The API's public base address with /v1 (a custom domain); unset: the API's own URL. */

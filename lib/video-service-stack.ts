@@ -7,14 +7,13 @@ import { ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { DEFAULT_ROUTE, ROUTES } from '../functions/http/routes.ts';
+import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
 import { JOBS } from '../functions/jobs/table.ts';
-import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { ACCESS } from './access.ts';
+import { bucketStatements, FUNCTION_ACCESS } from './access.ts';
 import { Api } from './api.ts';
 import { Data } from './data.ts';
 import { serviceFunction, type FunctionKind } from './functions.ts';
@@ -61,7 +60,7 @@ export class VideoServiceStack extends Stack {
     const make = (kind: FunctionKind, name: string): LambdaFunction => {
       const existing = this.functions.get(name);
       if (existing) return existing;
-      const access = ACCESS[name];
+      const access = FUNCTION_ACCESS[name];
       if (!access) throw new Error(`lib/access.ts has no entry for the function ${name}`);
       const env = { ...common, ...providers.environment(access) };
       if (access.orderMachine?.includes('StartExecution')) env.ORDER_STATE_MACHINE_ARN = orderMachineArn;
@@ -72,21 +71,11 @@ export class VideoServiceStack extends Stack {
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }
-      if (access.bucket?.length) {
-        fn.addToRolePolicy(
-          new PolicyStatement({ actions: access.bucket.map((a) => `s3:${a}`), resources: [data.bucket.arnForObjects(`${ORDER_FILES_PREFIX}*`)] }),
-        );
-      }
-      // S3 answers a read of a missing key 404, not 403, only to a caller that may list the bucket. How it applies this
-      // condition to that answer is not documented (docs/architecture.md, Missing files).
-      if (access.listOrderFiles) {
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['s3:ListBucket'],
-            resources: [data.bucket.bucketArn],
-            conditions: { StringLike: { 's3:prefix': `${ORDER_FILES_PREFIX}*` } },
-          }),
-        );
+      // The statements the local S3 store evaluates too. S3 answers a read of a missing key 404, not 403, only to a caller
+      // allowed s3:ListBucket in that read's context, which has no s3:prefix: that grant has no condition.
+      for (const s of bucketStatements(access)) {
+        const resource = s.Resource ? data.bucket.arnForObjects(s.Resource) : data.bucket.bucketArn;
+        fn.addToRolePolicy(new PolicyStatement({ actions: s.Action, resources: [resource], ...(s.Condition ? { conditions: s.Condition } : {}) }));
       }
       // Explicit statements rather than CDK's grantTaskResponse and grantRead, which add actions no code performs
       // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret).
@@ -127,7 +116,7 @@ export class VideoServiceStack extends Stack {
       });
     }
     const missing = [
-      ...ROUTES.map((r) => r.handler),
+      ...DEPLOYED_ROUTES.map((r) => r.handler),
       DEFAULT_ROUTE.handler,
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
@@ -163,11 +152,11 @@ export class VideoServiceStack extends Stack {
       routes: api,
       secret: data.linkSigningKey,
       bucket: data.bucket,
-      fileUsers: [...this.functions].filter(([name]) => ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
+      fileUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]
-        .filter(([name]) => ACCESS[name]?.describeExecutions?.length || ACCESS[name]?.stopOrders)
+        .filter(([name]) => FUNCTION_ACCESS[name]?.describeExecutions?.length || FUNCTION_ACCESS[name]?.stopOrders)
         .map(([name, fn]) => {
-          const a = ACCESS[name]!;
+          const a = FUNCTION_ACCESS[name]!;
           const machines = new Set([...(a.describeExecutions ?? []), ...(a.stopOrders ? (['order'] as const) : [])]);
           return { fn, machines: [...machines].map((m) => machineName(this, m)) };
         }),

@@ -1,6 +1,7 @@
 /**
  * The local gateway: turns each HTTP request into the APIGatewayProxyEventV2 that API Gateway's HTTP API would send,
- * routes it with the one route table, and calls the same handler module that runs in Lambda.
+ * routes it with the routes deployed from the one route table (DEPLOYED_ROUTES, as lib/api.ts builds the HTTP API),
+ * and calls the same handler module that runs in Lambda.
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { badRequest } from '../functions/core/errors.ts';
 import { errorResponse } from '../functions/http/errors.ts';
-import { API_PREFIX, DEFAULT_ROUTE, ROUTES, type Route } from '../functions/http/routes.ts';
+import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 import { invoke } from './invocations.ts';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -16,41 +17,79 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 /** API Gateway's own payload limit; bodies past it are cut off here as there. */
 const MAX_PAYLOAD = 10 * 1024 * 1024;
 
-interface CompiledRoute {
-  route: Route;
-  pattern: RegExp;
-  params: string[];
+/** A route's path, segment by segment: a literal, a variable `{name}` (one segment), or a greedy `{name+}` (the rest). */
+type Segment = { literal: string } | { variable: string; greedy: boolean };
+
+interface CompiledRoute<R> {
+  route: R;
+  segments: Segment[];
 }
 
-function compile(route: Route): CompiledRoute {
-  const params: string[] = [];
-  const source = (API_PREFIX + route.path)
-    .split(/(\{\w+\})/)
-    .map((part) => {
-      const m = /^\{(\w+)\}$/.exec(part);
-      if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      params.push(m[1]!);
-      return '([^/]+)';
-    })
-    .join('');
-  return { route, pattern: new RegExp(`^${source}$`), params };
+const segmentsOf = (path: string) => path.split('/').slice(1);
+
+/** A route ready for matchRoute. */
+export function compile<R extends { path: string }>(route: R): CompiledRoute<R> {
+  const segments = segmentsOf(route.path).map((part): Segment => {
+    const m = /^\{(\w+)(\+?)\}$/.exec(part);
+    return m ? { variable: m[1]!, greedy: m[2] === '+' } : { literal: part };
+  });
+  return { route, segments };
 }
 
-const COMPILED = ROUTES.map(compile);
+/** How specific a segment is, lower first: a literal, then a variable, then a greedy variable. */
+const rank = (s: Segment) => ('literal' in s ? 0 : s.greedy ? 2 : 1);
 
-function match(method: string, path: string): { route?: Route; pathParameters?: Record<string, string> } {
-  for (const c of COMPILED) {
-    if (c.route.method !== method) continue;
-    const m = c.pattern.exec(path);
-    if (!m) continue;
-    try {
-      return { route: c.route, pathParameters: Object.fromEntries(c.params.map((p, i) => [p, decodeURIComponent(m[i + 1]!)])) };
-    } catch {
-      return {};
+/** The variables' values (as sent) when `c` matches the path's segments, else undefined. */
+function valuesOf(c: CompiledRoute<unknown>, parts: string[]): [string, string][] | undefined {
+  const values: [string, string][] = [];
+  for (const [i, s] of c.segments.entries()) {
+    if ('literal' in s) {
+      if (parts[i] !== s.literal) return undefined;
+    } else if (s.greedy) {
+      const rest = parts.slice(i).join('/');
+      return rest.replaceAll('/', '') ? [...values, [s.variable, rest]] : undefined;
+    } else {
+      if (!parts[i]) return undefined;
+      values.push([s.variable, parts[i]]);
     }
   }
-  return {};
+  return parts.length === c.segments.length ? values : undefined;
 }
+
+/** Whether ranks `a` name a more specific route than ranks `b`: the first segment where they differ decides. */
+function moreSpecific(a: number[], b: number[]): boolean {
+  const i = a.findIndex((r, j) => r !== b[j]);
+  return i >= 0 && a[i]! < (b[i] ?? Number.POSITIVE_INFINITY);
+}
+
+/**
+ * Routes a request as HTTP API documents it: a route is a method and a path; a variable takes one whole segment, a
+ * greedy one the rest; of the routes that match, the most specific wins (a literal segment over a variable, a variable
+ * over a greedy one, from the left); no match is the $default route. Literal segments compare with the path as sent;
+ * variables are decoded once, as API Gateway decodes them. A variable that does not decode matches nothing.
+ */
+export function matchRoute<R extends { method: string }>(
+  routes: readonly CompiledRoute<R>[],
+  method: string,
+  path: string,
+): { route?: R; pathParameters?: Record<string, string> } {
+  const parts = segmentsOf(path);
+  let best: { route: R; ranks: number[]; values: [string, string][] } | undefined;
+  for (const c of routes) {
+    if (c.route.method !== method) continue;
+    const values = valuesOf(c, parts);
+    const ranks = c.segments.map(rank);
+    if (values && (!best || moreSpecific(ranks, best.ranks))) best = { route: c.route, ranks, values };
+  }
+  if (!best) return {};
+  try {
+    return { route: best.route, pathParameters: Object.fromEntries(best.values.map(([k, v]) => [k, decodeURIComponent(v)])) };
+  } catch {
+    return {};
+  }
+}
+
+const COMPILED = DEPLOYED_ROUTES.map(compile);
 
 /**
  * A Lambda context for handlers called in-process, with the time the call has: middy ends a handler just before its
@@ -135,7 +174,7 @@ export class LocalGateway {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const method = (req.method ?? 'GET').toUpperCase();
-      const { route, pathParameters } = match(method, url.pathname);
+      const { route, pathParameters } = matchRoute(COMPILED, method, url.pathname);
       const name = route?.handler ?? DEFAULT_ROUTE.handler;
       const bytes = await readBody(req).catch(() => undefined);
       // The client went away before its body was whole: there is no one to answer.
@@ -146,7 +185,7 @@ export class LocalGateway {
       const now = new Date();
       const event: APIGatewayProxyEventV2 = {
         version: '2.0',
-        routeKey: route ? `${route.method} ${API_PREFIX}${route.path}` : '$default',
+        routeKey: route ? `${route.method} ${route.path}` : '$default',
         rawPath: url.pathname,
         rawQueryString: url.search.slice(1),
         headers,
@@ -168,7 +207,7 @@ export class LocalGateway {
             userAgent: headers['user-agent'] ?? '',
           },
           requestId,
-          routeKey: route ? `${route.method} ${API_PREFIX}${route.path}` : '$default',
+          routeKey: route ? `${route.method} ${route.path}` : '$default',
           stage: '$default',
           time: now.toUTCString(),
           timeEpoch: now.getTime(),

@@ -14,7 +14,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { migrateLedgers } from './ledger-migration.ts';
 import { LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
-import { nameCallers, startS3, type BucketGrants } from './s3.ts';
+import { nameCallers, startS3, type BucketStatement } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -44,10 +44,10 @@ export interface LocalStackOptions {
   dataDir?: string;
   s3Dir: string;
   /**
-   * Each function's grants (lib/access.ts' ACCESS): the S3 store answers a function's requests as S3 would answer its
-   * role. Passed in: local/ may not import lib/.
+   * Each function's IAM statements on the bucket (lib/access.ts' BUCKET_GRANTS, those CDK deploys): the S3 store
+   * answers a function's requests as S3 would answer its role. Passed in: local/ may not import lib/.
    */
-  access: Record<string, BucketGrants>;
+  bucketGrants: Readonly<Record<string, readonly BucketStatement[]>>;
   /** Extra settings (limits, maintenance, ...) as environment variables. */
   env?: Record<string, string>;
   /** The host name in public links (download links, the printed base URL). */
@@ -98,7 +98,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     });
     stops.push(dynamo.stop);
     const bucket = 'video-service-files';
-    const s3 = await startS3({ directory: opts.s3Dir, bucket, grants: (fn) => opts.access[fn] });
+    const s3 = await startS3({ directory: opts.s3Dir, bucket, grants: (fn) => opts.bucketGrants[fn] });
     stops.push(s3.stop);
 
     const machineArn = (name: MachineName) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${STATE_MACHINES[name].name}`;

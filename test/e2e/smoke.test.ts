@@ -27,19 +27,22 @@ function smoke(baseUrl: string, key: string): Promise<{ code: number | null; out
 }
 
 describe('the smoke test of a deployment', () => {
-  it('passes against the service: contract, keys, a quick order to a downloaded mp4, a tampered link', async () => {
+  it('passes against the service: contract, keys, both spellings of the custom methods, a quick order to a downloaded mp4, a tampered link', async () => {
     const { apiKey } = await t.user({ balance: 500 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 0, out);
-    assert.match(out, /ok 6 POST \/videos:quick \(the route with a colon\) creates an order/);
-    assert.match(out, /smoke test passed: 11 checks/);
+    assert.match(out, /ok 5 POST \/videos:nothing is 404 in the service's envelope/);
+    assert.match(out, /ok 7 POST \/videos%3Aquote \(the colon encoded\) prices the order too/);
+    assert.match(out, /ok 8 POST \/videos:quick \(the route with a colon\) creates an order/);
+    assert.match(out, /ok 9 POST \/videos%3Aquick \(the colon encoded\) with the same Idempotency-Key answers the same order/);
+    assert.match(out, /smoke test passed: 13 checks/);
   });
 
   it("passes with no key, as a pipeline's first run: its own user and key, deleted at the end; it needs the documented grants", async () => {
     const env = { ...process.env, SMOKE_BASE_URL: t.baseUrl, SMOKE_API_KEY: undefined };
     const { code, out, grants } = await runRecorded('bin/smoke.ts', ['--timeout-seconds', '120'], env);
     assert.equal(code, 0, out);
-    assert.match(out, /smoke test passed: 11 checks/);
+    assert.match(out, /smoke test passed: 13 checks/);
     const userId = /^# made a throwaway user (\S+) with 1000 doubloons$/m.exec(out)?.[1];
     assert.ok(userId, out);
     assert.match(out, new RegExp(`^# deleted the throwaway user ${userId} \\(1 order, [1-9]\\d* files\\)$`, 'm'));
@@ -53,6 +56,6 @@ describe('the smoke test of a deployment', () => {
     const { apiKey } = await t.user({ balance: 0, trialVideos: 0 });
     const { code, out } = await smoke(t.baseUrl, apiKey);
     assert.equal(code, 1, out);
-    assert.match(out, /not ok 6 POST \/videos:quick .*insufficient_funds/);
+    assert.match(out, /not ok 8 POST \/videos:quick .*insufficient_funds/);
   });
 });

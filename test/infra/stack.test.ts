@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ROUTES, DEFAULT_ROUTE, API_PREFIX } from '../../functions/http/routes.ts';
+import { ROUTES, DEFAULT_ROUTE, API_PREFIX, DEPLOYED_ROUTES, deployedKey } from '../../functions/http/routes.ts';
 import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { JOBS } from '../../functions/jobs/table.ts';
-import { ACCESS } from '../../lib/access.ts';
+import { BUCKET_GRANTS, FUNCTION_ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
 import { STAGES } from '../../lib/stages.ts';
@@ -165,10 +165,7 @@ describe('the CDK stack', () => {
       const s = Object.values(t.Resources as Record<string, Resource>).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!.Properties;
       assert.deepEqual(s.DefaultRouteSettings, { ThrottlingRateLimit: stage.throttle.default.rate, ThrottlingBurstLimit: stage.throttle.default.burst });
       const expected = Object.fromEntries(
-        Object.entries(stage.throttle.routes).map(([key, v]) => {
-          const [method, path] = key.split(' ');
-          return [`${method} ${API_PREFIX}${path}`, { ThrottlingRateLimit: v.rate, ThrottlingBurstLimit: v.burst }];
-        }),
+        Object.entries(stage.throttle.routes).map(([key, v]) => [deployedKey(key), { ThrottlingRateLimit: v.rate, ThrottlingBurstLimit: v.burst }]),
       );
       assert.deepEqual(s.RouteSettings, expected);
       // Each throttled route is a route of the API (a setting for a missing route fails the deployment).
@@ -222,7 +219,7 @@ describe('the CDK stack', () => {
     assert.deepEqual(template.Outputs.RenderFunctionName.Value, { Ref: fn('step', 'render-video')[0] });
   });
 
-  it('routes every spec route to the function of its handler, and $default to the 404', () => {
+  it('routes every spec route to the function of its handler, and $default to the 404, with no colon in a route key', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
     for (const spec of SPEC_ROUTES)
       assert.ok(
@@ -230,7 +227,7 @@ describe('the CDK stack', () => {
         `${spec} is in the route table`,
       );
     for (const r of [
-      ...ROUTES.map((x) => ({ key: `${x.method} ${API_PREFIX}${x.path}`, handler: x.handler })),
+      ...DEPLOYED_ROUTES.map((x) => ({ key: `${x.method} ${x.path}`, handler: x.handler })),
       { key: '$default', handler: DEFAULT_ROUTE.handler },
     ]) {
       const route = routes.find((p) => p.RouteKey === r.key);
@@ -239,7 +236,13 @@ describe('the CDK stack', () => {
       assert.deepEqual(integration.Properties.IntegrationUri, { 'Fn::GetAtt': [fn('http', r.handler)[0], 'Arn'] }, r.key);
       assert.equal(integration.Properties.PayloadFormatVersion, '2.0');
     }
-    assert.equal(routes.length, ROUTES.length + 1);
+    assert.equal(routes.length, DEPLOYED_ROUTES.length + 1);
+    // HTTP API documents no colon inside a route key: the custom methods share one whose variable is the whole segment.
+    assert.deepEqual(
+      routes.filter((p) => p.RouteKey.includes(':')),
+      [],
+    );
+    assert.deepEqual([deployedKey('POST /videos:quick'), deployedKey('POST /videos:quote')], ['POST /v1/{customMethod}', 'POST /v1/{customMethod}']);
   });
 
   it('answers 401 in the error envelope from every bundled function behind a keyed route, and not from the open ones', async () => {
@@ -251,23 +254,25 @@ describe('the CDK stack', () => {
       POWERTOOLS_LOG_LEVEL: 'CRITICAL',
     });
     for (const r of ROUTES) {
-      // A module instance of its own (the query), apart from the one the local stack below imports.
-      const { handler } = (await import(`${pathToFileURL(bundleOf('http', r.handler)).href}?keyless`)) as {
+      const key = `${r.method} ${r.path}`;
+      // The function that serves the route on AWS, in a module instance of its own (the query), apart from the one the
+      // local stack below imports.
+      const deployed = DEPLOYED_ROUTES.find((d) => `${d.method} ${d.path}` === deployedKey(key))!;
+      const { handler } = (await import(`${pathToFileURL(bundleOf('http', deployed.handler)).href}?keyless`)) as {
         handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>;
       };
       const event = {
         version: '2.0',
-        routeKey: `${r.method} ${API_PREFIX}${r.path}`,
+        routeKey: deployedKey(key),
         rawPath: `${API_PREFIX}${r.path.replace(/\{\w+\}/g, 'x')}`,
         rawQueryString: '',
         headers: { 'content-type': 'application/json' },
-        pathParameters: { id: 'x', file: 'video.mp4' },
+        pathParameters: { id: 'x', file: 'video.mp4', customMethod: r.path.split('/').at(-1) },
         requestContext: { requestId: 'req-1', http: { method: r.method } },
         body: '{}',
         isBase64Encoded: false,
       };
-      const res = await handler(event, { awsRequestId: 'req-1', functionName: r.handler, getRemainingTimeInMillis: () => 1000 });
-      const key = `${r.method} ${r.path}`;
+      const res = await handler(event, { awsRequestId: 'req-1', functionName: deployed.handler, getRemainingTimeInMillis: () => 1000 });
       if (OPEN_ROUTES.includes(key)) {
         assert.notEqual(res.statusCode, 401, key);
       } else {
@@ -285,7 +290,8 @@ describe('the CDK stack', () => {
     const functions = ofType('AWS::Lambda::Function').filter(([, r]) => /\/(http|step|bot|job)-[\w-]+\/Resource$/.test(r.Metadata?.['aws:cdk:path'] ?? ''));
     assert.equal(
       functions.length,
-      new Set([...ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((x) => x.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)]).size,
+      new Set([...DEPLOYED_ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((x) => x.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)])
+        .size,
     );
     for (const [, r] of functions) {
       const render = Boolean(r.Metadata!['aws:asset:dockerfile-path']);
@@ -360,7 +366,7 @@ describe('the CDK stack', () => {
 
   it('grants each function exactly the data actions lib/access.ts names, with no wildcard action or resource on data', () => {
     const functions = [
-      ...ROUTES.map((r) => ['http', r.handler] as const),
+      ...DEPLOYED_ROUTES.map((r) => ['http', r.handler] as const),
       ['http', DEFAULT_ROUTE.handler] as const,
       ...STEPS.map((s) => ['step', s.module] as const),
       ...BOT_FUNCTIONS.map((name) => ['bot', name] as const),
@@ -368,7 +374,7 @@ describe('the CDK stack', () => {
     ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
-      const access = ACCESS[name]!;
+      const access = FUNCTION_ACCESS[name]!;
       const dataActions = statements.flatMap(actionsOf).filter((a) => /^(dynamodb|s3|secretsmanager|states):/.test(a));
       for (const a of dataActions) assert.doesNotMatch(a, /\*/, `${name}: ${a}`);
       for (const s of statements.filter((x) => actionsOf(x).some((a) => /^(dynamodb|s3):/.test(a)))) {
@@ -378,7 +384,7 @@ describe('the CDK stack', () => {
       const expect = [
         ...(access.table ?? []).map((a) => `dynamodb:${a}`),
         ...(access.bucket ?? []).map((a) => `s3:${a}`),
-        ...(access.listOrderFiles ? ['s3:ListBucket'] : []),
+        ...(access.listBucket ? ['s3:ListBucket'] : []),
         ...(access.linkKey ? ['secretsmanager:GetSecretValue'] : []),
         ...(access.orderMachine ?? []).map((a) => `states:${a}`),
         ...(access.startDelivery ? ['states:StartExecution'] : []),
@@ -428,15 +434,14 @@ describe('the CDK stack', () => {
     const offered = { GENERATOR_IMAGES_URL: PROVIDERS.images.url, GENERATOR_SPEECH_URL: PROVIDERS.speech.url, GENERATOR_SPEECH_CLONE_VOICE: 'voice_0123' };
     for (const [kind, name] of [
       ['http', 'create-video'],
-      ['http', 'create-quick'],
-      ['http', 'quote-video'],
+      ['http', 'custom-methods'],
       ['bot', 'place-order'],
     ] as const) {
       assert.deepEqual(generatorEnv(prodFn(kind, name)), offered, name);
       assert.deepEqual(keyReads(prodFn(kind, name)), [], name);
     }
     // Every other function knows nothing of the providers.
-    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'create-quick', 'quote-video', 'place-order'];
+    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'custom-methods', 'place-order'];
     for (const r of Object.values(prod.Resources as Record<string, Resource>).filter((x) => x.Type === 'AWS::Lambda::Function')) {
       const path = r.Metadata?.['aws:cdk:path'] ?? '';
       if (!/\/(http|step|bot|job)-/.test(path) || known.some((k) => path.endsWith(`-${k}/Resource`))) continue;
@@ -446,14 +451,12 @@ describe('the CDK stack', () => {
     for (const [, r] of ofType('AWS::Lambda::Function')) assert.deepEqual(generatorEnv(r), {}, r.Metadata?.['aws:cdk:path']);
   });
 
-  it('lets the download route list the order files only: S3 answers a missing file 404, not 403, only to a caller that may list', () => {
+  it('lets the download route list the bucket, with no condition a read cannot meet: S3 answers a missing file 404 only to a caller that may list', () => {
     const [bucket] = ofType('AWS::S3::Bucket').find(([, r]) =>
       r.Properties.LifecycleConfiguration?.Rules?.some((x: { Prefix?: string }) => x.Prefix === 'orders/'),
     )!;
     const listing = (name: string) => statementsOf(fn('http', name)[0]).filter((s) => actionsOf(s).includes('s3:ListBucket'));
-    assert.deepEqual(listing('download-file'), [
-      { Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': [bucket, 'Arn'] }, Condition: { StringLike: { 's3:prefix': 'orders/*' } } },
-    ]);
+    assert.deepEqual(listing('download-file'), [{ Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': [bucket, 'Arn'] } }]);
   });
 
   it("gives the bot's order function no route and lets only the bot's role invoke it", () => {
@@ -573,7 +576,7 @@ describe('the CDK stack', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => JSON.stringify(a.Properties));
     const count = (re: RegExp) => alarms.filter((a) => re.test(a)).length;
     const functionCount = new Set([
-      ...ROUTES.map((r) => r.handler),
+      ...DEPLOYED_ROUTES.map((r) => r.handler),
       DEFAULT_ROUTE.handler,
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
@@ -630,7 +633,7 @@ describe('the Lambda bundles on the local stack', () => {
   it('run a quick order to a downloadable mp4 with every handler imported from its bundle', async () => {
     assert.equal(synth.status, 0, 'synth ran');
     stack = await startLocalStack({
-      access: ACCESS,
+      bucketGrants: BUCKET_GRANTS,
       shortLived: true,
       port: 0,
       s3Dir: join(dir, 's3'),

@@ -1,7 +1,8 @@
 /**
- * A file that is gone answers 404 not_found, not 500 (issue 15). The local S3 store answers each function as S3 answers
- * its role (local/s3.ts): a read of a missing key is 403 unless the function may list the order files, as the download
- * route may (lib/access.ts). Without that grant the deleted mp4 below is a 500 here, as it was on AWS.
+ * A file that is gone answers 404 not_found, not 500 (issues 15 and 26). The local S3 store answers each function as S3
+ * answers its role (local/s3.ts), from the very statements CDK deploys (lib/access.ts): a read of a missing key is 403
+ * unless a statement allows s3:ListBucket in that read's context, which has no s3:prefix. With the grant of before
+ * (ListBucket only where s3:prefix is like orders/*) the deleted mp4 below is a 500 here, as it was on AWS.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,9 +12,10 @@ import { after, describe, it } from 'node:test';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ulid } from 'ulid';
 import { fileUrl } from '../../functions/core/links.ts';
+import { BUCKET_GRANTS } from '../../lib/access.ts';
 import { FILE_RETENTION_DAYS } from '../../functions/core/orders.ts';
 import { invoke } from '../../local/invocations.ts';
-import { nameCallers, startS3 } from '../../local/s3.ts';
+import { type BucketStatement, nameCallers, startS3 } from '../../local/s3.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack();
@@ -33,7 +35,11 @@ async function s3() {
 }
 
 describe('missing order files', () => {
-  it('answers 404 not_found for a done order whose mp4 was deleted', async () => {
+  it("answers 404 not_found for a missing file within its 30 days, on the local stack under the download function's exact grants", async () => {
+    assert.ok(
+      BUCKET_GRANTS['download-file']!.some((g) => g.Action.includes('s3:ListBucket')),
+      'the download function may list the bucket',
+    );
     const { apiKey: key } = await t.user({ balance: 1000 });
     const created = await t.api('POST', '/videos:quick', { key, body: { prompt: 'A 10 second video about green tea' } });
     assert.equal(created.status, 201);
@@ -69,11 +75,17 @@ describe('the local S3 store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'local-s3-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("answers each function as S3 answers its role's grants, and a request made as no function as before", async () => {
-    const grants: Record<string, { bucket?: string[]; listOrderFiles?: boolean }> = {
-      reader: { bucket: ['GetObject'] },
-      lister: { bucket: ['GetObject'], listOrderFiles: true },
-      writer: { bucket: ['PutObject'] },
+  it("answers each function as S3 answers its role's statements, conditions included, and a request made as no function as before", async () => {
+    const read = { Action: ['s3:GetObject'], Resource: 'orders/*' };
+    const listing = (Condition?: BucketStatement['Condition']) => ({ Action: ['s3:ListBucket'], Resource: '', ...(Condition ? { Condition } : {}) });
+    const grants: Record<string, BucketStatement[]> = {
+      reader: [read],
+      lister: [read, listing()],
+      // The download function's grant before issue 26: no read of a missing key carries s3:prefix, so S3 answers 403.
+      prefixed: [read, listing({ StringLike: { 's3:prefix': 'orders/*' } })],
+      ifExists: [read, listing({ StringLikeIfExists: { 's3:prefix': ['tmp/*', 'orders/*'] } })],
+      unknownOperator: [read, listing({ NumericLessThan: { 's3:max-keys': '10' } })],
+      writer: [{ Action: ['s3:PutObject'], Resource: 'orders/*' }],
     };
     const store = await startS3({ directory: dir, bucket: 'files', grants: (fn) => grants[fn] });
     const client = new S3Client({
@@ -105,7 +117,18 @@ describe('the local S3 store', () => {
       assert.equal(await statusOf('lister', head('orders/b/video.mp4')), 404);
       assert.equal(await statusOf(undefined, head('orders/b/video.mp4')), 404);
       assert.equal(await statusOf('lister', list('orders/')), 200);
-      assert.equal(await statusOf('lister', list()), 403);
+      assert.equal(await statusOf('lister', list()), 200);
+      // A condition on s3:prefix: met by a listing under it, never by a read, whose context has no s3:prefix.
+      assert.equal(await statusOf('prefixed', head('orders/b/video.mp4')), 403);
+      assert.equal(await statusOf('prefixed', list('orders/')), 200);
+      assert.equal(await statusOf('prefixed', list('elsewhere/')), 403);
+      assert.equal(await statusOf('prefixed', list()), 403);
+      // ...IfExists passes a request without the key, and checks one with it against any of its values.
+      assert.equal(await statusOf('ifExists', head('orders/b/video.mp4')), 404);
+      assert.equal(await statusOf('ifExists', list('tmp/')), 200);
+      assert.equal(await statusOf('ifExists', list('elsewhere/')), 403);
+      // An operator the store does not evaluate allows nothing (the store fails the request instead of guessing).
+      assert.equal(await statusOf('unknownOperator', head('orders/b/video.mp4')), 500);
       assert.equal(await statusOf('unknown', head('orders/a/video.mp4')), 403);
     } finally {
       client.destroy();

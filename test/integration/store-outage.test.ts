@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { ACCESS } from '../../lib/access.ts';
+import { BUCKET_GRANTS } from '../../lib/access.ts';
 import { checkFetchesTo } from '../support/contract.ts';
 import { javaPidsOf } from '../support/service.ts';
 
@@ -25,7 +25,7 @@ const javaPids = () => javaPidsOf(dir);
 describe('a store outage', () => {
   it('is 503 with Retry-After while it lasts, fails no order, and ends by itself', async () => {
     stack = await startLocalStack({
-      access: ACCESS,
+      bucketGrants: BUCKET_GRANTS,
       shortLived: true,
       port: 0,
       dataDir: dir,

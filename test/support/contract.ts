@@ -37,12 +37,23 @@ const validatorOf = (schema: Json) => {
   return validators.get(key)!;
 };
 
+/** A path segment as the service reads it: decoded once (`videos%3Aquick` is `videos:quick`), or as sent when it cannot be. */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 function operationOf(method: string, path: string): Json | undefined {
-  const relative = path.split('?')[0]!.replace(API_PREFIX, '');
-  const route = ROUTES.find(
-    (r) =>
-      r.method === method.toUpperCase() && new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\w+\\\}/g, '[^/]+')}$`).test(relative),
-  );
+  const segments = path.split('?')[0]!.replace(API_PREFIX, '').split('/').map(decoded);
+  const route = ROUTES.find((r) => {
+    const parts = r.path.split('/');
+    return (
+      r.method === method.toUpperCase() && parts.length === segments.length && parts.every((p, i) => (/^\{\w+\}$/.test(p) ? !!segments[i] : p === segments[i]))
+    );
+  });
   return route ? doc.paths[route.path][route.method.toLowerCase()] : undefined;
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { ACCESS } from '../../lib/access.ts';
+import { BUCKET_GRANTS } from '../../lib/access.ts';
 import { checkFetchesTo } from './contract.ts';
 
 export interface ApiResponse {
@@ -32,7 +32,7 @@ export function useStack(env: Record<string, string> = {}): TestStack {
   let stopChecking: (() => void) | undefined;
   before(async () => {
     t.stack = await startLocalStack({
-      access: ACCESS,
+      bucketGrants: BUCKET_GRANTS,
       shortLived: true,
       port: 0,
       s3Dir: join(dir, 's3'),
