@@ -6,7 +6,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EdgeAclStack } from '../lib/edge.ts';
-import { settingsOf } from '../lib/settings.ts';
+import { settingsOf, stackNameOf } from '../lib/settings.ts';
 import { tagEverything } from '../lib/tags.ts';
 import { VideoServiceStack } from '../lib/video-service-stack.ts';
 
@@ -14,19 +14,19 @@ const app = new App();
 const settings = settingsOf(app.node);
 // The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
 const account = settings.account ? { account: settings.account } : {};
-const tags = { service: 'video-service', stage: settings.stage, version: settings.version };
+const tags = { service: 'video-service', stage: settings.stage };
 const terminationProtection = settings.removal === 'retain';
 const edge = settings.edge.enabled
-  ? new EdgeAclStack(app, `VideoService-${settings.stage}-edge`, {
+  ? new EdgeAclStack(app, `${stackNameOf(settings.stage)}-edge`, {
       stage: settings.stage,
       edge: settings.edge,
-      logs: { retentionDays: settings.logRetentionDays, removal: settings.removal },
+      logs: { retentionDays: settings.logRetentionDays, removal: settings.removal, level: settings.logLevel },
       env: account,
       description: `Video generation API (${settings.stage}): AWS WAF's per-address limits in front of its CloudFront distribution`,
       terminationProtection,
     })
   : undefined;
-const stack = new VideoServiceStack(app, `VideoService-${settings.stage}`, {
+const stack = new VideoServiceStack(app, stackNameOf(settings.stage), {
   settings,
   ...(edge ? { webAclArn: edge.webAclArn } : {}),
   env: { region: settings.region, ...account },

@@ -1,13 +1,22 @@
 /**
  * One Lambda function per route handler and per workflow step, bundled by esbuild from the same modules the local
- * runtime runs. The AWS SDK v3 comes from the Lambda runtime (NodejsFunction's default), which keeps each API bundle
- * near 100 KB. The render step is a container image instead (lib/render-image.ts): its bundle, the fonts, eSpeak NG
- * and a maintained ffmpeg.
+ * runtime runs, the AWS SDK v3 included: the functions run the SDK version the tests ran (package-lock.json), not
+ * whichever the Lambda runtime carries that day (docs/decisions.md; bench/lambdas.ts measures the cost). The render
+ * step is a container image instead (lib/render-image.ts): its bundle, the fonts, eSpeak NG and a maintained ffmpeg.
  */
 import { join } from 'node:path';
 import { Duration, Size } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, DockerImageFunction, type Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  DockerImageFunction,
+  type Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { logGroup as newLogGroup, type LogSettings } from './logs.ts';
@@ -41,11 +50,12 @@ export const BUNDLING = {
   sourcesContent: false,
   target: 'node24',
   mainFields: ['module', 'main'],
-  externalModules: ['@aws-sdk/*'],
+  // Nothing left to the runtime: NodejsFunction's default would leave out @aws-sdk/*.
+  externalModules: [] as string[],
 };
 
 const FOLDER: Record<FunctionKind, string> = { http: 'http', step: 'steps', bot: 'bot', job: 'jobs', edge: 'edge' };
-const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
+export const entryOf = (kind: FunctionKind, name: string) => join(ROOT, 'functions', FOLDER[kind], `${name}.ts`);
 
 export function serviceFunction(
   scope: Construct,
@@ -64,7 +74,12 @@ export function serviceFunction(
     role,
     ...extra,
     tracing: Tracing.ACTIVE,
+    // With JSON logs Lambda drops application entries below INFO unless told otherwise: the stage's level decides (it
+    // wins over POWERTOOLS_LOG_LEVEL too). Its own START/REPORT lines (durations, memory, init) are INFO, so kept in
+    // every stage; a DEBUG stage gets Lambda's debug events as well.
     loggingFormat: LoggingFormat.JSON,
+    applicationLogLevelV2: ApplicationLogLevel[logs.level],
+    systemLogLevelV2: logs.level === 'DEBUG' ? SystemLogLevel.DEBUG : SystemLogLevel.INFO,
     logGroup,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
   };

@@ -16,10 +16,13 @@ import { STAGES, type ProvidersConfig, type StageConfig, type StageName } from '
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
+/** The stack of a stage (bin/app.ts); the deploy's checks find it by this name. */
+export const stackNameOf = (stage: string) => `VideoService-${stage}`;
+
 export interface Settings extends Omit<StageConfig, 'logLevel'> {
   /** Part of the stack's name: VideoService-<stage>. */
   stage: StageName;
-  /** The tag `version` of every resource: context `version` (the pipeline passes the commit), else package.json's. */
+  /** What the deploy records as its version (lib/tags.ts): context `version` (the pipeline passes the commit), else package.json's. */
   version: string;
   /** The address in the trial watermark; default: the host of the public base address. */
   serviceAddress?: string;

@@ -22,6 +22,7 @@ import { serviceFunction, type FunctionKind } from './functions.ts';
 import { METRICS_NAMESPACE, Observability } from './observability.ts';
 import { ProviderSettings } from './providers.ts';
 import { acknowledgeFindings } from './nag.ts';
+import { recordVersion } from './tags.ts';
 import type { Settings } from './settings.ts';
 import { executionsArnOf, machineArnOf, machineName, stateMachine } from './workflow.ts';
 
@@ -34,7 +35,7 @@ export class VideoServiceStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
     if (settings.edge.enabled !== Boolean(props.webAclArn)) throw new Error('A stage with the edge on takes the web ACL of its EdgeAclStack, and only then');
-    const logs = { retentionDays: settings.logRetentionDays, removal: settings.removal };
+    const logs = { retentionDays: settings.logRetentionDays, removal: settings.removal, level: settings.logLevel };
     const data = new Data(this, 'Data', { removal: settings.removal });
     const api = new Api(this, 'Api', { logs, throttle: settings.throttle });
     const logging = { POWERTOOLS_SERVICE_NAME: 'video-service', POWERTOOLS_LOG_LEVEL: settings.logLevel };
@@ -151,6 +152,9 @@ export class VideoServiceStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: data.bucket.bucketName });
     new CfnOutput(this, 'OrderStateMachineArn', { value: machines.order.stateMachineArn });
     new CfnOutput(this, 'LinkSigningKeySecretArn', { value: data.linkSigningKey.secretArn });
+    // The deploy's concurrency check reads what this function reserves today (bin/preflight.ts).
+    new CfnOutput(this, 'RenderFunctionName', { value: this.functions.get('render-video')!.functionName });
+    recordVersion(this, settings.version);
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
     acknowledgeFindings({
       functions: this.functions,

@@ -3,7 +3,7 @@
  * with the ARNs of the step functions. Logs (all events, without execution data) and X-Ray tracing are on.
  */
 import { join } from 'node:path';
-import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Fn, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -26,6 +26,15 @@ export const executionsArnOf = (scope: Construct, name: MachineName) =>
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
 
+/**
+ * A state machine's log group, under /aws/vendedlogs/states/ as AWS advises: CloudWatch Logs' resource policy for
+ * vended logs then grants that one prefix instead of each group, and stays under its 5,120-character limit. The stack's
+ * name makes it unique per stage and machine; the first part of the stack id's UUID, per stack: a retained group of a
+ * deleted prod stack does not block the name of the next one.
+ */
+export const machineLogGroupName = (scope: Construct, name: MachineName) =>
+  `/aws/vendedlogs/states/${machineName(scope, name)}-${Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Stack.of(scope).stackId))))}`;
+
 export function stateMachine(scope: Construct, name: MachineName, functionOf: (module: string) => IFunction, logs: LogSettings): StateMachine {
   const substitutions: Record<string, string> = {};
   const fns = STEPS.filter((s) => s.machine === name).map((s) => {
@@ -40,7 +49,7 @@ export function stateMachine(scope: Construct, name: MachineName, functionOf: (m
     definitionSubstitutions: substitutions,
     tracingEnabled: true,
     logs: {
-      destination: logGroup(scope, `${name}-machine-logs`, logs),
+      destination: logGroup(scope, `${name}-machine-logs`, logs, machineLogGroupName(scope, name)),
       level: LogLevel.ALL,
       includeExecutionData: false,
     },

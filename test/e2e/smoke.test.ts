@@ -1,11 +1,13 @@
 /**
  * The deployment's smoke test (bin/smoke.ts, the pipeline's gate between stages) passes against the local service,
- * and fails when the service does not answer as the contract says.
+ * with a key given or with none (it then makes a throwaway user and deletes it), and fails when the service does not
+ * answer as the contract says.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { ROOT } from '../../lib/paths.ts';
+import { documentedGrants, runRecorded } from '../support/aws-actions.ts';
 import { useStack } from '../support/stack.ts';
 
 const t = useStack();
@@ -34,6 +36,20 @@ describe('the smoke test of a deployment', () => {
     assert.match(out, /ok 8 POST \/videos:quick \(the route with a colon\) creates an order/);
     assert.match(out, /ok 9 POST \/videos%3Aquick \(the colon encoded\) with the same Idempotency-Key answers the same order/);
     assert.match(out, /smoke test passed: 13 checks/);
+  });
+
+  it("passes with no key, as a pipeline's first run: its own user and key, deleted at the end; it needs the documented grants", async () => {
+    const env = { ...process.env, SMOKE_BASE_URL: t.baseUrl, SMOKE_API_KEY: undefined };
+    const { code, out, grants } = await runRecorded('bin/smoke.ts', ['--timeout-seconds', '120'], env);
+    assert.equal(code, 0, out);
+    assert.match(out, /smoke test passed: 13 checks/);
+    const userId = /^# made a throwaway user (\S+) with 1000 doubloons$/m.exec(out)?.[1];
+    assert.ok(userId, out);
+    assert.match(out, new RegExp(`^# deleted the throwaway user ${userId} \\(1 order, [1-9]\\d* files\\)$`, 'm'));
+    const { services } = await import('../../functions/app/services.ts');
+    assert.equal(await services().accounts.get(userId), undefined, 'the user is gone');
+    // What the pipeline's role needs for it: exactly the `smoke` rows of docs/deploy.md's table.
+    assert.deepEqual(grants.sort(), [...(documentedGrants().get('smoke') ?? [])].sort());
   });
 
   it('fails, naming the check, when the key cannot order (no balance, no trial)', async () => {

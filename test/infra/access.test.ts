@@ -16,6 +16,7 @@ import { ROUTES, DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../../functions/http/rou
 import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { JOBS } from '../../functions/jobs/table.ts';
+import { actionsOf } from '../support/aws-actions.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({
@@ -30,24 +31,6 @@ const t = useStack({
 });
 let receiver: Server | undefined;
 after(() => receiver?.close());
-
-/** The IAM actions one SDK call needs: a transaction needs the action of each of its items. */
-function actionsOf(commandName: string, input: Record<string, any>): string[] {
-  const name = commandName.replace(/Command$/, '');
-  if (name === 'TransactWriteItems') {
-    return (input.TransactItems as Record<string, unknown>[]).map((item) => {
-      const kind = Object.keys(item)[0];
-      return `dynamodb:${kind === 'Put' ? 'PutItem' : kind === 'Update' ? 'UpdateItem' : kind === 'Delete' ? 'DeleteItem' : 'ConditionCheckItem'}`;
-    });
-  }
-  const s3: Record<string, string> = { HeadObject: 's3:GetObject', GetObject: 's3:GetObject', PutObject: 's3:PutObject', ListObjectsV2: 's3:ListBucket' };
-  if (s3[name]) return [s3[name]];
-  if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
-  if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
-  if (name === 'DescribeExecution') return [`states:DescribeExecution:${String(input.executionArn).split(':').at(-2)}`];
-  if (name === 'StopExecution') return [`states:StopExecution:${String(input.executionArn).split(':').at(-2)}`];
-  return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
-}
 
 /** The same actions, as lib/access.ts grants them (test/infra/stack.test.ts checks the policies CDK builds are exactly these). */
 function granted(a: Access): Set<string> {

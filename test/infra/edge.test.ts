@@ -71,7 +71,7 @@ function front(edge: boolean, domain?: DomainConfig) {
     stage: 'test',
     ...(edge ? { webAclArn: WEB_ACL } : {}),
     ...(domain ? { domain } : {}),
-    logs: { retentionDays: 7, removal: 'destroy' },
+    logs: { retentionDays: 7, removal: 'destroy', level: 'INFO' },
     environment: {},
   });
   const template = Template.fromStack(stack);

@@ -39,8 +39,9 @@ const SPEC_ROUTES = [
 /** The routes that need no key: the signed download links, the OpenAPI document and the docs page. */
 const OPEN_ROUTES = ['GET /files/{id}/{file}', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}'];
 
-// Inside the project, as `cdk synth` writes it: the bundles then find the AWS SDK in node_modules, as in Lambda they find
-// the runtime's.
+// Inside the project, as `cdk synth` writes it. Each bundle carries the AWS SDK (lib/functions.ts; a test below checks
+// that none imports it from outside); on one machine a step bundle still finds the npm ffmpeg in node_modules, where
+// the render image has FFMPEG_PATH.
 const out = join(ROOT, 'cdk.out');
 let synth: { status: number | null; output: string };
 let template: Record<string, any>;
@@ -75,6 +76,8 @@ function statementsOf(logicalId: string): { Action: string | string[]; Resource:
 const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();
 
 const BOT_ROLE = 'arn:aws:iam::123456789012:role/chat-bot';
+/** The prod synth's version, as the pipeline passes its commit. */
+const PROD_VERSION = '0123abcd4567ef';
 /** The prod synth's AI providers (context `providers`): keys by secret name and by ARN, and one with no key. */
 const IMAGES_KEY_ARN = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:images-key-AbCdEf';
 const PROVIDERS = {
@@ -99,7 +102,7 @@ before(() => {
     template = JSON.parse(readFileSync(join(out, 'VideoService-dev.template.json'), 'utf8'));
     assertions = Template.fromJSON(template);
   }
-  prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`, `providers=${JSON.stringify(PROVIDERS)}`);
+  prodSynth = run(prodOut, 'stage=prod', `alarmEmail=${ALARM_EMAIL}`, `providers=${JSON.stringify(PROVIDERS)}`, `version=${PROD_VERSION}`);
   if (prodSynth.status === 0) {
     prod = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod.template.json'), 'utf8'));
     prodEdge = JSON.parse(readFileSync(join(prodOut, 'VideoService-prod-edge.template.json'), 'utf8'));
@@ -124,16 +127,19 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('builds each stage as lib/stages.ts says: dev is deleted with its stack, prod is retained and protected', () => {
+  it('builds each stage as lib/stages.ts says: dev is deleted with its stack, prod is retained (except by a failed create) and protected', () => {
     const of = (t: Record<string, any>, type: string) =>
-      Object.values(t.Resources as Record<string, Resource & { DeletionPolicy?: string }>).filter((r) => r.Type === type);
+      Object.values(t.Resources as Record<string, Resource & { DeletionPolicy?: string; UpdateReplacePolicy?: string }>).filter((r) => r.Type === type);
+    const policies = (t: Record<string, any>, type: string) => [...new Set(of(t, type).map((r) => `${r.DeletionPolicy}/${r.UpdateReplacePolicy}`))];
     const devTable = of(template, 'AWS::DynamoDB::GlobalTable')[0]!;
     const prodTable = of(prod, 'AWS::DynamoDB::GlobalTable')[0]!;
-    assert.deepEqual([devTable.DeletionPolicy, devTable.Properties.Replicas[0].DeletionProtectionEnabled], ['Delete', false]);
-    assert.deepEqual([prodTable.DeletionPolicy, prodTable.Properties.Replicas[0].DeletionProtectionEnabled], ['Retain', true]);
-    for (const type of ['AWS::S3::Bucket', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
-      assert.deepEqual([...new Set(of(template, type).map((r) => r.DeletionPolicy))], ['Delete'], `dev ${type}`);
-      assert.deepEqual([...new Set(of(prod, type).map((r) => r.DeletionPolicy))], ['Retain'], `prod ${type}`);
+    assert.equal(devTable.Properties.Replicas[0].DeletionProtectionEnabled, false);
+    assert.equal(prodTable.Properties.Replicas[0].DeletionProtectionEnabled, true);
+    // Prod keeps its data through updates (a replacement too) and the stack's deletion, but a rolled-back create deletes
+    // what it made, so the retry of a failed first deploy finds no table, bucket, secret or log group in its way.
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
+      assert.deepEqual(policies(template, type), ['Delete/Delete'], `dev ${type}`);
+      assert.deepEqual(policies(prod, type), ['RetainExceptOnCreate/Retain'], `prod ${type}`);
     }
     // A dev bucket is emptied before its deletion; a prod one never is.
     assert.equal(of(template, 'Custom::S3AutoDeleteObjects').length, 2);
@@ -177,8 +183,7 @@ describe('the CDK stack', () => {
     assert.ok(STAGES.prod.throttle.routes['POST /videos:quick'].rate < STAGES.prod.throttle.default.rate);
   });
 
-  it('tags every resource that takes tags with service, stage and version, in both stages', () => {
-    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+  it('tags every resource that takes tags with service and stage, in both stages, and none with the version', () => {
     for (const [t, stage] of [
       [template, 'dev'],
       [prod, 'prod'],
@@ -194,9 +199,30 @@ describe('the CDK stack', () => {
         const tags = r.Type === 'AWS::DynamoDB::GlobalTable' ? r.Properties.Replicas[0].Tags : r.Properties?.Tags;
         if (!taggable.has(r.Type) && r.Type !== 'AWS::DynamoDB::GlobalTable') continue;
         const map = Array.isArray(tags) ? Object.fromEntries(tags.map((x: { Key: string; Value: string }) => [x.Key, x.Value])) : tags;
-        assert.deepEqual({ service: map?.service, stage: map?.stage, version: map?.version }, { service: 'video-service', stage, version }, `${stage} ${id}`);
+        assert.deepEqual({ service: map?.service, stage: map?.stage }, { service: 'video-service', stage }, `${stage} ${id}`);
+        // A tag that changes at every commit would update every tagged resource at every deploy.
+        assert.ok(!Object.hasOwn(map ?? {}, 'version'), `${stage} ${id} carries no version tag`);
       }
     }
+  });
+
+  it('records the version once per deploy: an SSM parameter (a resource, so always updated) and the Version output', () => {
+    const packageVersion = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    for (const [t, stage, version] of [
+      [template, 'dev', packageVersion],
+      [prod, 'prod', PROD_VERSION],
+    ] as const) {
+      const parameters = Object.values(t.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::SSM::Parameter');
+      assert.deepEqual(
+        parameters.map((r) => [r.Properties.Name, r.Properties.Value]),
+        [[`/VideoService-${stage}/version`, version]],
+      );
+      assert.equal(t.Outputs.Version.Value, version, stage);
+      // Nothing else in the template carries it: only the parameter changes when only the version does.
+      assert.equal(JSON.stringify(t.Resources).split(JSON.stringify(version)).length - 1, 1, `${stage}: the version appears once`);
+    }
+    // The deploy's concurrency check finds the render function through this output (bin/preflight.ts).
+    assert.deepEqual(template.Outputs.RenderFunctionName.Value, { Ref: fn('step', 'render-video')[0] });
   });
 
   it('routes every spec route to the function of its handler, and $default to the 404, with no colon in a route key', () => {
@@ -266,6 +292,23 @@ describe('the CDK stack', () => {
     );
   });
 
+  it('bundles the AWS SDK into every function: no bundle imports an @aws-sdk package from outside, so Lambda runs the tested version', () => {
+    const functions = ofType('AWS::Lambda::Function').filter(([, r]) => /\/(http|step|bot|job)-[\w-]+\/Resource$/.test(r.Metadata?.['aws:cdk:path'] ?? ''));
+    assert.equal(
+      functions.length,
+      new Set([...DEPLOYED_ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((x) => x.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)])
+        .size,
+    );
+    for (const [, r] of functions) {
+      const render = Boolean(r.Metadata!['aws:asset:dockerfile-path']);
+      const code = readFileSync(join(out, r.Metadata!['aws:asset:path']!, ...(render ? ['app'] : []), 'index.mjs'), 'utf8');
+      // The DynamoDB client's protocol version: only its own code holds it.
+      assert.ok(code.includes('DynamoDB_20120810'), `${r.Metadata!['aws:cdk:path']} holds the SDK`);
+      // A minified import of a package, static or dynamic (the SDK's own error messages show one with a space).
+      assert.doesNotMatch(code, /(\bfrom|\bimport\(?)["']@aws-sdk\//, r.Metadata!['aws:cdk:path']);
+    }
+  });
+
   it('fills each state machine from its ASL file, every placeholder with the function of its step', () => {
     for (const [name, machine] of Object.entries(STATE_MACHINES)) {
       const found = ofType('AWS::StepFunctions::StateMachine').find(([id]) => id.startsWith(`${name}machine`));
@@ -279,6 +322,52 @@ describe('the CDK stack', () => {
       assert.equal(p.LoggingConfiguration.Level, 'ALL');
       assert.equal(p.TracingConfiguration.Enabled, true);
     }
+  });
+
+  it('logs each state machine into a group under /aws/vendedlogs/states/, named by stack, stage and machine', () => {
+    const names = (t: Record<string, any>, stage: string) =>
+      Object.values(t.Resources as Record<string, Resource>)
+        .filter((r) => r.Type === 'AWS::StepFunctions::StateMachine')
+        .map((m) => {
+          const target = m.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][0] as string;
+          const group = t.Resources[target] as Resource;
+          assert.equal(group.Type, 'AWS::Logs::LogGroup');
+          // "/aws/vendedlogs/states/<stack>-<machine>-" and the first part of the stack id's UUID.
+          const [prefix, suffix] = group.Properties.LogGroupName['Fn::Join'][1];
+          assert.deepEqual(suffix, {
+            'Fn::Select': [0, { 'Fn::Split': ['-', { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] }] }],
+          });
+          assert.equal(prefix, `/aws/vendedlogs/states/${m.Properties.StateMachineName}-`, stage);
+          assert.ok(prefix.startsWith(`/aws/vendedlogs/states/VideoService-${stage}-`), prefix);
+          return prefix as string;
+        });
+    const all = [...names(template, 'dev'), ...names(prod, 'prod')];
+    assert.equal(all.length, 2 * Object.keys(STATE_MACHINES).length);
+    assert.equal(new Set(all).size, all.length, 'unique per stage and machine');
+  });
+
+  it("lets Lambda pass on the functions' logs at the stage's level (DEBUG in dev), and its own REPORT lines in every stage", () => {
+    for (const [t, stage] of [
+      [template, STAGES.dev],
+      [prod, STAGES.prod],
+    ] as const) {
+      const functions = Object.values(t.Resources as Record<string, Resource>).filter(
+        (r) => r.Type === 'AWS::Lambda::Function' && /\/(http|step|bot|job)-[\w-]+\/Resource$/.test(r.Metadata?.['aws:cdk:path'] ?? ''),
+      );
+      assert.ok(functions.length > 30);
+      for (const f of functions)
+        assert.deepEqual(
+          f.Properties.LoggingConfig,
+          {
+            LogFormat: 'JSON',
+            ApplicationLogLevel: stage.logLevel,
+            SystemLogLevel: stage.logLevel === 'DEBUG' ? 'DEBUG' : 'INFO',
+            LogGroup: f.Properties.LoggingConfig.LogGroup,
+          },
+          f.Metadata?.['aws:cdk:path'],
+        );
+    }
+    assert.deepEqual([STAGES.dev.logLevel, STAGES.prod.logLevel], ['DEBUG', 'INFO']);
   });
 
   it('grants each function exactly the data actions lib/access.ts names, with no wildcard action or resource on data', () => {

@@ -1,0 +1,55 @@
+/**
+ * The operators' permissions in docs/deploy.md are the ones the operator CLI needs, as real IAM actions on the real
+ * resources: every command of bin/admin.ts runs in its own process against the local stack, as on AWS with TABLE_NAME
+ * and the other outputs set, with each AWS call it makes recorded (test/support/record-aws-calls.ts), and the grants
+ * each command needed must be exactly the rows of the documented table that name it. The user is made as rich as an
+ * operator's account gets: a webhook, a paid order rendered to its files, a plan, then deleted.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { documentedGrants, runRecorded } from '../support/aws-actions.ts';
+import { useStack, waitForStatus } from '../support/stack.ts';
+
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+let receiver: Server | undefined;
+after(() => receiver?.close());
+
+describe("the operators' permissions (docs/deploy.md)", () => {
+  it('are exactly what each operator CLI command needs on the local stack, no transaction pseudo-action, the index for delete-user', async () => {
+    const documented = documentedGrants();
+    const seen = new Map<string, Set<string>>();
+    const admin = async (command: string, ...args: string[]) => {
+      const res = await runRecorded('bin/admin.ts', [command, ...args], { ...process.env, ...t.stack.env });
+      assert.equal(res.code, 0, `${command}: ${res.out}`);
+      for (const g of res.grants) (seen.get(command) ?? seen.set(command, new Set()).get(command)!).add(g);
+      return JSON.parse(res.out.trim().split('\n').at(-1)!) as Record<string, any>;
+    };
+    receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+    await new Promise<void>((ok) => receiver!.listen(0, '127.0.0.1', ok));
+
+    const { user_id: user, api_key: firstKey } = await admin('create-user', '--balance', '1000', '--trial-videos', '0');
+    const { api_key: key } = await admin('issue-key', '--user', user);
+    assert.notEqual(key, firstKey);
+    const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    assert.equal((await t.api('POST', '/webhooks', { key, body: { url: hook } })).status, 201);
+    assert.equal((await admin('top-up', '--user', user, '--amount', '5')).balance, 1005);
+    assert.equal((await admin('set-plan', '--user', user, '--plan', 'creator')).plan, 'creator');
+    assert.equal((await admin('set-plan', '--user', user)).plan, null);
+    assert.equal((await admin('balance', '--user', user)).balance, 1005);
+    const order = await admin('create-order', '--user', user, '--prompt', 'A 10 second video about green tea');
+    assert.ok(order.cost > 0, 'a paid order');
+    assert.equal((await waitForStatus(t, key, order.id, ['done', 'error'])).status, 'done');
+    assert.deepEqual(await admin('revoke-key', '--user', user), { revoked: true });
+    const deleted = await admin('delete-user', '--user', user);
+    assert.deepEqual([deleted.orders, deleted.files > 0], [1, true]);
+
+    for (const [command, grants] of seen) assert.deepEqual([...grants].sort(), [...(documented.get(command) ?? [])].sort(), command);
+    const commands = ['create-user', 'issue-key', 'top-up', 'set-plan', 'balance', 'create-order', 'revoke-key', 'delete-user'];
+    assert.deepEqual([...seen.keys()].sort(), commands.sort());
+    // Every documented operator row was needed by the command it names (the smoke test's rows: test/e2e/smoke.test.ts).
+    for (const [command, grants] of documented) if (command !== 'smoke') assert.ok(seen.has(command) && grants.size, command);
+    // A transaction is authorized per item; "TransactWriteItems" is no IAM action to grant.
+    assert.ok(![...documented.values()].some((g) => [...g].some((x) => x.includes('TransactWriteItems'))));
+  });
+});

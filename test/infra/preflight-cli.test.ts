@@ -1,0 +1,69 @@
+/**
+ * The deploy's preflight command (bin/preflight.ts) end to end: the stage's settings as `cdk synth` reads them, the
+ * real SDK clients against a loopback stand-in of Lambda and CloudFormation (test/support/deploy-apis.ts), and the
+ * exit code and lines a pipeline sees, for a first create in a new account, an update holding its reservation, an
+ * override of renderSlots and a role that may not ask.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, it } from 'node:test';
+import { ROOT } from '../../lib/paths.ts';
+import { STAGES } from '../../lib/stages.ts';
+import { type DeployAccount, startDeployApis } from '../support/deploy-apis.ts';
+
+async function preflight(account: DeployAccount, ...args: string[]): Promise<{ code: number; out: string; calls: string[] }> {
+  const apis = await startDeployApis(account);
+  try {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/preflight.ts', ...args], { cwd: ROOT, env: { ...env, ...apis.env } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    const [code] = (await once(child, 'close')) as [number];
+    return { code, out, calls: apis.calls };
+  } finally {
+    await apis.stop();
+  }
+}
+
+describe('npm run preflight', () => {
+  it("refuses prod's first create in a new account (quota 50), printing the quota request for the stage's region", async () => {
+    const { code, out, calls } = await preflight({ quota: 50, unreserved: 50, stacks: {}, reserved: {} }, '--stage', 'prod');
+    assert.equal(code, 1, out);
+    assert.ok(
+      out.includes(
+        `aws service-quotas request-service-quota-increase --service-code lambda --quota-code L-B99A9384 --desired-value 1000 --region ${STAGES.prod.region}`,
+      ),
+      out,
+    );
+    assert.match(out, /would reserve 4 and leave 46 unreserved/);
+    assert.deepEqual(calls.sort(), ['cloudformation:DescribeStacks VideoService-prod', 'lambda:GetAccountSettings']);
+  });
+
+  it("passes an update that keeps the render function's reservation at the account minimum, reading it from the stack", async () => {
+    const account = {
+      quota: 1000,
+      unreserved: 100,
+      stacks: { 'VideoService-prod': { RenderFunctionName: 'VideoService-prod-steprendervideo-AbC' } },
+      reserved: { 'VideoService-prod-steprendervideo-AbC': 4 },
+    };
+    const { code, out, calls } = await preflight(account, '--stage', 'prod');
+    assert.equal(code, 0, out);
+    assert.match(out, /^ok: VideoService-prod in eu-central-1 reserves 4 and leaves 100 unreserved/m);
+    assert.ok(calls.includes('lambda:GetFunctionConcurrency VideoService-prod-steprendervideo-AbC'), calls.join());
+    // The same with one slot more, given as the deploy would be: refused, naming the largest that fits.
+    const more = await preflight(account, '--stage', 'prod', '-c', 'renderSlots=5');
+    assert.equal(more.code, 1, more.out);
+    assert.match(more.out, /lower renderSlots to 4 or less/);
+  });
+
+  it('stops with exit 2 and the reason when it may not ask, or the stage is unknown', async () => {
+    const denied = await preflight({ quota: 1000, unreserved: 1000, stacks: {}, reserved: {}, denied: true }, '--stage', 'dev');
+    assert.equal(denied.code, 2, denied.out);
+    assert.match(denied.out, /could not read the account's Lambda concurrency in eu-central-1 \(AccessDeniedException/);
+    const unknown = await preflight({ quota: 1000, unreserved: 1000, stacks: {}, reserved: {} }, '--stage', 'qa');
+    assert.equal(unknown.code, 2, unknown.out);
+    assert.match(unknown.out, /Context stage must be one of dev, prod/);
+  });
+});
