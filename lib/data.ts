@@ -3,15 +3,17 @@
  * one machine. In a stage that retains (prod) they outlive the stack and the table cannot be deleted: they hold
  * customers' balances and videos. A dev stage deletes them with the stack, the buckets emptied first.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
 import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import { FILE_RETENTION_DAYS } from '../functions/core/orders.ts';
-import { type LogSettings, removalPolicyOf } from './logs.ts';
+import { logGroup, type LogSettings, removalPolicyOf } from './logs.ts';
 
 export class Data extends Construct {
   readonly table: TableV2;
@@ -30,7 +32,7 @@ export class Data extends Construct {
       // Idempotency records, POST windows and delivery attempts expire by themselves.
       timeToLiveAttribute: k.ttl,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: retain,
+      // Never in the template: a protected table stops the rollback of a failed first create (protectTable below).
       globalSecondaryIndexes: [
         {
           indexName: k.gsi1,
@@ -72,5 +74,37 @@ export class Data extends Construct {
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
     });
+  }
+
+  /**
+   * A retained table's deletion protection, switched on by the last resource the stack creates. CloudFormation cannot
+   * delete a protected table, so a table created protected would stay behind (and stop the rollback) when a first
+   * create fails after it; protected only once everything else exists, a failed create deletes it (RetainExceptOnCreate)
+   * and a finished one keeps it protected. The resource does nothing when deleted: the table stays protected.
+   */
+  protectTable(logs: LogSettings): AwsCustomResource | undefined {
+    if (logs.removal !== 'retain') return undefined;
+    const stack = Stack.of(this);
+    const call = {
+      service: 'DynamoDB',
+      action: 'UpdateTable',
+      parameters: { TableName: this.table.tableName, DeletionProtectionEnabled: true },
+      physicalResourceId: PhysicalResourceId.of(`${stack.stackName}-table-deletion-protection`),
+    };
+    // Its own role, as every function of the stack has: its log group and the one call, no managed policy.
+    const protectionLogs = logGroup(stack, 'TableDeletionProtectionLogs', logs);
+    const role = new Role(stack, 'TableDeletionProtectionRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    protectionLogs.grantWrite(role);
+    const protect = new AwsCustomResource(stack, 'TableDeletionProtection', {
+      onCreate: call,
+      onUpdate: call,
+      policy: AwsCustomResourcePolicy.fromStatements([new PolicyStatement({ actions: ['dynamodb:UpdateTable'], resources: [this.table.tableArn] })]),
+      role,
+      installLatestAwsSdk: false,
+      logGroup: protectionLogs,
+    });
+    // Created last: after every other resource of the stack, so that nothing can fail after it in a create.
+    for (const child of stack.node.children) if (child !== protect) protect.node.addDependency(child);
+    return protect;
   }
 }

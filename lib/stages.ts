@@ -129,14 +129,14 @@ export const STAGES = {
     logLevel: 'DEBUG',
     throttle: { default: { rate: 50, burst: 100 }, routes: { 'POST /videos': { rate: 5, burst: 10 }, 'POST /videos:quick': { rate: 5, burst: 10 } } },
     // Off: dev has no customers to keep apart, its low throttles are its ceiling, and the edge would add a stack in
-    // us-east-1 and a distribution to every developer's deploys. `-c edge=true` tries it (the prod checklist does).
+    // us-east-1 and a distribution to every developer's deploys. `-c edge=true` tries it (the first deploy's walkthrough does).
     edge: { enabled: false, ...EDGE_LIMITS },
   },
   prod: {
     region: 'eu-central-1',
     removal: 'retain',
     logRetentionDays: 90,
-    // The on-call address goes here before the first deployment (docs/deploy.md, the checklist).
+    // The on-call address goes here before the first deployment (docs/deploy.md, the walkthrough of a first deploy).
     alarmEmails: [],
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,

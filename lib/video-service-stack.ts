@@ -155,6 +155,7 @@ export class VideoServiceStack extends Stack {
     // The deploy's concurrency check reads what this function reserves today (bin/preflight.ts).
     new CfnOutput(this, 'RenderFunctionName', { value: this.functions.get('render-video')!.functionName });
     recordVersion(this, settings.version);
+    const tableProtection = data.protectTable(logs);
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
     acknowledgeFindings({
       functions: this.functions,
@@ -169,6 +170,7 @@ export class VideoServiceStack extends Stack {
         ? { edge: { secret: front.originSecret, distribution: front.distribution, defaultCertificate: !settings.domain } }
         : {}),
       bucket: data.bucket,
+      ...(tableProtection ? { tableProtection } : {}),
       fileUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]
         .filter(([name]) => FUNCTION_ACCESS[name]?.describeExecutions?.length || FUNCTION_ACCESS[name]?.stopOrders)

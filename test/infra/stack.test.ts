@@ -133,8 +133,28 @@ describe('the CDK stack', () => {
     const policies = (t: Record<string, any>, type: string) => [...new Set(of(t, type).map((r) => `${r.DeletionPolicy}/${r.UpdateReplacePolicy}`))];
     const devTable = of(template, 'AWS::DynamoDB::GlobalTable')[0]!;
     const prodTable = of(prod, 'AWS::DynamoDB::GlobalTable')[0]!;
-    assert.equal(devTable.Properties.Replicas[0].DeletionProtectionEnabled, false);
-    assert.equal(prodTable.Properties.Replicas[0].DeletionProtectionEnabled, true);
+    // No table is created protected: CloudFormation cannot delete a protected table, so a failed first create would leave
+    // it behind. Prod's is protected by the last resource its stack creates, which depends on every other one.
+    assert.equal(devTable.Properties.Replicas[0].DeletionProtectionEnabled ?? false, false);
+    assert.equal(prodTable.Properties.Replicas[0].DeletionProtectionEnabled ?? false, false);
+    const protections = (t: Record<string, any>) =>
+      Object.entries(t.Resources as Record<string, Resource & { DependsOn?: string[] }>).filter(
+        ([, r]) => r.Type === 'Custom::AWS' && JSON.stringify(r.Properties.Create).includes('UpdateTable'),
+      );
+    assert.equal(protections(template).length, 0, 'dev: no deletion protection');
+    const [[protectionId, protection]] = protections(prod) as [[string, Resource & { DependsOn?: string[] }]];
+    const tableId = Object.keys(prod.Resources).find((id) => prod.Resources[id].Type === 'AWS::DynamoDB::GlobalTable')!;
+    for (const phase of ['Create', 'Update']) {
+      const call = JSON.stringify(protection.Properties[phase]);
+      assert.ok(call.includes('\\"DeletionProtectionEnabled\\":true') && call.includes(`"Ref":"${tableId}"`), `${phase}: ${call}`);
+    }
+    assert.equal(protection.Properties.Delete, undefined, 'deleting the stack leaves the retained table protected');
+    const others = Object.keys(prod.Resources).filter((id) => id !== protectionId && prod.Resources[id].Type !== 'AWS::CDK::Metadata');
+    assert.deepEqual(
+      others.filter((id) => !protection.DependsOn?.includes(id)),
+      [],
+      'the protection waits for every other resource',
+    );
     // Prod keeps its data through updates (a replacement too) and the stack's deletion, but a rolled-back create deletes
     // what it made, so the retry of a failed first deploy finds no table, bucket, secret or log group in its way.
     for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
