@@ -33,5 +33,9 @@ const stack = new VideoServiceStack(app, stackNameOf(settings.stage), {
   description: `Video generation API (${settings.stage}): HTTP API, Lambda, DynamoDB, Step Functions, S3${edge ? ', CloudFront' : ''}`,
   terminationProtection,
 });
-for (const s of [stack, ...(edge ? [edge] : [])]) tagEverything(s, tags);
+for (const s of [stack, ...(edge ? [edge] : [])]) {
+  tagEverything(s, tags);
+  // cfn-lint checks a template against us-east-1's resource schemas unless told: each names its own region.
+  s.templateOptions.metadata = { ...s.templateOptions.metadata, 'cfn-lint': { config: { regions: [s.region] } } };
+}
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -4,19 +4,23 @@
  * webhook deliveries, charged orders whose workflow did not start, and one dashboard with the business metrics
  * (orders created, done, failed, refunded; deliveries dropped) beside the AWS ones. An alarm whose metric can blip
  * once without an outage (a rate, a throttle) needs M of N breaching periods; one that counts events that should
- * never happen (a failed execution, a start that failed after the charge) pages on the first.
+ * never happen (a failed execution, a start that failed after the charge) pages on the first. Every alarm is on the
+ * dashboard too, in alarm-status widgets by kind (the service's, then each function's errors, throttles and runs near
+ * the timeout), each split so that no widget holds more than CloudWatch allows.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   AlarmStatusWidget,
+  AlarmStatusWidgetSortBy,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
   MathExpression,
   Metric,
   TreatMissingData,
+  type IAlarm,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -37,6 +41,35 @@ const THREE_OF_FIVE = { datapoints: 3, periods: 5 };
 const ERROR_RATE_PERCENT = 5;
 /** The share of a function's timeout at which a call counts as near it. */
 const NEAR_TIMEOUT = 0.8;
+/** The most alarms one alarm-status widget may hold (CloudWatch's Dashboard Body Structure: `alarms`, 1-100 ARNs). */
+export const MAX_ALARMS_PER_WIDGET = 100;
+/** The dashboard's groups of alarms, each shown in widgets of its own. */
+const SERVICE = 'Service alarms';
+const FUNCTION_ERRORS = 'Function error rates';
+const FUNCTION_THROTTLES = 'Function throttles';
+const FUNCTION_NEAR_TIMEOUT = 'Function runs near their timeout';
+
+/**
+ * Alarm-status widgets, full width, for each group in order: a group of more than `perWidget` alarms is split in
+ * even parts, titled "(1 of 2)" and so on. Alarms in ALARM state sort first, so a long widget shows what fires on top.
+ */
+export function alarmWidgets(groups: ReadonlyMap<string, readonly IAlarm[]>, perWidget = MAX_ALARMS_PER_WIDGET): AlarmStatusWidget[] {
+  return [...groups].flatMap(([title, alarms]) => {
+    const parts = Math.ceil(alarms.length / perWidget);
+    const size = Math.ceil(alarms.length / parts);
+    return Array.from(
+      { length: parts },
+      (_, i) =>
+        new AlarmStatusWidget({
+          title: parts > 1 ? `${title} (${i + 1} of ${parts})` : title,
+          alarms: alarms.slice(i * size, (i + 1) * size),
+          width: 24,
+          height: 6,
+          sortBy: AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+        }),
+    );
+  });
+}
 
 export interface ObservabilityProps {
   stage: string;
@@ -51,7 +84,13 @@ export interface ObservabilityProps {
 
 export class Observability extends Construct {
   readonly topic: Topic;
-  readonly alarms: Alarm[] = [];
+  /** The alarms by dashboard group. */
+  readonly alarms = new Map<string, Alarm[]>([
+    [SERVICE, []],
+    [FUNCTION_ERRORS, []],
+    [FUNCTION_THROTTLES, []],
+    [FUNCTION_NEAR_TIMEOUT, []],
+  ]);
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
@@ -108,6 +147,7 @@ export class Observability extends Construct {
         1,
         `The ${name} function was throttled, in 2 of 3 five-minute periods`,
         TWO_OF_THREE,
+        FUNCTION_THROTTLES,
       );
       // A step throws a failed generation as its error (the workflow's catch refunds it), so a few errors are business
       // as usual: the rate, once there are calls enough, for 3 of 5 periods.
@@ -126,6 +166,7 @@ export class Observability extends Construct {
         ERROR_RATE_PERCENT,
         `${ERROR_RATE_PERCENT}% or more of the ${name} function's calls failed, in 3 of 5 periods`,
         THREE_OF_FIVE,
+        FUNCTION_ERRORS,
       );
       const timeout = fn.timeout?.toMilliseconds() ?? 3000;
       this.alarm(
@@ -134,6 +175,7 @@ export class Observability extends Construct {
         Math.round(timeout * NEAR_TIMEOUT),
         `A call of the ${name} function ran ${NEAR_TIMEOUT * 100}% of its ${timeout / 1000} s timeout, in 2 of 3 periods`,
         TWO_OF_THREE,
+        FUNCTION_NEAR_TIMEOUT,
       );
     }
     const tableThrottles = new MathExpression({
@@ -187,13 +229,20 @@ export class Observability extends Construct {
       graph('Render queue: oldest wait (s)', [gauge('OldestWaitingApiSeconds'), gauge('OldestWaitingBotSeconds')]),
       graph('Render slots in use, recoveries', [gauge('SlotsInUse'), business('OrdersRecovered'), business('DeliveriesRecovered'), business('SlotsReclaimed')]),
     );
-    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }));
+    for (const widget of alarmWidgets(this.alarms)) dashboard.addWidgets(widget);
 
     new CfnOutput(scope, 'AlarmTopicArn', { value: this.topic.topicArn });
     new CfnOutput(scope, 'DashboardName', { value: dashboard.dashboardName });
   }
 
-  private alarm(id: string, metric: IMetric, threshold: number, description: string, of: { datapoints: number; periods: number } = ONE_OF_ONE): void {
+  private alarm(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    description: string,
+    of: { datapoints: number; periods: number } = ONE_OF_ONE,
+    group = SERVICE,
+  ): void {
     const alarm = new Alarm(this, id, {
       metric,
       threshold,
@@ -204,6 +253,6 @@ export class Observability extends Construct {
       alarmDescription: description,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
-    this.alarms.push(alarm);
+    this.alarms.get(group)!.push(alarm);
   }
 }

@@ -66,6 +66,17 @@ function timeoutOf(definition: Json, state: string): (input: unknown) => number 
   };
 }
 
+/**
+ * StartExecution's rule for a name, as AWS documents it: 1-80 characters, none of them white space, a bracket, a
+ * wildcard, one of " # % \ ^ | ~ ` $ & , ; : / or a control character. A name the service builds fails here as on AWS.
+ */
+const FORBIDDEN_IN_NAME = new Set('<>{}[]?*"#%\\^|~`$&,;:/');
+const isControl = (c: string) => c.charCodeAt(0) <= 0x1f || (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f);
+export function validExecutionName(name: string): boolean {
+  const chars = [...name];
+  return chars.length >= 1 && chars.length <= 80 && !chars.some((c) => /\s/.test(c) || FORBIDDEN_IN_NAME.has(c) || isControl(c));
+}
+
 class SfnError extends Error {
   constructor(
     readonly type: string,
@@ -274,6 +285,7 @@ export class LocalStepFunctions {
     const entry = this.machines.get(arn);
     if (!entry) throw new SfnError('StateMachineDoesNotExist', `State machine does not exist: ${arn}`);
     const name = String(input.name ?? crypto.randomUUID());
+    if (!validExecutionName(name)) throw new SfnError('InvalidName', `Invalid Name: '${name}'`);
     const executionArn = `${arn.replace(':stateMachine:', ':execution:')}:${name}`;
     const rawInput = String(input.input ?? '{}');
     const existing = this.executions.get(executionArn);

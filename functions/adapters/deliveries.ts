@@ -2,6 +2,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, EventRef, Reopened, ResendPorts, StoredEvent } from '../core/deliveries.ts';
+import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState } from '../core/ports.ts';
 import { sdk } from './aws.ts';
@@ -192,13 +193,8 @@ export class DeliveryWorkflow {
     private readonly stateMachineArn: () => string,
   ) {}
 
-  /** Execution names allow letters, digits, - and _. */
-  private nameOf(event: EventRef & { execution?: string }): string {
-    return event.execution ?? event.id.replace(/[^A-Za-z0-9_-]/g, '-');
-  }
-
   async state(event: EventRef & { execution?: string }): Promise<ExecutionState> {
-    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), this.nameOf(event)));
+    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), eventExecution(event)));
   }
 
   async start(event: EventRef & { execution?: string }): Promise<void> {
@@ -207,7 +203,7 @@ export class DeliveryWorkflow {
       await (await this.sfn()).send(
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
-          name: this.nameOf(event),
+          name: eventExecution(event),
           input: JSON.stringify({ orderId: event.orderId, eventId: event.id }),
         }),
       );

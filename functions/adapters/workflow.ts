@@ -5,6 +5,7 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { ReviewDecision } from '../contract/review.ts';
 import type { Order } from '../core/orders.ts';
+import { orderExecution } from '../core/executions.ts';
 import type { ExecutionState, Workflow } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 
@@ -34,7 +35,7 @@ export class StepFunctionsWorkflow implements Workflow {
         new StartExecutionCommand({
           stateMachineArn: this.stateMachineArn(),
           // The name makes a second start of the same order a no-op instead of a second video.
-          name: order.execution ?? order.id,
+          name: orderExecution(order),
           input: this.input(order),
         }),
       );
@@ -45,14 +46,14 @@ export class StepFunctionsWorkflow implements Workflow {
   }
 
   async state(order: Order): Promise<ExecutionState> {
-    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), order.execution ?? order.id));
+    return executionState(await this.sfn(), executionArn(this.stateMachineArn(), orderExecution(order)));
   }
 
   async stop(order: Order, cause: string): Promise<void> {
     const { StopExecutionCommand } = await sdk.sfn();
     try {
       await (await this.sfn()).send(
-        new StopExecutionCommand({ executionArn: executionArn(this.stateMachineArn(), order.execution ?? order.id), error: 'OrderCanceled', cause }),
+        new StopExecutionCommand({ executionArn: executionArn(this.stateMachineArn(), orderExecution(order)), error: 'OrderCanceled', cause }),
       );
     } catch (err) {
       if ((err as Error).name === 'ExecutionDoesNotExist') return;

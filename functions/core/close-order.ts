@@ -17,9 +17,13 @@ export interface ClosePorts {
   now: () => Date;
 }
 
-/** The event recorded at a status change; `key` makes its id (`<order id>:<key>`) unique per change. */
+/** The key of each status change's event: with the order id it makes the event's id, unique per change. */
+export const EVENT_KEYS = { error: 'error', done: 'done', awaitingReview: (round: number) => `awaiting_review:${round}` } as const;
+export const eventIdOf = (orderId: string, key: string) => `${orderId}:${key}`;
+
+/** The event recorded at a status change. */
 export const eventOf = (order: Order, type: EventType, key: string, links?: OrderLinks): OrderEvent => ({
-  id: `${order.id}:${key}`,
+  id: eventIdOf(order.id, key),
   type,
   orderId: order.id,
   userId: order.userId,
@@ -42,7 +46,7 @@ export async function closeInError(
   const set = { error, finishedAt: now.toISOString(), refunded: true };
   const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
   delete failed.reviewToken;
-  const event = eventOf(failed, 'video.error', 'error');
+  const event = eventOf(failed, 'video.error', EVENT_KEYS.error);
   const moved = await p.orders.transition({
     order,
     to: 'error',

@@ -5,6 +5,7 @@
  * manual resend gives a settled event one attempt more, within the key's hourly budget of resent events.
  */
 import { deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
+import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
 import type { Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
@@ -162,7 +163,7 @@ export const DEFAULT_RESENDS_PER_HOUR = 100;
  */
 async function resendOne(p: ResendPorts, event: StoredEvent): Promise<Reopened> {
   const now = p.now();
-  const execution = `${event.id.replace(/[^A-Za-z0-9_-]/g, '-')}-r${now.getTime()}`;
+  const execution = newExecution(event.id, 'r', now);
   const budget = { window: resendWindow(now), limit: p.resendsPerHour };
   const reopened = await p.events.reopen(event, { execution, lastAttempt: (event.attempts ?? 0) + 1, now, budget });
   // A start that fails leaves the pending marker: the sweep starts it.

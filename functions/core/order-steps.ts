@@ -5,7 +5,8 @@
  * rendered only when its files are missing, a refund happens only with the one transition to error.
  */
 import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
-import { type ClosePorts, closeInError, eventOf } from './close-order.ts';
+import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
+import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
 import type { Order, OrderFile, OrderLinks } from './orders.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
@@ -90,8 +91,8 @@ export class OrderSteps {
     const order = await this.p.orders.get(orderId);
     if (!order || order.status === 'done' || order.status === 'error') throw new OrderClosed(`Order ${orderId} is closed`);
     // A fence: of two executions of one order, only the one the order names goes on.
-    if (execution !== undefined && execution !== (order.execution ?? order.id)) {
-      throw new OrderClosed(`Order ${orderId} is carried by ${order.execution ?? order.id}, not ${execution}`, true);
+    if (execution !== undefined && execution !== orderExecution(order)) {
+      throw new OrderClosed(`Order ${orderId} is carried by ${orderExecution(order)}, not ${execution}`, true);
     }
     return order;
   }
@@ -147,7 +148,7 @@ export class OrderSteps {
     }
     const round = (order.reviewRound ?? 0) + 1;
     const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
-    const event = eventOf(next, 'video.awaiting_review', `awaiting_review:${round}`);
+    const event = eventOf(next, 'video.awaiting_review', EVENT_KEYS.awaitingReview(round));
     const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
     if (!moved) return this.awaitReview(orderId, taskToken, execution);
     await this.p.announce(event);
@@ -213,7 +214,7 @@ export class OrderSteps {
     const now = this.p.now();
     const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
     const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
-    const event = eventOf(done, 'video.done', 'done', await this.p.links.issue(orderId, now));
+    const event = eventOf(done, 'video.done', EVENT_KEYS.done, await this.p.links.issue(orderId, now));
     const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
     if (!moved) return this.publish(orderId, execution);
     this.p.metrics.count('OrdersDone');

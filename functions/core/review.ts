@@ -14,6 +14,7 @@
 import type { ReviewDecision } from '../contract/review.ts';
 import { parseScript } from './script-text.ts';
 import { activeTasksExceeded, notAwaitingReview, regenLimitReached } from './errors.ts';
+import { newExecution } from './executions.ts';
 import type { Throughput } from './limits.ts';
 import { countsAgainstKey, MAX_REGENS, type Order } from './orders.ts';
 import type { Limits } from './pricing.ts';
@@ -107,6 +108,6 @@ async function handOff(p: ReviewPorts, order: Order, token: string, decision: Re
  */
 async function carryOn(p: ReviewPorts, order: Order, now: Date): Promise<void> {
   if ((await p.workflow.state(order)) === 'missing') return p.workflow.start(order);
-  const execution = `${order.id}-r${now.getTime()}`;
+  const execution = newExecution(order.id, 'r', now);
   if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...order, execution });
 }

@@ -13,6 +13,7 @@
 import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';
 import { type EventRef, isSettled, type PendingEvents, type StoredEvent } from './deliveries.ts';
+import { newExecution } from './executions.ts';
 import type { Order } from './orders.ts';
 import type { ExecutionState, Metrics, OrderStore, Workflow } from './ports.ts';
 
@@ -47,8 +48,6 @@ export interface SweepResult {
 }
 
 const isClosed = (o: Order | undefined) => !o || o.status === 'done' || o.status === 'error';
-/** A new execution's name: the id and the moment (names allow letters, digits, - and _, up to 80). */
-const restartName = (id: string, now: Date) => `${id.replace(/[^A-Za-z0-9_-]/g, '-')}-s${now.getTime()}`;
 
 async function keepOrder(p: SweepPorts, marked: Pick<Order, 'id' | 'queueShard'>): Promise<boolean> {
   const order = await p.orders.get(marked.id);
@@ -72,7 +71,7 @@ async function keepOrder(p: SweepPorts, marked: Pick<Order, 'id' | 'queueShard'>
     await p.orders.dropOpen(marked);
     return false;
   }
-  const execution = restartName(now!.id, p.now());
+  const execution = newExecution(now!.id, 's', p.now());
   if (!(await p.orders.patch(now!.id, { status: now!.status, set: { execution } }, p.now()))) return false;
   await p.workflow.start({ ...now!, execution });
   return true;
@@ -95,7 +94,7 @@ async function keepEvent(p: SweepPorts, ref: EventRef): Promise<boolean> {
     await p.events.settled(ref);
     return false;
   }
-  const execution = restartName(now.id, p.now());
+  const execution = newExecution(now.id, 's', p.now());
   if (!(await p.events.restartAs(now, execution))) return false;
   await p.delivery.start({ ...now, execution });
   return true;

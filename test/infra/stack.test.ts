@@ -24,6 +24,7 @@ import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { checkAgainstContract, checkFetchesTo } from '../support/contract.ts';
 import { openApiDocument } from '../../functions/http/openapi.ts';
 import { probe } from '../support/media.ts';
+import { describeTemplateChecks } from './template-checks.ts';
 
 /** The endpoints of spec/public-api-v1.md. */
 const SPEC_ROUTES = [
@@ -863,3 +864,7 @@ describe('the Lambda bundles on the local stack', () => {
     assert.ok(Math.abs(p.duration - 10) < 0.6, `duration ${p.duration}`);
   });
 });
+
+// The dashboard, AWS's linters and the limits table, on the templates synthesized above; last, so that cfn-lint, started
+// when they exist, runs beside the tests above.
+describeTemplateChecks(() => [out, prodOut]);
