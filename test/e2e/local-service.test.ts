@@ -11,12 +11,12 @@ import { after, describe, it } from 'node:test';
 import { freePort } from '../../local/ports.ts';
 import { checkFetchesTo } from '../support/contract.ts';
 import { isLoopback, listenersOf } from '../support/listeners.ts';
-import { admin as runAdmin, javaOf, javaPidsOf, startService, stopService } from '../support/service.ts';
+import { admin as runAdmin, javaOf, javaPidsOf, QUICK_JAVA, startService, stopService } from '../support/service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'video-service-e2e-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const start = (port: number) => startService(port, dataDir);
+const start = (port: number) => startService(port, dataDir, QUICK_JAVA);
 const stop = (child: ChildProcess) => stopService(child);
 /** Java of the data folder, once a process that stopped it has had up to 10 s to see it end (the kill is asynchronous). */
 async function javaOfDataDir(): Promise<string> {
@@ -33,10 +33,11 @@ describe('npm start', () => {
     const first = await start(port);
     const key = /API key:\s+(\S+)/.exec(first.output())![1]!;
     assert.match(first.output(), new RegExp(`http://localhost:${port}/v1`));
-    const created = await fetch(`${base}/videos:quick`, {
+    // An order that stops at its review: kept across the restart without a render (the restart test renders one).
+    const created = await fetch(`${base}/videos`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'tea' }),
+      body: JSON.stringify({ topic: 'Tea', director_mode: true }),
     });
     assert.equal(created.status, 201);
     const { id } = (await created.json()) as { id: string };
