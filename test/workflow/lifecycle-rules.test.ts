@@ -13,6 +13,8 @@ import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 const t = useStack({ RENDER_SLOTS: '1', LIMIT_ACTIVE_TASKS: '1', LIMIT_REVIEWS_PENDING: '2', SWEEP_SECONDS: '3600', SWEEP_GRACE_SECONDS: '0' });
 const services = async () => (await import('../../functions/app/services.ts')).services();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The orders but the first: the shortest video, with no voice or music (the rules are tested, not what is shown). */
+const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
 describe('the lifecycle rules', () => {
   it('a deadline that passes mid-render neither refunds the order nor hands its slot to another', async () => {
@@ -21,7 +23,7 @@ describe('the lifecycle rules', () => {
     const b = await t.user({ balance: 1000 });
     // 20 seconds of video: a render of several seconds, long enough to pass its deadline in the middle of it.
     const first = await t.api('POST', '/videos', { key: a.apiKey, body: { topic: 'Green tea', duration_seconds: 20, deadline_seconds: 600 } });
-    const second = await t.api('POST', '/videos', { key: b.apiKey, body: { topic: 'Black tea', duration_seconds: 10 } });
+    const second = await t.api('POST', '/videos', { key: b.apiKey, body: { topic: 'Black tea', ...VIDEO } });
     assert.deepEqual([first.status, second.status], [201, 201]);
     const id = first.body.id;
     // Its render under way: the script written, the render step begun (it marks the order; a second and a half after
@@ -51,11 +53,11 @@ describe('the lifecycle rules', () => {
 
   it('a review at the active-task limit is 429 with Retry-After, and the order stays awaiting review', async () => {
     const { apiKey: key } = await t.user({ balance: 1000 });
-    const director = await t.api('POST', '/videos', { key, body: { topic: 'Oolong', duration_seconds: 10, director_mode: true } });
+    const director = await t.api('POST', '/videos', { key, body: { topic: 'Oolong', ...VIDEO, director_mode: true } });
     assert.equal(director.status, 201, director.text);
     await waitForStatus(t, key, director.body.id, ['awaiting_review']);
     // The key's active task taken while the director-mode order waits for its review (which holds none).
-    const busy = await t.api('POST', '/videos', { key, body: { topic: 'Sencha', duration_seconds: 10 } });
+    const busy = await t.api('POST', '/videos', { key, body: { topic: 'Sencha', ...VIDEO } });
     assert.equal(busy.status, 201, busy.text);
     for (const body of [{ action: 'approve' }, { action: 'edit', text: 'Caption: Tea\nVoice: Tea time.' }, { action: 'regen', note: 'shorter' }]) {
       const refused = await t.api('POST', `/videos/${director.body.id}/review`, { key, body });
@@ -76,31 +78,31 @@ describe('the lifecycle rules', () => {
     // One at a time: each holds the key's one active task until it reaches its review.
     const ids: string[] = [];
     for (const topic of ['Puerh', 'Genmaicha']) {
-      const r = await t.api('POST', '/videos', { key, body: { topic, duration_seconds: 10, director_mode: true } });
+      const r = await t.api('POST', '/videos', { key, body: { topic, ...VIDEO, director_mode: true } });
       assert.equal(r.status, 201, r.text);
       ids.push(r.body.id);
       await waitForStatus(t, key, r.body.id, ['awaiting_review']);
     }
-    const third = await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10, director_mode: true } });
+    const third = await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO, director_mode: true } });
     assert.equal(third.status, 409, third.text);
     assert.equal(errorCode(third), 'review_limit_exceeded');
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000 - 200, 'nothing charged for the refused one');
     // One canceled, a new director-mode order fits.
     assert.equal((await t.api('POST', `/videos/${ids[0]}/cancel`, { key })).status, 200);
-    const fits = await t.api('POST', '/videos', { key, body: { topic: 'Kukicha', duration_seconds: 10, director_mode: true } });
+    const fits = await t.api('POST', '/videos', { key, body: { topic: 'Kukicha', ...VIDEO, director_mode: true } });
     assert.equal(fits.status, 201, fits.text);
     await waitForStatus(t, key, fits.body.id, ['awaiting_review']);
     // At the bound again, an order that needs no review is not refused.
     assert.equal(
-      errorCode(await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10, director_mode: true } })),
+      errorCode(await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO, director_mode: true } })),
       'review_limit_exceeded',
     );
-    assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', duration_seconds: 10 } })).status, 201);
+    assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO } })).status, 201);
   });
 
   it(`rewrites a script at most ${MAX_REGENS} times (409 regen_limit_reached after)`, async () => {
     const { apiKey: key } = await t.user({ balance: 1000 });
-    const order = await t.api('POST', '/videos', { key, body: { topic: 'Jasmine tea', duration_seconds: 10, director_mode: true } });
+    const order = await t.api('POST', '/videos', { key, body: { topic: 'Jasmine tea', ...VIDEO, director_mode: true } });
     assert.equal(order.status, 201, order.text);
     const id = order.body.id;
     for (let round = 1; round <= MAX_REGENS; round++) {
