@@ -31,6 +31,8 @@ const t = useStack({
 });
 let receiver: Server | undefined;
 after(() => receiver?.close());
+/** The orders' video: the shortest, with no voice or music (any video's render makes the same AWS calls). */
+const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
 /** The same actions, as lib/access.ts grants them (test/infra/stack.test.ts checks the policies CDK builds are exactly these). */
 function granted(a: Access): Set<string> {
@@ -115,7 +117,7 @@ describe('least privilege', () => {
     // A quote (nothing charged), then orders.
     assert.equal((await t.api('POST', '/videos:quote', { key, body: { topic: 'Tea', music: 'song' } })).status, 200);
     // A quick order to done, created twice with one Idempotency-Key (the second is a replay), then downloaded.
-    const quick = { key, body: { prompt: 'A 10 second video about green tea' }, headers: { 'idempotency-key': 'access-1' } };
+    const quick = { key, body: { prompt: 'A 10 second video about green tea, no music, no voiceover' }, headers: { 'idempotency-key': 'access-1' } };
     const created = await t.api('POST', '/videos:quick', quick);
     assert.equal(created.status, 201);
     assert.equal((await t.api('POST', '/videos:quick', quick)).status, 200);
@@ -124,7 +126,7 @@ describe('least privilege', () => {
     const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
     const { invoke } = await import('../../local/invocations.ts');
     const { lambdaContext } = await import('../../local/gateway.ts');
-    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong', idempotency_key: 'bot-1' };
+    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong, no music, no voiceover', idempotency_key: 'bot-1' };
     const placed = await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')));
     assert.ok('id' in placed, JSON.stringify(placed));
     assert.equal(((await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')))) as { replayed: boolean }).replayed, true);
@@ -142,10 +144,10 @@ describe('least privilege', () => {
 
     // Director mode: regen, then approve; and one order whose review deadline lapses.
     // Created twice with one Idempotency-Key too: the replay reads the order.
-    const directorRequest = { key, body: { topic: 'Tea', duration_seconds: 10, director_mode: true }, headers: { 'idempotency-key': 'access-2' } };
+    const directorRequest = { key, body: { topic: 'Tea', ...VIDEO, director_mode: true }, headers: { 'idempotency-key': 'access-2' } };
     const director = await t.api('POST', '/videos', directorRequest);
     assert.equal((await t.api('POST', '/videos', directorRequest)).status, 200);
-    const lapsing = await t.api('POST', '/videos', { key, body: { topic: 'Coffee', duration_seconds: 10, director_mode: true } });
+    const lapsing = await t.api('POST', '/videos', { key, body: { topic: 'Coffee', ...VIDEO, director_mode: true } });
     assert.equal(director.status, 201);
     await waitForStatus(t, key, director.body.id, ['awaiting_review']);
     assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'regen', note: 'shorter' } })).status, 200);
@@ -155,12 +157,12 @@ describe('least privilege', () => {
     assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
 
     // A director order canceled at its review: refunded, its execution stopped.
-    const canceled = await t.api('POST', '/videos', { key, body: { topic: 'Mate', duration_seconds: 10, director_mode: true } });
+    const canceled = await t.api('POST', '/videos', { key, body: { topic: 'Mate', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, canceled.body.id, ['awaiting_review']);
     assert.equal((await t.api('POST', `/videos/${canceled.body.id}/cancel`, { key })).body.error.code, 'canceled');
 
     // A review whose wait was lost with a stop: the review starts a new execution.
-    const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', duration_seconds: 10, director_mode: true } });
+    const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, lost.body.id, ['awaiting_review']);
     const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
     const executionArn = `${t.stack.env.ORDER_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${lost.body.id}`;
@@ -170,7 +172,7 @@ describe('least privilege', () => {
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, lost.body.id, ['done', 'error'])).status, 'done');
     // The same with the dead wait's own token: Step Functions answers TaskTimedOut for it, as AWS does.
-    const stopped = await t.api('POST', '/videos', { key, body: { topic: 'Cream', duration_seconds: 10, director_mode: true } });
+    const stopped = await t.api('POST', '/videos', { key, body: { topic: 'Cream', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, stopped.body.id, ['awaiting_review']);
     await (await aws().sfn()).send(new StopExecutionCommand({ executionArn: executionArn.replace(lost.body.id, stopped.body.id) }));
     assert.equal((await t.api('POST', `/videos/${stopped.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
@@ -193,7 +195,7 @@ describe('least privilege', () => {
       return false;
     };
     assert.ok(await hold(dead), 'the dead order holds the slot');
-    const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', duration_seconds: 10 } });
+    const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', ...VIDEO } });
     assert.equal((await t.api('GET', `/videos/${waiting.body.id}`, { key })).body.status, 'queued');
     const { handler: markFailed } = await import('../../functions/steps/mark-failed.ts');
     await invoke('mark-failed', () => markFailed({ orderId: dead.orderId, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
@@ -203,7 +205,7 @@ describe('least privilege', () => {
     // order charged while Step Functions could not be reached is started.
     const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString() };
     assert.ok(await hold(ghost), 'the ghost holds the slot');
-    const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', duration_seconds: 10 } });
+    const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', ...VIDEO } });
     for (const end = Date.now() + 10_000; (await store.waitingCount('api')) === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
     assert.ok(await store.renew(0, ghost.orderId, new Date(Date.now() - 1000)), 'the ghost lease ends');
     const { handler: sweepJob } = await import('../../functions/jobs/sweep.ts');
@@ -211,7 +213,7 @@ describe('least privilege', () => {
     const first = await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')));
     assert.deepEqual([first.started, first.reclaimed, first.admitted], [0, 1, 1]);
     await t.stack.sfn.goAway();
-    const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', duration_seconds: 10 } });
+    const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', ...VIDEO } });
     assert.equal(unstarted.status, 201);
     await t.stack.sfn.listen();
     const second = await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')));
@@ -219,7 +221,7 @@ describe('least privilege', () => {
     for (const id of [blocked.body.id, unstarted.body.id]) assert.equal((await waitForStatus(t, key, id, ['done', 'error'])).status, 'done');
     // An event recorded while Step Functions could not be reached: the step that recorded it returns only after its
     // delivery's start has failed (the SDK's retries included), and the sweep starts that delivery.
-    const lapse = await t.api('POST', '/videos', { key, body: { topic: 'Soda', duration_seconds: 10, director_mode: true } });
+    const lapse = await t.api('POST', '/videos', { key, body: { topic: 'Soda', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, lapse.body.id, ['awaiting_review']);
     await t.stack.sfn.goAway();
     await invoke('mark-failed', () => markFailed({ orderId: lapse.body.id, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
