@@ -37,7 +37,7 @@ describe("the operators' permissions (docs/deploy.md)", () => {
     assert.equal((await admin('set-plan', '--user', user, '--plan', 'creator')).plan, 'creator');
     assert.equal((await admin('set-plan', '--user', user)).plan, null);
     assert.equal((await admin('balance', '--user', user)).balance, 1005);
-    const order = await admin('create-order', '--user', user, '--prompt', 'A 10 second video about green tea');
+    const order = await admin('create-order', '--user', user, '--prompt', 'A 10 second video about green tea, no music, no voiceover');
     assert.ok(order.cost > 0, 'a paid order');
     assert.equal((await waitForStatus(t, key, order.id, ['done', 'error'])).status, 'done');
     assert.deepEqual(await admin('revoke-key', '--user', user), { revoked: true });

@@ -9,12 +9,14 @@ import { describe, it } from 'node:test';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2' });
+/** The shortest video, with no voice or music: the sweep is tested, not what the videos show. */
+const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
 describe('the recovery sweep', () => {
   it('starts an order whose StartExecution failed after its charge, and it reaches done', async () => {
     const { apiKey: key, userId } = await t.user({ balance: 1000, trialVideos: 0 });
     await t.stack.sfn.goAway();
-    const created = await t.api('POST', '/videos', { key, body: { topic: 'Lemonade', duration_seconds: 10 } });
+    const created = await t.api('POST', '/videos', { key, body: { topic: 'Lemonade', ...VIDEO } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal((await t.api('GET', `/videos/${created.body.id}`, { key })).body.status, 'queued');
     await t.stack.sfn.listen();
@@ -30,7 +32,7 @@ describe('the recovery sweep', () => {
 
   it('gives an open order whose execution was stopped a new execution, which goes on from where the order stands', async () => {
     const { apiKey: key, userId } = await t.user({ balance: 1000, trialVideos: 0 });
-    const created = await t.api('POST', '/videos', { key, body: { topic: 'Cider', duration_seconds: 10, director_mode: true } });
+    const created = await t.api('POST', '/videos', { key, body: { topic: 'Cider', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, created.body.id, ['awaiting_review']);
     const { aws } = await import('../../functions/adapters/aws.ts');
     const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
