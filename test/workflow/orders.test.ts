@@ -16,7 +16,7 @@ import { parseScript } from '../../functions/core/script-text.ts';
 import { STATE_MACHINES, STEPS, substitute } from '../../functions/steps/table.ts';
 import { ROOT } from '../../local/stack.ts';
 import { meanAbsDiff, probe, region } from '../support/media.ts';
-import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
+import { type ApiResponse, errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack();
 const dir = mkdtempSync(join(tmpdir(), 'workflow-test-'));
@@ -132,22 +132,31 @@ describe('a quick order', () => {
   });
 });
 
-describe('director mode', () => {
-  const director = { topic: 'Morning coffee', duration_seconds: 10, director_mode: true };
+const director = { topic: 'Morning coffee', duration_seconds: 10, director_mode: true };
 
-  it('waits in awaiting_review without holding a slot, and approve finishes it', async () => {
+/** A director-mode order approved at its review and rendered, once: the approve test reads each step, and the deletion test deletes its user after it. */
+let approvedOrder: Promise<{ userId: string; apiKey: string; id: string; waiting: any; activeAtReview: number; approved: ApiResponse; done: any }> | undefined;
+const approvedDirector = () =>
+  (approvedOrder ??= (async () => {
     const { userId, apiKey } = await t.user({ balance: 500 });
     const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
     const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    const activeAtReview = (await (await services()).accounts.get(userId))!.activeTasks;
+    const approved = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
+    const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
+    return { userId, apiKey, id, waiting, activeAtReview, approved, done };
+  })());
+
+describe('director mode', () => {
+  it('waits in awaiting_review without holding a slot, and approve finishes it', async () => {
+    const { userId, apiKey, id, waiting, activeAtReview, approved, done } = await approvedDirector();
     assert.match(waiting.script, /Caption: /);
     assert.equal(waiting.result_url, undefined);
     const { accounts, orders } = await services();
-    assert.equal((await accounts.get(userId))!.activeTasks, 0, 'awaiting_review does not count as active');
-    const approved = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
+    assert.equal(activeAtReview, 0, 'awaiting_review does not count as active');
     assert.equal(approved.status, 200);
     assert.equal(approved.body.id, id);
     assert.equal(approved.body.status, 'running');
-    const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
     assert.equal(done.status, 'done');
     assert.equal(done.script, waiting.script);
     const again = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
@@ -245,9 +254,9 @@ describe('director mode', () => {
 
 describe('deleting a user', () => {
   it('removes the key, the orders with their events and the files, irrevocably', async () => {
-    const { userId, apiKey } = await t.user({ balance: 500 });
-    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Rain', duration_seconds: 10 } })).body;
-    await waitForStatus(t, apiKey, id, ['done']);
+    // The approved director order's user: one order, done, with its video, cover and posting pack.
+    const { userId, apiKey, id, done } = await approvedDirector();
+    assert.equal(done.status, 'done');
     const s = await services();
     assert.ok(await s.files.exists(id, 'video'));
     const { deleteUser } = await import('../../functions/core/admin.ts');
