@@ -10,7 +10,7 @@ import { useStack } from '../support/stack.ts';
 
 // Executions are held: every order stays queued.
 const t = useStack({ LIMIT_ACTIVE_TASKS: '1000', LIMIT_POSTS_PER_MINUTE: '10000', LOCAL_SFN_HOLD: '1' });
-const ORDERS = 130;
+const ORDERS = 65;
 let user: { userId: string; apiKey: string };
 const ids: string[] = [];
 

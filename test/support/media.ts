@@ -80,6 +80,61 @@ function frame(file: string, seconds: number, r: Region, vf: string, output: str
 /** Grey pixels (0..255) of a region of the frame at `seconds`. */
 export const region = (file: string, seconds: number, r: Region): Buffer => frame(file, seconds, r, 'format=gray', ['-f', 'rawvideo']);
 
+/** The index of the frame `-ss seconds` gives: the first at or after that time (ffmpeg reads the time in microseconds). */
+const frameIndex = (seconds: number, fps: number) => Math.ceil((Math.round(seconds * 1e6) * fps) / 1e6 - 1e-9);
+
+/**
+ * The whole grey frames of a video at `times`, decoded in one pass: each is the frame region()
+ * reads at that time. A seek decodes from the keyframe before it (the renders have one every 8 s), so a region() per
+ * frame decodes the same frames again and again.
+ */
+function decodeFrames(file: string, times: number[]): { at: (seconds: number) => Buffer; width: number; height: number } {
+  const { video } = probe(file);
+  const [num, den] = video.r_frame_rate.split('/').map(Number);
+  const fps = num! / (den ?? 1);
+  const wanted = [...new Set(times.map((t) => frameIndex(t, fps)))].sort((a, b) => a - b);
+  const select = `select='${wanted.map((n) => `eq(n\\,${n})`).join('+')}',format=gray`;
+  // Passthrough: each selected frame once, not repeated to fill the gaps between them.
+  const args = ['-v', 'error', '-i', file, '-vf', select, '-vsync', 'passthrough', '-frames:v', String(wanted.length), '-f', 'rawvideo', '-'];
+  const out = execFileSync(FFMPEG, args, { maxBuffer: 1024 * 1024 * 1024 });
+  const size = video.width * video.height;
+  if (out.length !== size * wanted.length) throw new Error(`${file}: ${out.length / size} of ${wanted.length} frames decoded`);
+  const at = (seconds: number) => {
+    const i = times.includes(seconds) ? wanted.indexOf(frameIndex(seconds, fps)) : -1;
+    if (i < 0) throw new Error(`the frame at ${seconds} s was not decoded (times: ${times.join(', ')})`);
+    return out.subarray(i * size, (i + 1) * size);
+  };
+  return { at, width: video.width, height: video.height };
+}
+
+export interface Frames {
+  /** What region(file, seconds, r) gives, for one of the decoded times. */
+  region(seconds: number, r: Region): Buffer;
+  /**
+   * The pixels of region `r` after filter `vf` has drawn on the whole frame: what `-ss seconds -vf <vf>,crop,format=gray`
+   * gives (ffmpeg draws those on the grey frame too).
+   */
+  drawn(seconds: number, r: Region, vf: string): Buffer;
+}
+
+/** The frames of a video at `times`, decoded once, to look at as region() does. */
+export function framesAt(file: string, times: number[]): Frames {
+  const { at, width, height } = decodeFrames(file, times);
+  return {
+    region(seconds, r) {
+      const whole = at(seconds);
+      const out = Buffer.alloc(r.width * r.height);
+      for (let y = 0; y < r.height; y++) whole.copy(out, y * r.width, (r.y + y) * width + r.x, (r.y + y) * width + r.x + r.width);
+      return out;
+    },
+    drawn(seconds, r, vf) {
+      const args = ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'gray', '-s', `${width}x${height}`, '-i', '-'];
+      const crop = `crop=${r.width}:${r.height}:${r.x}:${r.y},format=gray`;
+      return execFileSync(FFMPEG, [...args, '-vf', `${vf},${crop}`, '-f', 'rawvideo', '-'], { input: at(seconds), maxBuffer: 64 * 1024 * 1024 });
+    },
+  };
+}
+
 /**
  * The share of pixels far (more than `distance` grey levels) from the region's median: text, light on dark or dark
  * on light, scores; a smooth background gradient does not.

@@ -59,7 +59,8 @@ async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
+    // A check may read the store or ask Step Functions: every 250 ms, as waitForStatus polls.
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

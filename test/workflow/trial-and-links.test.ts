@@ -3,15 +3,13 @@
  * address> (AI)`, read back from its frames with the real ffmpeg, and result_url lives 7 days from its issue.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
 import { REGIONS, watermarkFilter } from '../../functions/generator/render.ts';
-import { meanAbsDiff, probe } from '../support/media.ts';
+import { framesAt, meanAbsDiff, probe } from '../support/media.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack();
@@ -49,16 +47,6 @@ async function renderBoth(): Promise<void> {
   }
 }
 
-type Region = { x: number; y: number; width: number; height: number };
-
-/** The grey pixels (0..255) of `r` in the frame at `seconds`, with `filter` applied to the whole frame first. */
-function pixels(file: string, seconds: number, r: Region, filter?: string): Buffer {
-  const vf = [...(filter ? [filter] : []), `crop=${r.width}:${r.height}:${r.x}:${r.y}`, 'format=gray'].join(',');
-  return execFileSync(FFMPEG, ['-v', 'error', '-ss', String(seconds), '-i', file, '-frames:v', '1', '-vf', vf, '-f', 'rawvideo', '-'], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
-}
-
 let texts = 0;
 
 /** The drawtext of `text` as the renderer draws the watermark (functions/generator/render.ts). */
@@ -94,21 +82,23 @@ describe('orders rendered through the API', () => {
       const host = new URL(t.baseUrl).host;
       const expected = `${host} (AI)`;
       const wm = REGIONS.watermark;
-      for (const s of [0.5, 5, 9.5]) {
-        const trial = pixels(order.trial.file, s, wm);
-        const paid = pixels(order.paid.file, s, wm);
+      const times = [0.5, 5, 9.5];
+      const [trialAt, paidAt] = [framesAt(order.trial.file, times), framesAt(order.paid.file, times)];
+      for (const s of times) {
+        const trial = trialAt.region(s, wm);
+        const paid = paidAt.region(s, wm);
         // Something is drawn there on the trial video only; the captions of the two agree.
         assert.ok(meanAbsDiff(trial, paid) > 3, `watermark region differs by ${meanAbsDiff(trial, paid).toFixed(2)} at ${s}s`);
-        const caption = meanAbsDiff(pixels(order.trial.file, s, REGIONS.caption), pixels(order.paid.file, s, REGIONS.caption));
+        const caption = meanAbsDiff(trialAt.region(s, REGIONS.caption), paidAt.region(s, REGIONS.caption));
         assert.ok(caption < 2, `captions differ by ${caption.toFixed(2)} at ${s}s`);
       }
       // And it is the expected text: the paid frame with that text drawn on it matches the trial frame (up to the
       // encoder's blur of the drawn text), several times better than with another address or without "(AI)".
       const s = 5;
-      const trial = pixels(order.trial.file, s, wm);
-      const right = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(expected)));
-      const wrong = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(`${host.replace(/\d/g, '8')} (AI)`)));
-      const noAi = meanAbsDiff(trial, pixels(order.paid.file, s, wm, watermarkOf(host)));
+      const trial = trialAt.region(s, wm);
+      const right = meanAbsDiff(trial, paidAt.drawn(s, wm, watermarkOf(expected)));
+      const wrong = meanAbsDiff(trial, paidAt.drawn(s, wm, watermarkOf(`${host.replace(/\d/g, '8')} (AI)`)));
+      const noAi = meanAbsDiff(trial, paidAt.drawn(s, wm, watermarkOf(host)));
       assert.ok(
         right < 6 && right * 3 < wrong && right * 3 < noAi,
         `${right.toFixed(2)} from "${expected}", ${wrong.toFixed(2)} from another address, ${noAi.toFixed(2)} without (AI)`,

@@ -1,6 +1,7 @@
 """The Python client against the local service (started by test/clients/python-client.test.ts, which passes the base
-address and five API keys): a 429 waited out for its Retry-After, a creation whose first answer a proxy drops charged
-once, wait_for_video to done, webhook verification both ways, and the command line (python3 -m video_client)."""
+address and the API keys; keys 0 to 2 are this file's): a creation whose first answer a proxy drops charged once, a 429
+waited out for its Retry-After, wait_for_video to done, webhook verification both ways, and the command line (python3
+-m video_client)."""
 import json
 import os
 import subprocess
@@ -25,25 +26,13 @@ def serve(handler: type) -> ThreadingHTTPServer:
     return server
 
 
-class ClientTest(unittest.TestCase):
-    def test_waits_out_429_for_retry_after(self) -> None:
-        retries = []
-        client = VideoClient(BASE, KEYS[0], max_retries=30, on_retry=lambda attempt, delay, reason: retries.append((delay, reason)))
-        first = client.create_quick("A 10 second video about tea")
-        second = client.create_quick("A 10 second video about coffee")
-        self.assertNotEqual(first["id"], second["id"])
-        self.assertGreaterEqual(len(retries), 1)
-        for delay, reason in retries:
-            self.assertEqual(reason, "429 active_tasks_exceeded")
-            self.assertEqual(delay, 1.0)
-        impatient = VideoClient(BASE, KEYS[0], max_retries=0)
-        with self.assertRaises(ApiError) as caught:
-            impatient.create_quick("A third")
-        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.retry_after), (429, "active_tasks_exceeded", 1.0))
-        client.wait_for_video(second["id"], timeout=90, interval=0.2)
+class TwoQuickOrdersTest(unittest.TestCase):
+    """One key's two quick orders, rendered: the first is created through a proxy that loses its first answer, and the
+    second, made while the first is active, waits out the 429 for Retry-After and is followed to done."""
 
-    def test_charges_once_when_the_first_answer_is_lost(self) -> None:
-        seen = {"dropped": 0, "keys": []}
+    @classmethod
+    def setUpClass(cls) -> None:
+        seen: dict = {"dropped": 0, "keys": []}
 
         class Proxy(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -77,27 +66,44 @@ class ClientTest(unittest.TestCase):
 
         proxy = serve(Proxy)
         try:
-            client = VideoClient(f"http://127.0.0.1:{proxy.server_address[1]}/v1", KEYS[1], base_delay=0.05)
-            order = client.create_quick("A 10 second video about tea")
-            self.assertEqual(seen["dropped"], 1)
-            self.assertEqual(len(seen["keys"]), 2)
-            self.assertEqual(seen["keys"][0], seen["keys"][1])
-            self.assertEqual(client.get_balance()["balance"], 1000 - order["cost"])
+            client = VideoClient(f"http://127.0.0.1:{proxy.server_address[1]}/v1", KEYS[0], base_delay=0.05)
+            cls.first = client.create_quick("A 10 second video about tea")
+            cls.balance_after_first = client.get_balance()["balance"]
+            cls.seen = seen
         finally:
             proxy.shutdown()
             proxy.server_close()
 
-    def test_wait_for_video_to_done(self) -> None:
-        client = VideoClient(BASE, KEYS[2])
-        created = client.create_video({"topic": "Green tea", "duration_seconds": 10})
+    def test_charges_once_when_the_first_answer_is_lost(self) -> None:
+        self.assertEqual(self.seen["dropped"], 1)
+        self.assertEqual(len(self.seen["keys"]), 2)
+        self.assertEqual(self.seen["keys"][0], self.seen["keys"][1])
+        self.assertEqual(self.balance_after_first, 1000 - self.first["cost"])
+
+    def test_waits_out_429_for_retry_after_then_wait_for_video_to_done(self) -> None:
+        retries = []
+        client = VideoClient(BASE, KEYS[0], max_retries=30, on_retry=lambda attempt, delay, reason: retries.append((delay, reason)))
+        second = client.create_quick("A 10 second video about coffee")
+        self.assertNotEqual(self.first["id"], second["id"])
+        self.assertGreaterEqual(len(retries), 1)
+        for delay, reason in retries:
+            self.assertEqual(reason, "429 active_tasks_exceeded")
+            self.assertEqual(delay, 1.0)
+        impatient = VideoClient(BASE, KEYS[0], max_retries=0)
+        with self.assertRaises(ApiError) as caught:
+            impatient.create_quick("A third")
+        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.retry_after), (429, "active_tasks_exceeded", 1.0))
         statuses = set()
-        done = client.wait_for_video(created["id"], timeout=90, interval=0.2, on_progress=lambda o: statuses.add(o["status"]))
+        done = client.wait_for_video(second["id"], timeout=90, interval=0.2, on_progress=lambda o: statuses.add(o["status"]))
         self.assertEqual(done["status"], "done")
         self.assertTrue(done["result_url"].startswith("http"))
-        with self.assertRaises(ApiError) as caught:
+        self.assertIn("done", statuses)
+        with self.assertRaises(ApiError) as missing:
             client.get_video("vid_01m837a36rwd3vvm20wnzfsswb")
-        self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
+        self.assertEqual((missing.exception.status, missing.exception.code), (404, "not_found"))
 
+
+class ClientTest(unittest.TestCase):
     def test_verifies_a_real_webhook_delivery_both_ways(self) -> None:
         received = []
 
@@ -113,7 +119,7 @@ class ClientTest(unittest.TestCase):
 
         receiver = serve(Receiver)
         try:
-            client = VideoClient(BASE, KEYS[3])
+            client = VideoClient(BASE, KEYS[1])
             secret = client.create_webhook(f"http://127.0.0.1:{receiver.server_address[1]}/hook")["secret"]
             created = client.create_video({"topic": "Tea", "duration_seconds": 10, "director_mode": True})
             client.wait_for_video(created["id"], timeout=60, interval=0.2)
@@ -138,10 +144,10 @@ if __name__ == "__main__":
 
 
 class CommandLineTest(unittest.TestCase):
-    """python3 -m video_client in its own process, with the fifth key."""
+    """python3 -m video_client in its own process, with the third key."""
 
     def cli(self, *args: str, key: str = "") -> "subprocess.CompletedProcess[str]":
-        env = {**os.environ, "VIDEO_SERVICE_URL": BASE, "VIDEO_SERVICE_KEY": key or KEYS[4], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
+        env = {**os.environ, "VIDEO_SERVICE_URL": BASE, "VIDEO_SERVICE_KEY": key or KEYS[2], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
         return subprocess.run([sys.executable, "-m", "video_client", *args], env=env, capture_output=True, text=True, timeout=180)
 
     def test_create_wait_out_then_status_review_balance_and_bad_usage(self) -> None:

@@ -2,7 +2,7 @@
 list and ledger iterators, webhook rotate/test/resend and unwrap), the asyncio client to a done order, the typed
 models against the served OpenAPI document, and the transport against loopback servers that misbehave as proxies
 and gateways do (a hanging attempt, a dated Retry-After, one past its cap, an answer outside the envelope, the
-call's deadline). Keys 5 to 8 of VIDEO_SERVICE_KEYS are this file's."""
+call's deadline). Keys 3 to 6 of VIDEO_SERVICE_KEYS are this file's."""
 import asyncio
 import email.utils
 import json
@@ -52,7 +52,7 @@ def wait_status(client: VideoClient, order_id: str, statuses: tuple[str, ...], s
 
 class OperationsTest(unittest.TestCase):
     def test_quote_create_cancel_and_the_iterators(self) -> None:
-        client = VideoClient(BASE, KEYS[5], max_retries=30)
+        client = VideoClient(BASE, KEYS[3], max_retries=30)
         body = {"topic": "Green tea", "duration_seconds": 10, "music": "song", "director_mode": True}
         quote = client.quote(body)
         self.assertEqual((quote["cost"], quote["breakdown"]["extras"]), (170, {"song": 70}))
@@ -88,7 +88,7 @@ class OperationsTest(unittest.TestCase):
 
         server, url = serve(Receiver)
         try:
-            client = VideoClient(BASE, KEYS[6], max_retries=30)
+            client = VideoClient(BASE, KEYS[4], max_retries=30)
             hook = client.create_webhook(url + "/hook")
             rotated = client.rotate_webhook_secret(hook["id"], overlap_seconds=600)
             self.assertIn("previous_secret_expires_at", rotated)
@@ -111,7 +111,7 @@ class OperationsTest(unittest.TestCase):
 
     def test_async_client_reaches_done(self) -> None:
         async def run() -> tuple[dict, list[str]]:
-            client = AsyncVideoClient(BASE, KEYS[7], max_retries=30)
+            client = AsyncVideoClient(BASE, KEYS[5], max_retries=30)
             created = await client.create_quick("A 10 second video about rooibos")
             done = await client.wait_for_video(created["id"], timeout=120)
             listed = [o["id"] async for o in client.list_videos(limit=1)]
@@ -145,7 +145,7 @@ class OperationsTest(unittest.TestCase):
 
 class CommandLineTest(unittest.TestCase):
     def run_cli(self, *args: str) -> "subprocess.CompletedProcess[str]":
-        env = {**os.environ, "VIDEO_SERVICE_KEY": KEYS[8], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
+        env = {**os.environ, "VIDEO_SERVICE_KEY": KEYS[6], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
         return subprocess.run([sys.executable, "-m", "video_client", "--url", BASE, *args], env=env, capture_output=True, text=True, timeout=120)
 
     def test_quote_list_cancel_transactions_and_webhook(self) -> None:
@@ -159,7 +159,7 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("for 170 doubloons", created.stderr)
         listed = self.run_cli("--json", "list")
         self.assertEqual([o["id"] for o in json.loads(listed.stdout)], [order["id"]])
-        wait_status(VideoClient(BASE, KEYS[8]), order["id"], ("awaiting_review",))
+        wait_status(VideoClient(BASE, KEYS[6]), order["id"], ("awaiting_review",))
         canceled = self.run_cli("cancel", order["id"])
         self.assertEqual(canceled.stdout, f"{order['id']}: canceled, 170 doubloons refunded\n")
         ledger = self.run_cli("transactions")
