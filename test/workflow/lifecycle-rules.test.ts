@@ -93,10 +93,7 @@ describe('the lifecycle rules', () => {
     assert.equal(fits.status, 201, fits.text);
     await waitForStatus(t, key, fits.body.id, ['awaiting_review']);
     // At the bound again, an order that needs no review is not refused.
-    assert.equal(
-      errorCode(await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO, director_mode: true } })),
-      'review_limit_exceeded',
-    );
+    assert.equal(errorCode(await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO, director_mode: true } })), 'review_limit_exceeded');
     assert.equal((await t.api('POST', '/videos', { key, body: { topic: 'Hojicha', ...VIDEO } })).status, 201);
   });
 
