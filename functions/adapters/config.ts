@@ -8,6 +8,7 @@ import type { Throughput } from '../core/limits.ts';
 import { DEFAULT_BOT_RUN } from '../core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../core/orders.ts';
 import { DEFAULT_RESENDS_PER_HOUR } from '../core/deliveries.ts';
+import { SWEEP_BUDGET } from '../core/sweep.ts';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const v = env[name];
@@ -84,6 +85,11 @@ export interface Config {
   queueSnapshotMs: number;
   /** The sweep leaves an order or event this young alone: its workflow's start is normally on its way. */
   sweepGraceSeconds: number;
+  /**
+   * What one audit sweep run may spend (docs/decisions.md "Recovery driven by events"): DescribeExecution and
+   * StartExecution calls, a stated share of the account's Step Functions quotas, and markers read.
+   */
+  sweepBudget: { describes: number; starts: number; items: number };
   /** Order files are deleted this many days after they were written, and not served once the order is this old. */
   retentionDays: number;
   /** One machine only: make this generator stage fail for every order. */
@@ -132,6 +138,11 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reviewDeadlineSeconds: Math.max(1, int(env, 'REVIEW_DEADLINE_SECONDS', 7 * 24 * 3600)),
     retentionDays: int(env, 'RETENTION_DAYS', FILE_RETENTION_DAYS),
     sweepGraceSeconds: int(env, 'SWEEP_GRACE_SECONDS', 60),
+    sweepBudget: {
+      describes: int(env, 'SWEEP_DESCRIBES_PER_RUN', SWEEP_BUDGET.describes),
+      starts: int(env, 'SWEEP_STARTS_PER_RUN', SWEEP_BUDGET.starts),
+      items: int(env, 'SWEEP_ITEMS_PER_RUN', SWEEP_BUDGET.items),
+    },
     queueSnapshotMs: int(env, 'QUEUE_SNAPSHOT_MS', 2000),
     capacity: {
       slots: renderSlots(env),

@@ -4,10 +4,10 @@ import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, t
 import type { DeliveryAttempt, DeliveryStatus, EventRef, Reopened, ResendPorts, StoredEvent } from '../core/deliveries.ts';
 import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
-import type { ExecutionState } from '../core/ports.ts';
+import type { ExecutionState, MarkerPage } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 import { executionArn, executionState } from './workflow.ts';
-import { markersBefore, queryAll, recordOf, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
+import { markersPage, queryAll, recordOf, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -138,9 +138,9 @@ export class DeliveryEvents {
     return [...seen.values()];
   }
 
-  async pending(before: Date): Promise<EventRef[]> {
-    const found = await markersBefore(this.ddb, this.tableName, keys.pendingPartition, SHARDS, 'at', before);
-    return found.map(({ item }) => ({ id: String(item.eventId), orderId: String(item.orderId) }));
+  async pendingPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<EventRef>> {
+    const page = await markersPage(this.ddb, this.tableName, keys.pendingPartition, SHARDS, 'at', before, from, limit);
+    return { ...page, items: page.items.map(({ item, after }) => ({ ref: { id: String(item.eventId), orderId: String(item.orderId) }, after })) };
   }
 
   async mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void> {

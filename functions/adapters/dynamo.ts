@@ -8,6 +8,7 @@ import {
   BatchGetCommand,
   DeleteCommand,
   paginateQuery,
+  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
@@ -132,23 +133,45 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
 }
 
 /**
- * The markers the sweep reads (open orders, unsettled events): every item of the `shards` partitions whose time
- * attribute `at` is before `before`, with the shard it was found in.
+ * One page of a sharded marker index (the open orders', the unsettled events'), walked shard by shard in sort-key
+ * order from `from` (`<shard>/<sort key>`: resume past that key; undefined: the start). Markers whose `at` is not before
+ * `before` are passed over (their work is normally on its way). `next` is undefined once the last shard is read.
  */
-export async function markersBefore(
+export async function markersPage(
   client: DynamoDBDocumentClient,
   tableName: string,
   partitionOf: (shard: number) => string,
   shards: number,
   at: string,
   before: Date,
-): Promise<{ item: Record<string, unknown>; shard: number }[]> {
-  const found: { item: Record<string, unknown>; shard: number }[] = [];
-  for (let shard = 0; shard < shards; shard++) {
-    const items = await queryAll(client, { TableName: tableName, ...inPartition(partitionOf(shard)), ConsistentRead: true });
-    for (const item of items) if (String(item[at]) < before.toISOString()) found.push({ item, shard });
+  from: string | undefined,
+  limit: number,
+): Promise<{ items: { item: Record<string, unknown>; shard: number; after: string }[]; next?: string }> {
+  const slash = from?.indexOf('/') ?? -1;
+  let shard = from && slash > 0 ? Number(from.slice(0, slash)) : 0;
+  let after = from && slash > 0 ? from.slice(slash + 1) : '';
+  if (!Number.isInteger(shard) || shard < 0 || shard >= shards) [shard, after] = [0, ''];
+  const items: { item: Record<string, unknown>; shard: number; after: string }[] = [];
+  while (shard < shards) {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        ...inPartition(partitionOf(shard)),
+        ConsistentRead: true,
+        Limit: limit,
+        ...(after ? { ExclusiveStartKey: { [TABLE_KEYS.pk]: partitionOf(shard), [TABLE_KEYS.sk]: after } } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      after = String(item[TABLE_KEYS.sk]);
+      if (String(item[at]) < before.toISOString()) items.push({ item, shard, after: `${shard}/${after}` });
+    }
+    if (out.LastEvaluatedKey) return { items, next: `${shard}/${after}` };
+    shard++;
+    after = '';
+    if (items.length >= limit) return shard < shards ? { items, next: `${shard}/` } : { items };
   }
-  return found;
+  return { items };
 }
 
 /** Deletes every item of one partition (account and order deletion). */

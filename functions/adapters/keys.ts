@@ -54,6 +54,8 @@ export const keys = {
   openOrder: (shard: number, orderId: string) => ({ PK: `OPEN#${shard}`, SK: orderId }),
   pendingPartition: (shard: number) => `PENDING#${shard}`,
   pendingEvent: (shard: number, eventId: string) => ({ PK: `PENDING#${shard}`, SK: eventId }),
+  /** Where the audit sweep's walks stand (core/sweep.ts AuditCursor). */
+  auditCursor: { PK: 'AUDIT', SK: 'CURSOR' },
   capacityPartition: 'CAPACITY',
   slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
   slotPrefix: SLOT_PREFIX,

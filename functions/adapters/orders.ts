@@ -1,11 +1,11 @@
 /** Orders and their creation transaction. */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitsApproval, counterDeltas, countsAgainstKey, type Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
+import type { CommitOutcome, IdempotencyRecord, MarkerPage, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { headOf, LEDGER_ATTEMPTS, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-import { batchGet, deletePartition, markersBefore, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { batchGet, deletePartition, markersPage, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -339,9 +339,9 @@ export class Orders implements OrderStore {
     await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.openOrder(order.queueShard, order.id) }));
   }
 
-  async open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
-    const found = await markersBefore(this.ddb, this.tableName, keys.openPartition, SHARDS, 'createdAt', before);
-    return found.map(({ item, shard }) => ({ id: String(item.orderId), queueShard: shard }));
+  async openPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<Pick<Order, 'id' | 'queueShard'>>> {
+    const page = await markersPage(this.ddb, this.tableName, keys.openPartition, SHARDS, 'createdAt', before, from, limit);
+    return { ...page, items: page.items.map(({ item, shard, after }) => ({ ref: { id: String(item.orderId), queueShard: shard }, after })) };
   }
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {

@@ -24,7 +24,10 @@ import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
 import { RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
-import { sweep } from '../core/sweep.ts';
+import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
+import { AuditCursors } from '../adapters/audit.ts';
+import type { Order } from '../core/orders.ts';
+import { isTransient } from '../adapters/transient.ts';
 import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
 import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
@@ -79,22 +82,27 @@ function build() {
     stopWorkflow: (order) => workflow.stop(order, `order ${order.id}: ${order.error?.code ?? 'canceled'}`),
     log: logger,
   };
+  const recovery = {
+    orders,
+    workflow,
+    events,
+    delivery: deliveryWorkflow,
+    metrics,
+    now: () => new Date(),
+    expire: async (order: Order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
+    renderSeconds: RENDER_INVOCATION_SECONDS,
+  } satisfies RecoveryPorts;
+  const cursor = new AuditCursors(ddb, cfg.tableName);
   return {
     config: cfg,
     queue,
     snapshots,
-    sweep: (graceSeconds = cfg.sweepGraceSeconds) =>
-      sweep({
-        orders,
-        workflow,
-        events,
-        delivery: deliveryWorkflow,
-        queue,
-        metrics,
-        graceSeconds,
-        now: () => new Date(),
-        expire: async (order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
-      }),
+    sweep: (graceSeconds = cfg.sweepGraceSeconds, full = false) =>
+      sweep(
+        { ...recovery, queue, cursor, budget: cfg.sweepBudget, graceSeconds, reviewWaitSeconds: cfg.reviewDeadlineSeconds, isBusy: isTransient, log: logger },
+        { full },
+      ),
+    recover: (ended: EndedExecution) => recoverEnded(recovery, ended),
     cancellation,
     links,
     /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */

@@ -7,7 +7,7 @@
 import { deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
 import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
-import type { Metrics, OrderEvent } from './ports.ts';
+import type { MarkerPage, Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 import { signingSecrets, type WebhookStore } from './webhooks.ts';
 
@@ -52,8 +52,8 @@ export type EventRef = Pick<OrderEvent, 'id' | 'orderId'>;
 export interface PendingEvents {
   /** The event is settled (or gone): the sweep no longer looks at it. */
   settled(event: EventRef): Promise<void>;
-  /** Events recorded before `before` whose delivery is not settled. */
-  pending(before: Date): Promise<EventRef[]>;
+  /** A page of the events recorded before `before` whose delivery is not settled, from `from` (ports.ts MarkerPage). */
+  pendingPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<EventRef>>;
 }
 
 export interface DeliveryPorts {

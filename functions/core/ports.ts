@@ -104,6 +104,13 @@ export interface Patch {
   reviewToken?: string;
 }
 
+/** A page of a marker index walked in a fixed order; `after` resumes just past an item, `next` past the page. */
+export interface MarkerPage<T> {
+  items: { ref: T; after: string }[];
+  /** Undefined when the walk reached the end of the index. */
+  next?: string;
+}
+
 export interface OrderStore {
   /** The one creation transaction: order, debit, active slot, idempotency record, ledger, POST count. */
   create(commit: OrderCommit): Promise<CommitOutcome>;
@@ -114,10 +121,11 @@ export interface OrderStore {
   transition(t: Transition): Promise<boolean>;
   patch(orderId: string, p: Patch, now: Date): Promise<boolean>;
   /**
-   * Orders committed before `before` and not closed: the creation writes a marker that the transition to done or
-   * error removes, so the sweep finds every order a workflow must still carry without a scan.
+   * A page of the orders committed before `before` and not closed, from `from` (a page's `after` or `next`; undefined:
+   * the start): the creation writes a marker that the transition to done or error removes, so the audit sweep walks
+   * every order a workflow must still carry without a scan.
    */
-  open(before: Date): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
+  openPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<Pick<Order, 'id' | 'queueShard'>>>;
   /** Removes the marker of an order found closed (or gone) by other means. */
   dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
   /**

@@ -1,26 +1,43 @@
 /**
- * The recovery sweep, one use case on both runtimes (AWS: a schedule; one machine: a timer, and once at start): it
- * keeps every open order and every undelivered event carried by a running workflow, frees render slots whose lease
- * ended or whose holder is closed, and admits waiting orders, in case a wake-up was lost. Every run also measures the
- * queue: its depth and its oldest wait per channel, and the slots in use.
+ * Recovery, on both runtimes, in two parts (docs/decisions.md "Recovery driven by events"):
  *
- * An order's (or event's) workflow is missing when its StartExecution failed after the commit, or when a local stop
- * took it: the sweep starts it under its name (a no-op if it started meanwhile). It has ended with the order still
- * open when it failed before closing the order (on AWS: its failure handling itself failed) or was stopped: the
- * sweep records a new execution name on the order, then starts that, so a second sweep cannot start two. An open
- * order past its deadline, its render not started, is canceled and refunded instead.
+ * - `recoverEnded`: an execution of either workflow that ended failed, timed out or aborted is reported at once (AWS:
+ *   EventBridge's Step Functions status-change event; one machine: the local endpoint's same event) for that one order
+ *   or event. When it was the order's (event's) current execution and the order is still open (the event unsettled),
+ *   a new execution is named on it and started; an order past its deadline is canceled and refunded instead.
+ * - `sweep`, the minute audit (AWS: a schedule; one machine: a timer, and once at start): the safety net for what no
+ *   event reports (a StartExecution that failed after the commit, a lost event, a local stop). Its cost grows with the
+ *   work it finds, not with the open orders: it walks the open orders and the unsettled events from a kept cursor,
+ *   interleaved, settles each item on its own (one throttle defers the rest of the run, never fails it), skips orders
+ *   waiting for review (their wait's end is an event; a review answers a lost wait itself), and spends at most a
+ *   stated budget of Step Functions calls a run. It also frees dead render slots, admits waiting orders in case a
+ *   wake-up was lost, and measures the queue.
  */
 import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';
 import { type EventRef, isSettled, type PendingEvents, type StoredEvent } from './deliveries.ts';
-import { newExecution } from './executions.ts';
+import { eventExecution, newExecution, orderExecution } from './executions.ts';
 import type { Order } from './orders.ts';
-import type { ExecutionState, Metrics, OrderStore, Workflow } from './ports.ts';
+import type { ExecutionState, MarkerPage, Metrics, OrderStore, Workflow } from './ports.ts';
 
-export interface SweepPorts {
-  orders: Pick<OrderStore, 'get' | 'open' | 'dropOpen' | 'patch'>;
+export interface AuditCursor {
+  orders?: string;
+  events?: string;
+}
+
+/** What one audit run may spend: Step Functions calls (a share of the account's quotas) and items read. */
+export interface AuditBudget {
+  describes: number;
+  starts: number;
+  items: number;
+}
+
+type OpenMarker = Pick<Order, 'id' | 'queueShard'>;
+
+export interface RecoveryPorts {
+  orders: Pick<OrderStore, 'get' | 'dropOpen' | 'patch'>;
   workflow: Workflow;
-  events: PendingEvents & {
+  events: Pick<PendingEvents, 'settled'> & {
     get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
     /** Records the name of the event's new delivery execution; false when the event moved on meanwhile. */
     restartAs(event: StoredEvent, execution: string): Promise<boolean>;
@@ -29,13 +46,27 @@ export interface SweepPorts {
     start(event: EventRef & { execution?: string }): Promise<void>;
     state(event: EventRef & { execution?: string }): Promise<ExecutionState>;
   };
-  queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
   metrics: Metrics;
-  /** A marker younger than this is left alone: its workflow's start is normally on its way. */
-  graceSeconds: number;
   /** Cancels and refunds an open order past its deadline (creation's `deadline_seconds`). */
   expire(order: Order): Promise<void>;
+  /** The longest a render's invocation can run (its function's timeout, and a margin for a retried invocation). */
+  renderSeconds: number;
   now: () => Date;
+}
+
+export interface SweepPorts extends RecoveryPorts {
+  orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage'>;
+  events: RecoveryPorts['events'] & Pick<PendingEvents, 'pendingPage'>;
+  queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
+  cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
+  budget: AuditBudget;
+  /** A marker younger than this is left alone: its workflow's start is normally on its way. */
+  graceSeconds: number;
+  /** How long a review wait lasts before it lapses: an order at review longer than that (and an hour) is checked. */
+  reviewWaitSeconds: number;
+  /** A failure that passes by itself (a throttle, an outage): the run stops calling and the item waits for the next. */
+  isBusy(err: unknown): boolean;
+  log: { warn(message: string, ...extra: Record<string, unknown>[]): void };
 }
 
 export interface SweepResult {
@@ -45,74 +76,225 @@ export interface SweepResult {
   sent: number;
   reclaimed: number;
   admitted: number;
+  /** Items looked at, Step Functions calls made, and items left for the next run (out of budget or busy). */
+  checked: number;
+  calls: number;
+  deferred: number;
 }
+
+/**
+ * A run a minute, against the smaller regions' Step Functions quotas (eu-central-1: DescribeExecution refills 10 a
+ * second, StartExecution 150): 120 describes a minute is 20% of DescribeExecution's refill, 60 starts under 1% of
+ * StartExecution's; 2,000 markers read a run keep it well inside the job's timeout.
+ */
+/** The render Task's TimeoutSeconds (statemachines/order.asl.json: the function's 900 s and its start) and a minute. */
+export const RENDER_INVOCATION_SECONDS = 930 + 60;
+
+export const SWEEP_BUDGET: AuditBudget = { describes: 120, starts: 60, items: 2000 };
 
 const isClosed = (o: Order | undefined) => !o || o.status === 'done' || o.status === 'error';
 
-async function keepOrder(p: SweepPorts, marked: Pick<Order, 'id' | 'queueShard'>): Promise<boolean> {
+/** An ended execution, as EventBridge (or the local endpoint) reports it. */
+export interface EndedExecution {
+  machine: 'order' | 'delivery';
+  /** The execution's name. */
+  name: string;
+  /** The execution's input: the order's id, or the event's order and id. */
+  input: { orderId?: string; eventId?: string };
+  status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+}
+
+export type Recovery = 'restarted' | 'expired' | 'closed' | 'superseded' | 'rendering';
+
+/**
+ * A stopped execution does not stop the render it had invoked: until that invocation must have ended, a new execution
+ * would render the same order a second time in the same slot. Such an order is left to a later audit run.
+ */
+const mayStillRender = (p: RecoveryPorts, o: Order) =>
+  !o.rendered && o.renderStartedAt !== undefined && Date.parse(o.renderStartedAt) + p.renderSeconds * 1000 > p.now().getTime();
+
+/** Starts the order anew under a recorded name, unless it closed or moved to another execution meanwhile. */
+async function restartOrder(p: RecoveryPorts, order: Order, why: 's' | 'e'): Promise<boolean> {
+  const execution = newExecution(order.id, why, p.now());
+  if (!(await p.orders.patch(order.id, { status: order.status, set: { execution } }, p.now()))) return false;
+  await p.workflow.start({ ...order, execution });
+  return true;
+}
+
+async function restartEvent(p: RecoveryPorts, event: StoredEvent, why: 's' | 'e'): Promise<boolean> {
+  const execution = newExecution(event.id, why, p.now());
+  if (!(await p.events.restartAs(event, execution))) return false;
+  await p.delivery.start({ ...event, execution });
+  return true;
+}
+
+/**
+ * One ended execution: the order or event it carried goes on under a new execution when it was still the current
+ * one and the work is not finished. Idempotent: a repeated event finds the new execution named, so `superseded`.
+ */
+export async function recoverEnded(p: RecoveryPorts, ended: EndedExecution): Promise<Recovery> {
+  if (ended.machine === 'order') {
+    const order = ended.input.orderId ? await p.orders.get(ended.input.orderId) : undefined;
+    if (isClosed(order)) {
+      if (order) await p.orders.dropOpen(order);
+      return 'closed';
+    }
+    if (orderExecution(order!) !== ended.name) return 'superseded';
+    if (pastDeadline(order!, p.now())) {
+      await p.expire(order!);
+      return 'expired';
+    }
+    if (mayStillRender(p, order!)) return 'rendering';
+    if (!(await restartOrder(p, order!, 'e'))) return 'superseded';
+    p.metrics.count('OrdersRecovered');
+    return 'restarted';
+  }
+  const { orderId, eventId } = ended.input;
+  const event = orderId && eventId ? await p.events.get(orderId, eventId) : undefined;
+  if (!event || isSettled(event)) {
+    if (orderId && eventId) await p.events.settled({ orderId, id: eventId });
+    return 'closed';
+  }
+  if (eventExecution(event) !== ended.name) return 'superseded';
+  if (!(await restartEvent(p, event, 'e'))) return 'superseded';
+  p.metrics.count('DeliveriesRecovered');
+  return 'restarted';
+}
+
+/** What one item's check came to: done with (whatever it did), or left for the next run. */
+type Checked = { kind: 'done'; recovered?: 'order' | 'event' } | { kind: 'deferred' };
+const DONE: Checked = { kind: 'done' };
+const DEFERRED: Checked = { kind: 'deferred' };
+
+/** The run's allowance of Step Functions calls; spent before each call. */
+class Allowance {
+  calls = 0;
+  private busy = false;
+  constructor(private readonly left: { describes: number; starts: number }) {}
+  take(kind: 'describes' | 'starts'): boolean {
+    if (this.busy || this.left[kind] <= 0) return false;
+    this.left[kind]--;
+    this.calls++;
+    return true;
+  }
+  private strikes = 0;
+  /**
+   * A call failed busy (throttled past the SDK's own retries, or Step Functions out): the item waits for the next run.
+   * A second one means the quota is spent for now: no more calls this run.
+   */
+  strike(): void {
+    if (++this.strikes >= 2) this.busy = true;
+  }
+}
+
+async function auditOrder(p: SweepPorts, a: Allowance, marked: OpenMarker, full: boolean): Promise<Checked> {
   const order = await p.orders.get(marked.id);
   if (isClosed(order)) {
     await p.orders.dropOpen(marked);
-    return false;
+    return DONE;
   }
   if (pastDeadline(order!, p.now())) {
     await p.expire(order!);
-    return false;
+    return DONE;
   }
+  if (!full && order!.status === 'awaiting_review' && Date.parse(order!.updatedAt) + (p.reviewWaitSeconds + 3600) * 1000 > p.now().getTime()) return DONE;
+  if (!a.take('describes')) return DEFERRED;
   const state = await p.workflow.state(order!);
-  if (state === 'running') return false;
+  if (state === 'running' || (state === 'ended' && !full && mayStillRender(p, order!))) return DONE;
+  if (!a.take('starts')) return DEFERRED;
   if (state === 'missing') {
     await p.workflow.start(order!);
-    return true;
+    return { kind: 'done', recovered: 'order' };
   }
   // Ended: read again, since an execution that just closed the order ends right after.
   const now = await p.orders.get(marked.id);
   if (isClosed(now)) {
     await p.orders.dropOpen(marked);
-    return false;
+    return DONE;
   }
-  const execution = newExecution(now!.id, 's', p.now());
-  if (!(await p.orders.patch(now!.id, { status: now!.status, set: { execution } }, p.now()))) return false;
-  await p.workflow.start({ ...now!, execution });
-  return true;
+  return (await restartOrder(p, now!, 's')) ? { kind: 'done', recovered: 'order' } : DONE;
 }
 
-async function keepEvent(p: SweepPorts, ref: EventRef): Promise<boolean> {
+async function auditEvent(p: SweepPorts, a: Allowance, ref: EventRef): Promise<Checked> {
   const event = await p.events.get(ref.orderId, ref.id);
   if (!event || isSettled(event)) {
     await p.events.settled(ref);
-    return false;
+    return DONE;
   }
+  if (!a.take('describes')) return DEFERRED;
   const state = await p.delivery.state(event);
-  if (state === 'running') return false;
+  if (state === 'running') return DONE;
+  if (!a.take('starts')) return DEFERRED;
   if (state === 'missing') {
     await p.delivery.start(event);
-    return true;
+    return { kind: 'done', recovered: 'event' };
   }
   const now = await p.events.get(ref.orderId, ref.id);
   if (!now || isSettled(now)) {
     await p.events.settled(ref);
-    return false;
+    return DONE;
   }
-  const execution = newExecution(now.id, 's', p.now());
-  if (!(await p.events.restartAs(now, execution))) return false;
-  await p.delivery.start({ ...now, execution });
-  return true;
+  return (await restartEvent(p, now, 's')) ? { kind: 'done', recovered: 'event' } : DONE;
 }
 
-/** How many items the sweep checks at once: a few calls in flight, under Step Functions' DescribeExecution rate. */
+/** How many items the audit checks at once: a few calls in flight. */
 const AT_ONCE = 4;
+/** Markers read per page of a walk. */
+const PAGE = 50;
 
-/** Runs `check` over the items, AT_ONCE at a time; how many it answered true for. */
-async function countChecked<T>(items: T[], check: (item: T) => Promise<boolean>): Promise<number> {
-  let count = 0;
-  for (let i = 0; i < items.length; i += AT_ONCE) {
-    for (const hit of await Promise.all(items.slice(i, i + AT_ONCE).map(check))) if (hit) count++;
+/** A walk over one marker index from the kept cursor; it stops at the first item left for the next run. */
+class Walk<T> {
+  private page: { ref: T; after: string }[] = [];
+  private fetched = false;
+  private next: string | undefined;
+  /** Where the next run resumes: past the last item done in order. */
+  position: string | undefined;
+  stopped = false;
+  private end = false;
+
+  constructor(
+    private readonly read: (from: string | undefined, limit: number) => Promise<MarkerPage<T>>,
+    from: string | undefined,
+  ) {
+    this.position = from;
   }
-  return count;
+
+  /** The next items, at most `n`, without taking them. */
+  async peek(n: number): Promise<{ ref: T; after: string }[]> {
+    if (this.stopped) return [];
+    while (this.page.length < n && !this.end) {
+      const from = this.page.at(-1)?.after ?? (this.fetched ? this.next : this.position);
+      const got = await this.read(from, PAGE);
+      this.fetched = true;
+      this.page.push(...got.items);
+      this.next = got.next;
+      if (got.next === undefined) this.end = true;
+    }
+    this.advance(0);
+    return this.page.slice(0, n);
+  }
+
+  /** The first `n` items are done: the cursor moves past them; at the index's end the next run starts over. */
+  advance(n: number): void {
+    const done = this.page.splice(0, n);
+    if (done.length) this.position = done.at(-1)!.after;
+    if (this.page.length === 0 && this.end) {
+      this.position = undefined;
+      this.stopped = true;
+    }
+  }
+
+  /** An item is left for the next run: the walk stops where it is. */
+  halt(): void {
+    this.stopped = true;
+  }
 }
 
-export async function sweep(p: SweepPorts): Promise<SweepResult> {
+/**
+ * `full`: every open order and event is checked, reviews included, with no budget. Only for one machine's first run
+ * after a start: executions live in its process, so a stop lost every one of them (on AWS nothing is lost that way).
+ */
+export async function sweep(p: SweepPorts, { full = false } = {}): Promise<SweepResult> {
   // The slots first: cheap, and not left undone should a long run below reach the job's timeout.
   const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
@@ -123,10 +305,58 @@ export async function sweep(p: SweepPorts): Promise<SweepResult> {
   p.metrics.gauge('OldestWaitingApiSeconds', stats.oldestSeconds.api, 'Seconds');
   p.metrics.gauge('OldestWaitingBotSeconds', stats.oldestSeconds.bot, 'Seconds');
   p.metrics.gauge('SlotsInUse', stats.inUse, 'Count');
+
   const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
-  const started = await countChecked(await p.orders.open(before), (marked) => keepOrder(p, marked));
-  for (let i = 0; i < started; i++) p.metrics.count('OrdersRecovered');
-  const sent = await countChecked(await p.events.pending(before), (ref) => keepEvent(p, ref));
-  for (let i = 0; i < sent; i++) p.metrics.count('DeliveriesRecovered');
-  return { started, sent, reclaimed, admitted };
+  const cursor = await p.cursor.load();
+  const budget = full ? { describes: Infinity, starts: Infinity, items: Infinity } : p.budget;
+  const allowance = new Allowance({ describes: budget.describes, starts: budget.starts });
+  const orders = new Walk<OpenMarker>((from, limit) => p.orders.openPage(before, from, limit), cursor.orders);
+  const events = new Walk<EventRef>((from, limit) => p.events.pendingPage(before, from, limit), cursor.events);
+  const result: SweepResult = { started: 0, sent: 0, reclaimed, admitted, checked: 0, calls: 0, deferred: 0 };
+
+  // Each round takes up to two orders and two events (interleaved, so neither index starves the other), checks them
+  // together, and moves each cursor past the items done in order; the first deferred item stops its walk.
+  const settle = async <T>(walk: Walk<T>, items: { ref: T }[], check: (ref: T) => Promise<Checked>) => {
+    const outcomes = await Promise.allSettled(items.map((i) => check(i.ref)));
+    let inOrder = 0;
+    let halted = false;
+    for (const o of outcomes) {
+      let c: Checked = DEFERRED;
+      if (o.status === 'fulfilled') c = o.value;
+      else if (p.isBusy(o.reason)) allowance.strike();
+      else {
+        // A fault of this one item (not of the service): it is logged and passed, so it cannot hold the walk.
+        p.log.warn('the audit could not check an item', { cause: String(o.reason) });
+        c = DONE;
+      }
+      if (c.kind === 'deferred') {
+        result.deferred++;
+        halted = true;
+        continue;
+      }
+      result.checked++;
+      if (c.recovered === 'order') result.started++;
+      if (c.recovered === 'event') result.sent++;
+      // The cursor moves past items done in order only: one after a deferred item is checked again next run.
+      if (!halted) inOrder++;
+    }
+    if (halted) walk.halt();
+    walk.advance(inOrder);
+  };
+  while (result.checked < budget.items && !(orders.stopped && events.stopped)) {
+    const [o, e] = await Promise.all([orders.peek(AT_ONCE / 2), events.peek(AT_ONCE / 2)]);
+    if (!o.length && !e.length) break;
+    await Promise.all([
+      o.length ? settle(orders, o, (m) => auditOrder(p, allowance, m, full)) : undefined,
+      e.length ? settle(events, e, (r) => auditEvent(p, allowance, r)) : undefined,
+    ]);
+  }
+  await p.cursor.save({
+    ...(orders.position !== undefined ? { orders: orders.position } : {}),
+    ...(events.position !== undefined ? { events: events.position } : {}),
+  });
+  result.calls = allowance.calls;
+  for (let i = 0; i < result.started; i++) p.metrics.count('OrdersRecovered');
+  for (let i = 0; i < result.sent; i++) p.metrics.count('DeliveriesRecovered');
+  return result;
 }

@@ -24,6 +24,7 @@ interface Execution {
   machine: MachineName;
   state: string;
   data: Json;
+  input: Json;
   status: 'running' | 'ended';
   /** A `.waitForTaskToken` Task waiting for its token, until `until` (epoch ms) when it times out. */
   token?: { token: string; until: number };
@@ -104,7 +105,7 @@ export class Engine {
   /** StartExecution: idempotent by name. */
   start(machine: MachineName, name: string, input: Json): void {
     if (this.executions.has(name)) return;
-    const e: Execution = { name, machine, state: definitions[machine].StartAt, data: input, status: 'running' };
+    const e: Execution = { name, machine, state: definitions[machine].StartAt, data: input, input, status: 'running' };
     this.executions.set(name, e);
     this.started.push(name);
     this.goTo(e, e.state);
@@ -117,12 +118,19 @@ export class Engine {
 
   stop(name: string): void {
     const e = this.executions.get(name);
-    if (e?.status === 'running') this.end(e);
+    if (e?.status === 'running') this.end(e, 'ABORTED');
   }
+
+  /**
+   * Executions that ended failed or aborted, oldest first, as EventBridge's status-change events report them (the
+   * world hands each to the recovery); the caller takes them.
+   */
+  ended: { machine: MachineName; name: string; input: Json; status: 'FAILED' | 'ABORTED' }[] = [];
 
   /** A local stop: every execution is lost; Tasks in flight die with the process. */
   loseAll(): void {
     this.executions.clear();
+    this.ended = [];
     this.inFlight = [];
   }
 
@@ -225,7 +233,7 @@ export class Engine {
     const def = definitions[e.machine].States[e.state];
     const name = errorNameOf(error);
     const c = (def.Catch ?? []).find((x: Json) => x.ErrorEquals.includes(name) || (x.ErrorEquals.includes('States.ALL') && name !== 'States.Runtime'));
-    if (!c) return this.end(e);
+    if (!c) return this.end(e, 'FAILED');
     e.data = put(e.data, c.ResultPath, { Error: name, Cause: error.message });
     this.goTo(e, c.Next);
   }
@@ -236,7 +244,7 @@ export class Engine {
     for (;;) {
       const def = state === undefined ? undefined : definitions[e.machine].States[state];
       if (!def || def.Type === 'Succeed' || def.Type === 'Fail') {
-        this.end(e);
+        this.end(e, def?.Type === 'Fail' ? 'FAILED' : undefined);
         return;
       }
       e.state = state!;
@@ -248,8 +256,9 @@ export class Engine {
     }
   }
 
-  private end(e: Execution) {
+  private end(e: Execution, failed?: 'FAILED' | 'ABORTED') {
     e.status = 'ended';
     e.token = undefined;
+    if (failed) this.ended.push({ machine: e.machine, name: e.name, input: e.input, status: failed });
   }
 }

@@ -222,6 +222,12 @@ export class Act implements Cmd {
 export const advance = (seconds: number) => new Act(`advance(${seconds} s)`, (w) => w.advance(seconds));
 export const sweepNow = () => new Act('sweep()', (w) => w.runSweep());
 export const restart = () => new Act('restart()', (w) => w.restart());
+export const stopExecution = (n: number) => new Act(`stopExecution(#${n})`, (w) => w.stopFromOutside(n));
+export const deliverEnded = () =>
+  new Act('deliverEnded()', async (w) => {
+    const outcome = await w.deliverEnded();
+    if (outcome) count(`recovery of an ended execution: ${outcome}`);
+  });
 export const receiver = (up: boolean) =>
   new Act(`receiver(${up ? 'up' : 'down'})`, (w) => {
     w.receiverUp = up;
@@ -361,6 +367,8 @@ export async function drain(m: Model, w: World) {
   for (let round = 0; round < 200 && !atRest(); round++) {
     for (const h of [...w.held]) await w.finishRender(h, 'ok');
     await w.settle();
+    // The status-change events of executions that ended failed or stopped reach the recovery.
+    while (await w.deliverEnded()) await w.settle();
     // Nothing can move: time passes (a review lapses, a backoff ends, a lease runs out) and the sweep runs.
     if (!w.held.length) {
       await w.advance(REST_STEP_SECONDS);
@@ -410,6 +418,9 @@ export const commandArbs = [
   fc.tuple(user, fc.option(fc.constantFrom(0, 1, 3), { nil: undefined })).map(([u, h]) => new Plan(u, h)),
   fc.constantFrom(1, 20, 20, 61, 300, 1000, 90_000).map((s) => advance(s)),
   fc.constant(sweepNow()),
+  fc.nat(20).map((n) => stopExecution(n)),
+  fc.constant(deliverEnded()),
+  fc.constant(deliverEnded()),
   step,
   step,
   step,

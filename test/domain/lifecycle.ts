@@ -26,7 +26,7 @@ import type { Order } from '../../functions/core/orders.ts';
 import type { Workflow } from '../../functions/core/ports.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
-import { sweep } from '../../functions/core/sweep.ts';
+import { type AuditCursor, type Recovery, type RecoveryPorts, recoverEnded, sweep } from '../../functions/core/sweep.ts';
 import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
@@ -233,18 +233,58 @@ export class World {
     return this.call(() => cancelOrder(this.cancellation, userId, orderId));
   }
 
-  runSweep(graceSeconds = GRACE_SECONDS) {
-    return sweep({
+  private get recovery(): RecoveryPorts {
+    return {
       orders: this.orders,
       workflow: this.workflow,
       events: this.events,
       delivery: this.delivery as never,
-      queue: this.queue,
       metrics: this.metrics,
-      graceSeconds,
       now: this.now,
       expire: async (order: Order) => void (await cancel(this.cancellation, order, DEADLINE_EXCEEDED)),
-    });
+      renderSeconds: RENDER_TIMEOUT_SECONDS,
+    };
+  }
+
+  /** Where the audit's walks stand between runs, as the table's item keeps it. */
+  auditCursor: AuditCursor = {};
+
+  runSweep(graceSeconds = GRACE_SECONDS, full = false) {
+    return sweep(
+      {
+        ...this.recovery,
+        orders: this.orders,
+        events: this.events,
+        queue: this.queue,
+        cursor: {
+          load: async () => this.auditCursor,
+          save: async (c) => {
+            this.auditCursor = c;
+          },
+        },
+        // Small, so that the model's runs also leave work to the next run and resume from the cursor.
+        budget: { describes: 3, starts: 2, items: 6 },
+        isBusy: () => false,
+        log: { warn: () => {} },
+        graceSeconds,
+        reviewWaitSeconds: REVIEW_SECONDS,
+      },
+      { full },
+    );
+  }
+
+  /** Hands the oldest ended (failed or aborted) execution to the recovery, as its status-change event does. */
+  async deliverEnded(): Promise<Recovery | undefined> {
+    const ended = this.engine.ended.shift();
+    if (!ended) return undefined;
+    return recoverEnded(this.recovery, { ...ended, input: ended.input as { orderId?: string; eventId?: string } });
+  }
+
+  /** An execution stopped from outside (an operator, a console), its order or event still open. */
+  stopFromOutside(n: number) {
+    const running = [...this.engine.executions.values()].filter((e) => e.status === 'running');
+    const e = running[n % Math.max(1, running.length)];
+    if (e) this.engine.stop(e.name);
   }
 
   /**
@@ -304,7 +344,7 @@ export class World {
   async restart() {
     this.held.length = 0;
     this.engine.loseAll();
-    await this.runSweep(0);
+    await this.runSweep(0, true);
   }
 
   registerWebhook(userId: string) {

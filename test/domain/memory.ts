@@ -17,6 +17,7 @@ import type {
   ExecutionState,
   GaugeName,
   IdempotencyRecord,
+  MarkerPage,
   MetricName,
   OrderCommit,
   OrderEvent,
@@ -129,10 +130,9 @@ export class MemoryOrders implements OrderStore {
     this.t.open.delete(order.id);
   }
 
-  async open(before: Date) {
-    return [...this.t.open]
-      .filter((id) => !this.t.orders.has(id) || this.t.orders.get(id)!.createdAt < before.toISOString())
-      .map((id) => ({ id, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+  async openPage(before: Date, from: string | undefined, limit: number) {
+    const young = (id: string) => this.t.orders.has(id) && this.t.orders.get(id)!.createdAt >= before.toISOString();
+    return markerPage([...this.t.open], young, from, limit, (id) => ({ id, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
   }
 
   async get(orderId: string): Promise<Order | undefined> {
@@ -203,6 +203,17 @@ export class MemoryOrders implements OrderStore {
   }
 }
 
+/**
+ * A page of a marker set walked in sort order as the DynamoDB index is (one shard here): the markers after `from`,
+ * young ones passed over, at most `limit`; `next` while more remain.
+ */
+function markerPage<T>(ids: string[], young: (id: string) => boolean, from: string | undefined, limit: number, ref: (id: string) => T): MarkerPage<T> {
+  const rest = ids.sort().filter((id) => from === undefined || id > from);
+  const taken = rest.slice(0, limit);
+  const items = taken.filter((id) => !young(id)).map((id) => ({ ref: ref(id), after: id }));
+  return taken.length < rest.length ? { items, next: taken.at(-1)! } : { items };
+}
+
 function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] = [], now: Date) {
   Object.assign(order, clone(set), { updatedAt: now.toISOString() });
   for (const k of remove) delete order[k];
@@ -247,7 +258,17 @@ class MemoryExecutions {
     this.executions.set(name, 'running');
     this.started.push(name);
   }
+  /** DescribeExecution calls made, and how many of the next ones are throttled (past the SDK's own retries). */
+  describes = 0;
+  described: string[] = [];
+  throttleDescribes = 0;
   protected stateOf(name: string): ExecutionState {
+    this.describes++;
+    this.described.push(name);
+    if (this.throttleDescribes > 0) {
+      this.throttleDescribes--;
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    }
     return this.executions.get(name) ?? 'missing';
   }
   end(name: string) {
@@ -395,11 +416,9 @@ export class MemoryEvents implements EventsPort {
     stored.execution = execution;
     return true;
   }
-  async pending(before: Date) {
-    return [...this.t.pending]
-      .map((id) => this.t.events.get(id)!)
-      .filter((e) => e.createdAt < before.toISOString())
-      .map((e) => ({ id: e.id, orderId: e.orderId }));
+  async pendingPage(before: Date, from: string | undefined, limit: number) {
+    const young = (id: string) => this.t.events.get(id)!.createdAt >= before.toISOString();
+    return markerPage([...this.t.pending], young, from, limit, (id) => ({ id, orderId: this.t.events.get(id)!.orderId }));
   }
   async get(_orderId: string, eventId: string) {
     const e = this.t.events.get(eventId);

@@ -9,7 +9,8 @@ import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../../functions/cor
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
 import { deliver } from '../../functions/core/deliveries.ts';
-import { sweep, type SweepPorts } from '../../functions/core/sweep.ts';
+import { eventExecution } from '../../functions/core/executions.ts';
+import { type AuditCursor, recoverEnded, sweep, SWEEP_BUDGET, type SweepPorts } from '../../functions/core/sweep.ts';
 import {
   MemoryCapacity,
   memoryCreation,
@@ -32,6 +33,7 @@ let metrics: MemoryMetrics;
 let clock: number;
 let ports: SweepPorts;
 let queue: RenderQueue;
+let cursor: AuditCursor;
 const now = () => new Date(clock);
 
 beforeEach(() => {
@@ -61,11 +63,30 @@ beforeEach(() => {
     queue,
     metrics,
     graceSeconds: 60,
+    reviewWaitSeconds: 900,
+    renderSeconds: 990,
     now,
     expire: async (order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
+    cursor: {
+      load: async () => cursor,
+      save: async (c) => {
+        cursor = c;
+      },
+    },
+    budget: { ...SWEEP_BUDGET },
+    isBusy: (err) => (err as Error).name === 'ThrottlingException',
+    log: { warn: () => {} },
   };
+  cursor = {};
   table.addAccount({ userId: 'U', balance: 1000 });
 });
+
+/** An order's video.done event, recorded unsettled (no delivery started). */
+const doneEvent = (orderId: string) =>
+  recordEvent(table, { id: `${orderId}:done`, type: 'video.done', orderId, userId: 'U', record: { id: orderId } as never, createdAt: now().toISOString() });
+
+/** What a run recovered and freed (its calls and items are asserted apart). */
+const counts = ({ started, sent, reclaimed, admitted }: Awaited<ReturnType<typeof sweep>>) => ({ started, sent, reclaimed, admitted });
 
 const create = async (topic: string) =>
   (
@@ -103,9 +124,9 @@ describe('the recovery sweep', () => {
     workflow.failStarts = true;
     const id = await create('Tea');
     workflow.failStarts = false;
-    assert.deepEqual(await sweep(ports), { started: 0, sent: 0, reclaimed: 0, admitted: 0 }, 'too young: its start may be on its way');
+    assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 0, reclaimed: 0, admitted: 0 }, 'too young: its start may be on its way');
     clock += 61_000;
-    assert.deepEqual(await sweep(ports), { started: 1, sent: 0, reclaimed: 0, admitted: 0 });
+    assert.deepEqual(counts(await sweep(ports)), { started: 1, sent: 0, reclaimed: 0, admitted: 0 });
     assert.deepEqual(workflow.started, [id]);
     assert.equal((await sweep(ports)).started, 0, 'its execution runs: the next sweep leaves it alone');
     assert.equal(metrics.of('OrdersRecovered'), 1);
@@ -146,11 +167,11 @@ describe('the recovery sweep', () => {
     table.orders.set('vid_stuck', { id: 'vid_stuck', status: 'running' } as never);
     for (const id of ['vid_done', 'vid_stuck', 'vid_next']) await queue.awaitSlot({ id, channel: 'api' }, `t-${id}`);
     assert.deepEqual(capacity.holders().sort(), ['vid_done', 'vid_stuck']);
-    assert.deepEqual(await sweep(ports), { started: 0, sent: 0, reclaimed: 1, admitted: 1 }, 'the done order released late');
+    assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 0, reclaimed: 1, admitted: 1 }, 'the done order released late');
     assert.deepEqual(capacity.holders().sort(), ['vid_next', 'vid_stuck']);
     clock += 61_000;
     // The stuck holder's lease has ended, and so has the new holder's: both are freed; nobody waits.
-    assert.deepEqual(await sweep(ports), { started: 0, sent: 0, reclaimed: 2, admitted: 0 });
+    assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 0, reclaimed: 2, admitted: 0 });
     assert.equal(metrics.of('SlotsReclaimed'), 3);
     // Every run measures the queue for the operators.
     for (const id of ['vid_a', 'vid_b', 'vid_c']) {
@@ -185,10 +206,108 @@ describe('the recovery sweep', () => {
     delivery.end(died.id);
     assert.equal((await sweep(ports)).sent, 0, 'too young: its start may be on its way');
     clock += 61_000;
-    assert.deepEqual(await sweep(ports), { started: 0, sent: 2, reclaimed: 0, admitted: 0 });
+    assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 2, reclaimed: 0, admitted: 0 });
     const restarted = table.events.get(died.id)!.execution!;
     assert.deepEqual(delivery.started, [settled.id, died.id, lost.id, restarted]);
     assert.equal((await sweep(ports)).sent, 0, 'both run now');
     assert.equal(metrics.of('DeliveriesRecovered'), 2);
+  });
+
+  it('settles each item on its own: a throttled DescribeExecution defers that order, and the events are still reached', async () => {
+    const first = await create('Tea');
+    const second = await create('Coffee');
+    workflow.lose(first);
+    workflow.lose(second);
+    const lost = doneEvent('vid_01jz0000000000000000000009');
+    clock += 61_000;
+    // Today's main ran every check in one Promise.all: this throttle rejected the run before the events were read.
+    workflow.throttleDescribes = 1;
+    const run = await sweep(ports);
+    assert.deepEqual(counts(run), { started: 1, sent: 1, reclaimed: 0, admitted: 0 }, 'one order deferred, the other and the event recovered');
+    assert.equal(run.deferred, 1);
+    assert.deepEqual(delivery.started, [lost.id]);
+    assert.equal(cursor.orders, undefined, 'the cursor stays before the deferred order (the first)');
+    const next = await sweep(ports);
+    assert.equal(next.started, 1, 'the next run resumes at the deferred order');
+    assert.deepEqual(workflow.started.slice(-2).sort(), [first, second].sort());
+  });
+
+  it('spends at most its budget of Step Functions calls a run and resumes from its cursor, skipping orders at review', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 9; i++) ids.push(await create(`Topic ${i}`));
+    const reviewed = ids.filter((_, i) => i % 3 === 0);
+    for (const id of reviewed) table.orders.get(id)!.status = 'awaiting_review';
+    for (const id of ids) workflow.lose(id);
+    clock += 61_000;
+    ports.budget = { describes: 2, starts: 2, items: 2000 };
+    const runs: number[] = [];
+    for (let run = 0; run < 10; run++) {
+      const before = workflow.describes;
+      const r = await sweep(ports);
+      assert.ok(workflow.describes - before <= 2 && r.calls <= 4, `run ${run}: ${r.calls} calls, ${workflow.describes - before} describes`);
+      runs.push(r.started);
+      if (r.started === 0) break;
+    }
+    const restarted = workflow.started.slice(ids.length);
+    assert.deepEqual(restarted, ids.filter((id) => !reviewed.includes(id)).sort(), 'every order but those at review, once each, in order');
+    assert.deepEqual(runs, [2, 2, 2, 0], 'two a run, each run resuming where the last one stopped');
+    assert.deepEqual(
+      workflow.described.filter((n) => reviewed.includes(n)),
+      [],
+      'no order at review was described',
+    );
+  });
+
+  it('interleaves orders and events: a budget spent on orders still reaches an event', async () => {
+    for (let i = 0; i < 10; i++) workflow.lose(await create(`Topic ${i}`));
+    const lost = doneEvent('vid_01jz0000000000000000000009');
+    clock += 61_000;
+    ports.budget = { describes: 4, starts: 4, items: 2000 };
+    const run = await sweep(ports);
+    assert.equal(run.sent, 1);
+    assert.deepEqual(delivery.started, [lost.id]);
+  });
+});
+
+describe('recovery of an ended execution (its status-change event)', () => {
+  it('names and starts a new execution for an open order whose current execution failed or was stopped; a repeat does nothing', async () => {
+    const id = await create('Tea');
+    workflow.end(id);
+    const ended = { machine: 'order' as const, name: id, input: { orderId: id }, status: 'ABORTED' as const };
+    assert.equal(await recoverEnded(ports, ended), 'restarted');
+    const execution = table.orders.get(id)!.execution!;
+    assert.equal(execution, `${id}-e${clock}`);
+    assert.deepEqual(workflow.started, [id, execution]);
+    assert.equal(await recoverEnded(ports, ended), 'superseded', 'the same event again: the order names its new execution');
+    assert.equal(metrics.of('OrdersRecovered'), 1);
+    assert.equal(workflow.describes, 0, 'no DescribeExecution: the event says how it ended');
+  });
+
+  it('leaves a closed order (its marker dropped), cancels one past its deadline, and restarts an unsettled event', async () => {
+    const creation = memoryCreation(table, workflow, metrics);
+    const late = (
+      await creation.create({
+        account: table.account('U'),
+        request: { route: 'POST /videos', params: createVideoBody.parse({ topic: 'Tea' }), deadlineSeconds: 60 },
+        now: now(),
+      })
+    ).response.id;
+    clock += 61_000;
+    assert.equal(await recoverEnded(ports, { machine: 'order', name: late, input: { orderId: late }, status: 'FAILED' }), 'expired');
+    assert.deepEqual([table.orders.get(late)!.status, table.orders.get(late)!.error?.code], ['error', 'deadline_exceeded']);
+    assert.equal(await recoverEnded(ports, { machine: 'order', name: late, input: { orderId: late }, status: 'FAILED' }), 'closed');
+    assert.equal(table.open.has(late), false);
+    const event = doneEvent('vid_01jz0000000000000000000003');
+    await delivery.start(event);
+    delivery.end(event.id);
+    const ended = {
+      machine: 'delivery' as const,
+      name: eventExecution(event),
+      input: { orderId: event.orderId, eventId: event.id },
+      status: 'TIMED_OUT' as const,
+    };
+    assert.equal(await recoverEnded(ports, ended), 'restarted');
+    assert.deepEqual(delivery.started, [event.id, table.events.get(event.id)!.execution]);
+    assert.equal(await recoverEnded(ports, ended), 'superseded');
   });
 });
