@@ -122,6 +122,14 @@ export const ACCESS: Record<string, Access> = {
     // An order past its deadline is canceled (as by cancel-video).
     stopOrders: true,
   },
+  // The recovery of one ended execution: the order or event read, a new execution's name recorded and started, a stray
+  // marker's delete; an order past its deadline canceled (as by cancel-video: its slot given back, the next admitted).
+  recover: {
+    table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    orderMachine: ['StartExecution', 'SendTaskSuccess'],
+    startDelivery: true,
+    stopOrders: true,
+  },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
   'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
 };

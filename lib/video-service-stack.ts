@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
-import { JOBS } from '../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, EXECUTION_STATUS_CHANGE, JOBS } from '../functions/jobs/table.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { bucketStatements, FUNCTION_ACCESS } from './access.ts';
@@ -128,12 +128,25 @@ export class VideoServiceStack extends Stack {
         targets: [new LambdaTarget(make('job', job.name))],
       });
     }
+    // The recovery of an ended execution: Step Functions' status-change events of both machines, for the statuses the
+    // listener takes. A failed invocation is retried twice (asynchronous invocation), then the audit sweep is the net.
+    for (const listener of EXECUTION_LISTENERS) {
+      new Rule(this, `${listener.name}-on-execution-end`, {
+        eventPattern: {
+          source: ['aws.states'],
+          detailType: [EXECUTION_STATUS_CHANGE],
+          detail: { status: [...listener.statuses], stateMachineArn: [machines.order.stateMachineArn, machines.delivery.stateMachineArn] },
+        },
+        targets: [new LambdaTarget(make('job', listener.name), { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
+      });
+    }
     const missing = [
       ...DEPLOYED_ROUTES.map((r) => r.handler),
       DEFAULT_ROUTE.handler,
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
       ...JOBS.map((j) => j.name),
+      ...EXECUTION_LISTENERS.map((l) => l.name),
     ].filter((n) => !this.functions.has(n));
     if (missing.length) throw new Error(`No function was built for ${missing.join(', ')}`);
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
-import { JOBS } from '../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, JOBS } from '../functions/jobs/table.ts';
 import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { migrateLedgers } from './ledger-migration.ts';
@@ -16,7 +16,7 @@ import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke } from './invocations.ts';
 import { nameCallers, startS3, type BucketStatement } from './s3.ts';
-import { LocalStepFunctions, type LocalMachine, type TaskHandler } from './stepfunctions.ts';
+import { LocalStepFunctions, type LocalMachine, type StatusChangeEvent, type TaskHandler } from './stepfunctions.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const REGION = 'us-east-1';
@@ -212,6 +212,24 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       const timer = setInterval(() => void run(), every);
       timer.unref();
       stops.push(async () => clearInterval(timer));
+    }
+    // The status-change listeners (the recovery), as EventBridge's rule invokes them on AWS: asynchronously, with two
+    // retries of a failed invocation a little later (Lambda's asynchronous invocation), then the event is dropped.
+    for (const listener of (opts.jobs ?? true) ? EXECUTION_LISTENERS : []) {
+      const mod = (await import(moduleOf('job', listener.name))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+      const statuses: readonly string[] = listener.statuses;
+      const arns = new Set(machines.map((m) => m.arn));
+      const deliver = async (event: StatusChangeEvent, attempt: number): Promise<void> => {
+        try {
+          await invoke(listener.name, () => mod.handler(event, lambdaContext(`job-${listener.name}`)));
+        } catch {
+          if (attempt < 2) setTimeout(() => void deliver(event, attempt + 1), 1000 * (attempt + 1)).unref();
+        }
+      };
+      const off = sfn.onEnded((event) => {
+        if (statuses.includes(event.detail.status) && arns.has(event.detail.stateMachineArn)) void deliver(event, 0);
+      });
+      stops.push(async () => void off());
     }
     return { baseUrl, port, env, sfn, stop: stopAll };
   } catch (err) {

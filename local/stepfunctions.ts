@@ -26,6 +26,32 @@ interface Execution {
   transitions: number;
 }
 
+/** Step Functions' "Execution Status Change" event as EventBridge delivers it (the fields the service reads, and more). */
+export interface StatusChangeEvent {
+  version: '0';
+  id: string;
+  'detail-type': 'Step Functions Execution Status Change';
+  source: 'aws.states';
+  account: string;
+  time: string;
+  region: string;
+  resources: string[];
+  detail: {
+    executionArn: string;
+    stateMachineArn: string;
+    name: string;
+    status: Execution['status'];
+    startDate: number;
+    stopDate: number;
+    input: string;
+    inputDetails: { included: boolean };
+    output: string | null;
+    outputDetails: { included: boolean };
+    error: string | null;
+    cause: string | null;
+  };
+}
+
 export interface LocalMachine {
   arn: string;
   definition: Json;
@@ -92,11 +118,14 @@ export class LocalStepFunctions {
   /** Every token this endpoint handed out: one it never did is InvalidToken, one whose wait closed TaskTimedOut. */
   private readonly minted = new Set<string>();
   /** Failures injected by tests: the next calls of an action answer an AWS error instead of acting. */
-  private readonly faults = new Map<string, { type: string; status: number; times: number }>();
+  private readonly faults = new Map<string, { type: string; status: number; times: number; only?: (input: Json) => boolean }>();
   /** Delays injected by tests: the next call of an action is held this long before it acts (a slow network). */
   private readonly delays = new Map<string, number>();
   private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
   private server = createServer((req, res) => void this.serve(req, res));
+  /** Who hears executions end, as EventBridge's status-change events reach their rules' targets on AWS. */
+  private readonly endListeners = new Set<(event: StatusChangeEvent) => void>();
+  private stopping = false;
 
   /**
    * With `hold`, executions are accepted and stay RUNNING without running a state: benchmarks and tests of the API
@@ -131,7 +160,48 @@ export class LocalStepFunctions {
     });
   }
 
+  /**
+   * Calls `listener` with Step Functions' "Execution Status Change" event, as EventBridge sends it, whenever an
+   * execution ends (SUCCEEDED, FAILED or ABORTED; this engine has no execution timeout), a moment after it ended, as
+   * EventBridge delivers; not for the executions the endpoint's own stop ends. Returns the function that stops it.
+   */
+  onEnded(listener: (event: StatusChangeEvent) => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  private ended(e: Execution): void {
+    if (this.stopping || this.hold) return;
+    const [, , , region, account] = e.stateMachineArn.split(':');
+    const event: StatusChangeEvent = {
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Step Functions Execution Status Change',
+      source: 'aws.states',
+      account: account ?? '',
+      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: region ?? '',
+      resources: [e.executionArn],
+      detail: {
+        executionArn: e.executionArn,
+        stateMachineArn: e.stateMachineArn,
+        name: e.name,
+        status: e.status,
+        startDate: Math.round(e.startDate * 1000),
+        stopDate: Math.round((e.stopDate ?? Date.now() / 1000) * 1000),
+        input: e.input,
+        inputDetails: { included: true },
+        output: e.output ?? null,
+        outputDetails: { included: true },
+        error: e.error ?? null,
+        cause: e.cause ?? null,
+      },
+    };
+    for (const listener of this.endListeners) setImmediate(() => listener(event));
+  }
+
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const e of this.executions.values()) if (e.status === 'RUNNING') e.abort();
     // A wait still pending would keep its (days-long) timeout timer alive: end it with its aborted execution.
     for (const [token, w] of this.waiters) {
@@ -143,10 +213,11 @@ export class LocalStepFunctions {
 
   /**
    * The next `times` calls of `action` answer `type` with `status` as AWS would (ThrottlingException 400,
-   * ServiceUnavailable 500, ...) and do nothing: for the tests of what the code does when Step Functions fails.
+   * ServiceUnavailable 500, ...) and do nothing: for the tests of what the code does when Step Functions fails. With
+   * `only`, just the calls whose input it accepts (one execution's DescribeExecution, say) count and fail.
    */
-  failNext(action: string, type: string, status: number, times = 1): void {
-    this.faults.set(action, { type, status, times });
+  failNext(action: string, type: string, status: number, times = 1, only?: (input: Json) => boolean): void {
+    this.faults.set(action, { type, status, times, ...(only ? { only } : {}) });
   }
 
   /** The next call of `action` acts only after `ms`: for a request that reaches Step Functions late. */
@@ -171,7 +242,7 @@ export class LocalStepFunctions {
     if (delay) await new Promise((r) => setTimeout(r, delay));
     try {
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
-      if (fault && fault.times-- > 0) {
+      if (fault && (!fault.only || fault.only(input)) && fault.times-- > 0) {
         status = fault.status;
         throw new SfnError(fault.type, `Injected failure of ${action}`);
       }
@@ -195,6 +266,7 @@ export class LocalStepFunctions {
         if (e.status === 'RUNNING') {
           e.abort();
           Object.assign(e, { status: 'ABORTED', stopDate: Date.now() / 1000, error: input.error, cause: input.cause });
+          this.ended(e);
         }
         return { stopDate: e.stopDate };
       }
@@ -337,10 +409,12 @@ export class LocalStepFunctions {
       (output) => {
         if (execution.status !== 'RUNNING') return;
         Object.assign(execution, { status: 'SUCCEEDED', stopDate: Date.now() / 1000, output: JSON.stringify(output ?? null) });
+        this.ended(execution);
       },
       (err: Error & { cause?: unknown }) => {
         if (execution.status !== 'RUNNING') return;
         Object.assign(execution, { status: 'FAILED', stopDate: Date.now() / 1000, error: err.name, cause: String(err.cause ?? err.message) });
+        this.ended(execution);
       },
     );
     return { executionArn, startDate };

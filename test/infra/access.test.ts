@@ -15,7 +15,7 @@ import { invocation } from '../../local/invocations.ts';
 import { ROUTES, DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../../functions/http/routes.ts';
 import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
-import { JOBS } from '../../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
 import { actionsOf } from '../support/aws-actions.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
@@ -52,12 +52,23 @@ function granted(a: Access): Set<string> {
  * Granted actions the local run cannot show, each with its reason. On one machine the link-signing key comes from
  * LINK_SIGNING_KEY, so the Secrets Manager read of AWS never happens here.
  */
+/** The recovery's deadline path, which this run does not take. */
+const DEADLINE_BY_EVENT =
+  'cancels an order past its deadline whose execution ended (deadline_seconds is at least 60 s, which this run does not wait for; test/domain/sweep.test.ts)';
 const NO_SECRET_HERE = 'on one machine the link-signing key is LINK_SIGNING_KEY, not the secret';
 const UNSEEN: Record<string, Record<string, string>> = {
   'get-video': { 'secretsmanager:GetSecretValue': `signs result_url and cover_url of a done order; ${NO_SECRET_HERE}` },
   sweep: {
     'states:StopExecution:order':
       'stops the workflow of an order past its deadline (deadline_seconds is at least 60 s, which this run does not wait for; test/workflow/cancel.test.ts has the sweep stop one)',
+  },
+  recover: {
+    'dynamodb:Query': `${DEADLINE_BY_EVENT}: the slot it held given back and the next order admitted`,
+    'dynamodb:PutItem': `${DEADLINE_BY_EVENT}: its refund's ledger entry`,
+    'states:SendTaskSuccess': `${DEADLINE_BY_EVENT}: the order admitted in its place woken`,
+    'states:StopExecution:order': `${DEADLINE_BY_EVENT}: its workflow stopped`,
+    'states:StartExecution:delivery':
+      'restarts the delivery of an event whose execution was stopped or failed with the event unsettled; this run stops no delivery (test/integration/recovery.test.ts does)',
   },
   'cancel-video': {
     'states:SendTaskSuccess':
@@ -70,7 +81,13 @@ const UNSEEN: Record<string, Record<string, string>> = {
 
 describe('least privilege', () => {
   it('names every handler of the route and step tables, and nothing else; and every deployed function', () => {
-    const others = [DEFAULT_ROUTE.handler, ...STEPS.map((s) => s.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)];
+    const others = [
+      DEFAULT_ROUTE.handler,
+      ...STEPS.map((s) => s.module),
+      ...BOT_FUNCTIONS,
+      ...JOBS.map((j) => j.name),
+      ...EXECUTION_LISTENERS.map((l) => l.name),
+    ];
     assert.deepEqual(Object.keys(ACCESS).sort(), [...new Set([...ROUTES.map((r) => r.handler), ...others])].sort());
     assert.deepEqual(Object.keys(FUNCTION_ACCESS).sort(), [...new Set([...DEPLOYED_ROUTES.map((r) => r.handler), ...others])].sort());
   });

@@ -15,7 +15,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ROUTES, DEFAULT_ROUTE, API_PREFIX, DEPLOYED_ROUTES, deployedKey } from '../../functions/http/routes.ts';
 import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
-import { JOBS } from '../../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
 import { BUCKET_GRANTS, FUNCTION_ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
@@ -317,8 +317,14 @@ describe('the CDK stack', () => {
     const functions = ofType('AWS::Lambda::Function').filter(([, r]) => /\/(http|step|bot|job)-[\w-]+\/Resource$/.test(r.Metadata?.['aws:cdk:path'] ?? ''));
     assert.equal(
       functions.length,
-      new Set([...DEPLOYED_ROUTES.map((r) => r.handler), DEFAULT_ROUTE.handler, ...STEPS.map((x) => x.module), ...BOT_FUNCTIONS, ...JOBS.map((j) => j.name)])
-        .size,
+      new Set([
+        ...DEPLOYED_ROUTES.map((r) => r.handler),
+        DEFAULT_ROUTE.handler,
+        ...STEPS.map((x) => x.module),
+        ...BOT_FUNCTIONS,
+        ...JOBS.map((j) => j.name),
+        ...EXECUTION_LISTENERS.map((l) => l.name),
+      ]).size,
     );
     for (const [, r] of functions) {
       const render = Boolean(r.Metadata!['aws:asset:dockerfile-path']);
@@ -398,6 +404,7 @@ describe('the CDK stack', () => {
       ...STEPS.map((s) => ['step', s.module] as const),
       ...BOT_FUNCTIONS.map((name) => ['bot', name] as const),
       ...JOBS.map((j) => ['job', j.name] as const),
+      ...EXECUTION_LISTENERS.map((l) => ['job', l.name] as const),
     ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
@@ -506,6 +513,21 @@ describe('the CDK stack', () => {
     );
   });
 
+  it('sends the status-change events of failed, timed-out and aborted executions of both machines to the recovery', () => {
+    const [id] = fn('job', 'recover');
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties.Targets).includes(id));
+    assert.equal(rules.length, 1);
+    const [, rule] = rules[0]!;
+    const pattern = rule.Properties.EventPattern;
+    assert.deepEqual(
+      [pattern.source, pattern['detail-type'], pattern.detail.status],
+      [['aws.states'], ['Step Functions Execution Status Change'], ['FAILED', 'TIMED_OUT', 'ABORTED']],
+    );
+    const machines = ofType('AWS::StepFunctions::StateMachine').map(([logical]) => logical);
+    assert.deepEqual(pattern.detail.stateMachineArn.map((a: { Ref: string }) => a.Ref).sort(), machines.sort());
+    assert.deepEqual(rule.Properties.Targets[0].RetryPolicy, { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 2 });
+  });
+
   it('keeps the data safe: TTL, point-in-time recovery, encryption, no public access, TLS only, the 30-day lifecycle', () => {
     // The index of a user's orders holds its keys only (the order ids are in them): no balance or secret is copied.
     assertions.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
@@ -608,6 +630,7 @@ describe('the CDK stack', () => {
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
       ...JOBS.map((j) => j.name),
+      ...EXECUTION_LISTENERS.map((l) => l.name),
     ]).size;
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
     // One blip does not page: a rate or a throttle needs 2 breaching periods of 3.
