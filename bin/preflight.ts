@@ -1,8 +1,9 @@
 /**
  * The checks to run before `cdk deploy` of a stage (the pipeline runs them; docs/deploy.md): today one, whether the
- * account's Lambda concurrency lets the render function reserve the stage's renderSlots (lib/preflight.ts decides).
- * Reads the stage's settings as `cdk synth` does, asks Lambda for the account's quota, and CloudFormation and Lambda for
- * what the stack's render function reserves today (nothing before the stack's first create).
+ * account's Lambda concurrency lets the render function reserve the stage's renderSlots and the delivery function its
+ * deliveryConcurrency (lib/preflight.ts decides). Reads the stage's settings as `cdk synth` does, asks Lambda for the
+ * account's quota, and CloudFormation and Lambda for what the stack's functions reserve today (nothing before the
+ * stack's first create).
  *
  *   npm run -s preflight -- --stage prod [-c renderSlots=3]
  *
@@ -14,7 +15,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { App } from 'aws-cdk-lib';
 import { parseArgs } from 'node:util';
-import { concurrencyAdvice, concurrencyVerdict } from '../lib/preflight.ts';
+import { concurrencyAdvice, concurrencyVerdict, RESERVING } from '../lib/preflight.ts';
 import { settingsOf, stackNameOf } from '../lib/settings.ts';
 
 function stop(message: string): never {
@@ -38,13 +39,13 @@ try {
   stop(`${(err as Error).message}\nusage: npm run -s preflight -- --stage <name> [-c key=value ...]`);
 }
 
-const { region, stage, renderSlots } = settings;
+const { region, stage } = settings;
 const stackName = stackNameOf(stage);
 const lambda = new LambdaClient({ region });
 const cloudFormation = new CloudFormationClient({ region });
 
-/** What the stack's render function reserves today: 0 when the stack or its function does not exist yet. */
-async function heldByRender(): Promise<number> {
+/** What the stack's reserving functions reserve today: 0 when the stack or a function does not exist yet. */
+async function heldByStack(): Promise<number> {
   let outputs: { OutputKey?: string; OutputValue?: string }[];
   try {
     outputs = (await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0]?.Outputs ?? [];
@@ -52,16 +53,24 @@ async function heldByRender(): Promise<number> {
     if ((err as Error).name === 'ValidationError' && /does not exist/.test((err as Error).message)) return 0;
     throw err;
   }
-  const name = outputs.find((o) => o.OutputKey === 'RenderFunctionName')?.OutputValue;
-  // A stack whose create rolled back has no outputs, and nothing reserved.
-  if (!name) return 0;
-  return (await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: name }))).ReservedConcurrentExecutions ?? 0;
+  let held = 0;
+  for (const { output } of RESERVING) {
+    const name = outputs.find((o) => o.OutputKey === output)?.OutputValue;
+    // A stack whose create rolled back has no outputs, and nothing reserved; one from before an output has none for it.
+    if (name) held += (await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: name }))).ReservedConcurrentExecutions ?? 0;
+  }
+  return held;
 }
 
 let facts: Parameters<typeof concurrencyVerdict>[0];
 try {
-  const [{ AccountLimit }, held] = await Promise.all([lambda.send(new GetAccountSettingsCommand({})), heldByRender()]);
-  facts = { quota: AccountLimit?.ConcurrentExecutions ?? 0, unreserved: AccountLimit?.UnreservedConcurrentExecutions ?? 0, held, wanted: renderSlots };
+  const [{ AccountLimit }, held] = await Promise.all([lambda.send(new GetAccountSettingsCommand({})), heldByStack()]);
+  facts = {
+    quota: AccountLimit?.ConcurrentExecutions ?? 0,
+    unreserved: AccountLimit?.UnreservedConcurrentExecutions ?? 0,
+    held,
+    wanted: { renderSlots: settings.renderSlots, deliveryConcurrency: settings.deliveryConcurrency },
+  };
 } catch (err) {
   stop(`could not read the account's Lambda concurrency in ${region} (${(err as Error).name}: ${(err as Error).message})`);
 }

@@ -52,10 +52,11 @@ const POST: TableAction[] = [...AUTH, 'UpdateItem'];
 const GET: TableAction[] = [...AUTH, 'UpdateItem'];
 /**
  * A status change: the order and the user's slot; with an event, puts (the event, its pending marker, a refund's
- * ledger entry). The change to done or error also deletes the open-order marker (those steps hold DeleteItem by ADMIT).
+ * ledger entry), and for a key without a webhook the event settled at once (the webhook read, its pending marker
+ * deleted). The change to done or error also deletes the open-order marker.
  */
 const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
-const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem'];
+const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
 /**
  * The render queue's admission: read the slots and the heads of the waits, claim a slot (a transaction that puts the
  * slot, deletes the wait and updates the admission state), release one; and complete the admitted order's wait.

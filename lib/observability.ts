@@ -37,6 +37,8 @@ const FIVE_MINUTES = Duration.minutes(5);
 const ONE_OF_ONE = { datapoints: 1, periods: 1 };
 const TWO_OF_THREE = { datapoints: 2, periods: 3 };
 const THREE_OF_FIVE = { datapoints: 3, periods: 5 };
+/** Minutes in a row of a growing API queue that page. */
+export const QUEUE_GROWTH_MINUTES = 15;
 /** A function's error rate that pages (percent of calls). */
 const ERROR_RATE_PERCENT = 5;
 /** The share of a function's timeout at which a call counts as near it. */
@@ -196,6 +198,28 @@ export class Observability extends Construct {
       props.queueWaitAlarmSeconds,
       `An API order has waited ${props.queueWaitAlarmSeconds} s or more for a render slot: raise renderSlots, or look at the renders`,
     );
+    // A queue that grows minute after minute for 15 minutes: arrivals outrun the slots, well before the oldest wait
+    // reaches its alarm. The sweep measures the depth once a minute; DIFF is each minute's change.
+    const depth = new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'QueueDepthApi' satisfies GaugeName,
+      dimensionsMap: { service: 'video-service' },
+      statistic: 'Maximum',
+      period: Duration.minutes(1),
+    });
+    const growing = new MathExpression({
+      expression: 'IF(DIFF(depth) > 0, 1, 0)',
+      usingMetrics: { depth },
+      period: Duration.minutes(1),
+      label: 'API queue grew this minute',
+    });
+    this.alarm(
+      'ApiQueueGrowing',
+      growing,
+      1,
+      `The API render queue grew in each of ${QUEUE_GROWTH_MINUTES} minutes in a row: orders arrive faster than the slots render them (docs/deploy.md, Sizing)`,
+      { datapoints: QUEUE_GROWTH_MINUTES, periods: QUEUE_GROWTH_MINUTES },
+    );
     const recovered = new MathExpression({
       expression: 'orders + deliveries',
       usingMetrics: { orders: business('OrdersRecovered'), deliveries: business('DeliveriesRecovered') },
@@ -223,6 +247,24 @@ export class Observability extends Construct {
       graph('Order executions', [props.machines.order.metricStarted(), props.machines.order.metricSucceeded(), props.machines.order.metricFailed()]),
       graph('Webhook deliveries', [props.machines.delivery.metricStarted(), business('WebhookDeliveriesDropped')]),
       graph('Render duration (p50, max)', render ? [render.metricDuration({ statistic: 'p50' }), render.metricDuration({ statistic: 'Maximum' })] : []),
+    );
+    // What sizing reads after a deploy (docs/deploy.md, Sizing): a render's seconds per second of video.
+    const renderSpeed = (statistic: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'RenderSecondsPerVideoSecond' satisfies GaugeName,
+        dimensionsMap: { service: 'video-service' },
+        statistic,
+        period: Duration.hours(1),
+        label: `render s per video s (${statistic})`,
+      });
+    dashboard.addWidgets(
+      graph('Render seconds per video second (hourly avg, p90)', [renderSpeed('Average'), renderSpeed('p90')]),
+      graph('API queue: depth each minute', [depth]),
+      graph(
+        'Webhook deliveries throttled',
+        props.functions.has('deliver-event') ? [props.functions.get('deliver-event')!.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' })] : [],
+      ),
     );
     dashboard.addWidgets(
       graph('Render queue: waiting orders', [gauge('QueueDepthApi'), gauge('QueueDepthBot')]),

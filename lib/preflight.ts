@@ -1,9 +1,16 @@
 /**
  * The deploy's concurrency check, as pure arithmetic (bin/preflight.ts asks AWS for the numbers). The render function
- * reserves the stage's renderSlots; Lambda refuses a reservation that leaves fewer than 100 executions of the account's
- * quota unreserved, and a new account may have a quota of 10 or 50, so without this check the first deploy fails at the
- * render function and rolls back.
+ * reserves the stage's renderSlots and the webhook delivery function its deliveryConcurrency; Lambda refuses a
+ * reservation that leaves fewer than 100 executions of the account's quota unreserved, and a new account may have a
+ * quota of 10 or 50, so without this check the first deploy fails at a reserving function and rolls back.
  */
+
+/** The functions that reserve concurrency: the setting each reserves, and the stack output that names it. */
+export const RESERVING = [
+  { fn: 'render-video', setting: 'renderSlots', output: 'RenderFunctionName' },
+  { fn: 'deliver-event', setting: 'deliveryConcurrency', output: 'DeliverFunctionName' },
+] as const;
+export type ReservingSetting = (typeof RESERVING)[number]['setting'];
 
 /** What Lambda keeps unreserved in every account and region: a reservation that leaves fewer is refused. */
 export const MINIMUM_UNRESERVED = 100;
@@ -17,44 +24,47 @@ export interface ConcurrencyFacts {
   quota: number;
   /** What no function reserves today (AccountLimit.UnreservedConcurrentExecutions). */
   unreserved: number;
-  /** What the stack's render function reserves today: 0 before its first create. */
+  /** What the stack's reserving functions reserve today: 0 before its first create. */
   held: number;
-  /** What the deploy reserves: the stage's renderSlots. */
-  wanted: number;
+  /** What the deploy reserves, by setting: the stage's renderSlots and deliveryConcurrency. */
+  wanted: Record<ReservingSetting, number>;
 }
+
+const total = (wanted: ConcurrencyFacts['wanted']) => Object.values(wanted).reduce((a, b) => a + b, 0);
 
 export interface ConcurrencyVerdict {
   ok: boolean;
   /** What stays unreserved once the deploy has replaced `held` by `wanted`. */
   unreservedAfter: number;
-  /** The largest renderSlots the quota allows as it is; 0: none. */
+  /** The largest renderSlots the quota allows as it is, beside the other reservations; 0: none. */
   maxSlots: number;
   /** The smallest quota with which `wanted` fits (the quota itself when it fits). */
   quotaNeeded: number;
 }
 
 export function concurrencyVerdict(f: ConcurrencyFacts): ConcurrencyVerdict {
-  // The deploy gives back what the function holds and takes what the stage wants.
-  const unreservedAfter = f.unreserved + f.held - f.wanted;
+  // The deploy gives back what the functions hold and takes what the stage wants.
+  const unreservedAfter = f.unreserved + f.held - total(f.wanted);
   return {
     ok: unreservedAfter >= MINIMUM_UNRESERVED,
     unreservedAfter,
-    maxSlots: Math.max(0, f.unreserved + f.held - MINIMUM_UNRESERVED),
+    maxSlots: Math.max(0, f.unreserved + f.held - MINIMUM_UNRESERVED - (total(f.wanted) - f.wanted.renderSlots)),
     quotaNeeded: Math.max(f.quota, f.quota - unreservedAfter + MINIMUM_UNRESERVED),
   };
 }
 
 /** What to do about a verdict, as lines to print: the exact request for more, and the setting to lower. */
 export function concurrencyAdvice(f: ConcurrencyFacts, v: ConcurrencyVerdict, where: { stage: string; region: string }): string[] {
-  const facts = `quota ${f.quota}, unreserved ${f.unreserved}, held by the render function ${f.held}, renderSlots ${f.wanted}`;
-  if (v.ok) return [`ok: ${where.stage} in ${where.region} reserves ${f.wanted} and leaves ${v.unreservedAfter} unreserved (${facts})`];
+  const wanted = RESERVING.map((r) => `${r.setting} ${f.wanted[r.setting]}`).join(' + ');
+  const facts = `quota ${f.quota}, unreserved ${f.unreserved}, held by the stack's functions ${f.held}, ${wanted}`;
+  if (v.ok) return [`ok: ${where.stage} in ${where.region} reserves ${total(f.wanted)} and leaves ${v.unreservedAfter} unreserved (${facts})`];
   const desired = Math.max(v.quotaNeeded, DEFAULT_CONCURRENCY_QUOTA);
   return [
-    `not enough Lambda concurrency: ${where.stage} in ${where.region} would reserve ${f.wanted} and leave ${v.unreservedAfter} unreserved; Lambda keeps ${MINIMUM_UNRESERVED} (${facts})`,
+    `not enough Lambda concurrency: ${where.stage} in ${where.region} would reserve ${total(f.wanted)} and leave ${v.unreservedAfter} unreserved; Lambda keeps ${MINIMUM_UNRESERVED} (${facts})`,
     `ask for a quota of at least ${v.quotaNeeded} (${desired} is Lambda's usual quota):`,
     `  aws service-quotas request-service-quota-increase --service-code lambda --quota-code ${CONCURRENCY_QUOTA_CODE} --desired-value ${desired} --region ${where.region}`,
     v.maxSlots > 0
-      ? `or lower renderSlots to ${v.maxSlots} or less: the stage's entry in lib/stages.ts, or for one deploy -c renderSlots=${v.maxSlots} (to cdk deploy and to this check)`
+      ? `or lower renderSlots to ${v.maxSlots} or less: the stage's demand in lib/stages.ts, or for one deploy -c renderSlots=${v.maxSlots} (to cdk deploy and to this check)`
       : `no renderSlots fits the quota as it is (every reservation must leave ${MINIMUM_UNRESERVED} unreserved): only a larger quota helps`,
   ];
 }

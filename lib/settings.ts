@@ -12,6 +12,7 @@ import { pricesFrom } from '../functions/core/pricing.ts';
 import type { ProviderName } from '../functions/generator/openai-http.ts';
 import { SIZES } from './functions.ts';
 import { ROOT } from './paths.ts';
+import { type Demand, demandProblem, slotsFor } from './sizing.ts';
 import { STAGES, type ProvidersConfig, type StageConfig, type StageName } from './stages.ts';
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -35,6 +36,30 @@ function int(node: Node, key: string, fallback: number, min = 0): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new Error(`Context ${key} must be an integer >= ${min}, got "${String(v)}"`);
   return n;
+}
+
+/** A number from context (a decimal allowed), else `fallback`; its range is checked by the caller. */
+function num(node: Node, key: string, fallback: number): number {
+  const v = node.tryGetContext(key) as unknown;
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`Context ${key} must be a number, got "${String(v)}"`);
+  return n;
+}
+
+/**
+ * The stage's demand with any of its figures from context (`-c slotSecondsPerOrder=18` re-derives the slots from a
+ * measured figure), and the render slots it needs; context `renderSlots` still sets them outright.
+ */
+function sizing(node: Node, base: StageConfig): Pick<StageConfig, 'demand' | 'renderSlots'> {
+  const demand: Demand = {
+    peakOrdersPerHour: num(node, 'peakOrdersPerHour', base.demand.peakOrdersPerHour),
+    slotSecondsPerOrder: num(node, 'slotSecondsPerOrder', base.demand.slotSecondsPerOrder),
+    targetUtilisation: num(node, 'targetUtilisation', base.demand.targetUtilisation),
+  };
+  const problem = demandProblem(demand);
+  if (problem) throw new Error(`Demand (lib/stages.ts or context): ${problem}`);
+  return { demand, renderSlots: int(node, 'renderSlots', slotsFor(demand), 1) };
 }
 
 function text(node: Node, key: string): string | undefined {
@@ -195,7 +220,8 @@ export function settingsOf(node: Node): Settings {
     prices: prices(node, base.prices),
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', base.reviewDeadlineSeconds, 60),
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', base.webhookRetryBaseMs, 1000),
-    renderSlots: int(node, 'renderSlots', base.renderSlots, 1),
+    ...sizing(node, base),
+    deliveryConcurrency: int(node, 'deliveryConcurrency', base.deliveryConcurrency, 1),
     queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', base.queueWaitAlarmSeconds, 60),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),
     ...(ai ? { providers: ai } : {}),

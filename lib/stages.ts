@@ -5,6 +5,7 @@
  */
 import { DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../functions/core/pricing.ts';
 import { DEFAULT_RESENDS_PER_HOUR } from '../functions/core/deliveries.ts';
+import { type Demand, slotsFor } from './sizing.ts';
 
 /** API Gateway's token bucket for one route: requests per second, and the burst above it. */
 export interface Throttle {
@@ -75,8 +76,18 @@ export interface StageConfig {
   limitGetsPerMinute: number;
   /** Director-mode orders a key may hold before their approval. */
   limitReviewsPending: number;
-  /** Orders generated at once: the render queue's slots and the render function's reserved concurrency. */
+  /** The demand the render slots are sized for (lib/sizing.ts; docs/deploy.md, Sizing). */
+  demand: Demand;
+  /**
+   * Orders generated at once: the render queue's slots and the render function's reserved concurrency. Derived from
+   * `demand` (slotsFor); context `renderSlots` overrides it for one synth.
+   */
   renderSlots: number;
+  /**
+   * The webhook delivery function's reserved concurrency: deliveries at once, so that slow receivers cannot take the
+   * account's concurrency from the API. Past it Lambda throttles, and the delivery workflow retries (docs/webhooks.md).
+   */
+  deliveryConcurrency: number;
   reviewDeadlineSeconds: number;
   webhookRetryBaseMs: number;
   queueWaitAlarmSeconds: number;
@@ -109,6 +120,14 @@ export interface StageConfig {
  */
 const EDGE_LIMITS = { requestsPerMinute: 1500, creationsPerMinute: 60 };
 
+/** A developer's bursts: a few orders a minute, slots half busy. */
+const DEV_DEMAND: Demand = { peakOrdersPerHour: 240, slotSecondsPerOrder: 15, targetUtilisation: 0.5 };
+/**
+ * Today's peak (issue 27's baseline): 1,000 orders an hour at about 15 s of slot time each, the slots 70% busy so that
+ * a burst of 50 orders in a minute waits about a minute (docs/deploy.md, Sizing). Re-derive with the measured figures.
+ */
+const PROD_DEMAND: Demand = { peakOrdersPerHour: 1000, slotSecondsPerOrder: 15, targetUtilisation: 0.7 };
+
 export const STAGES = {
   dev: {
     region: 'eu-central-1',
@@ -121,7 +140,9 @@ export const STAGES = {
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
-    renderSlots: 2,
+    demand: DEV_DEMAND,
+    renderSlots: slotsFor(DEV_DEMAND),
+    deliveryConcurrency: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
     webhookRetryBaseMs: 30_000,
@@ -144,10 +165,15 @@ export const STAGES = {
     limitResendsPerHour: DEFAULT_RESENDS_PER_HOUR,
     limitGetsPerMinute: DEFAULT_LIMITS.getsPerMinute,
     limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
-    renderSlots: 4,
+    demand: PROD_DEMAND,
+    renderSlots: slotsFor(PROD_DEMAND),
+    // About 10 deliveries a second at a receiver's usual 1 s, 2 a second if every receiver hangs for its 5 s.
+    deliveryConcurrency: 10,
     reviewDeadlineSeconds: 7 * 24 * 3600,
     webhookRetryBaseMs: 30_000,
-    queueWaitAlarmSeconds: 900,
+    // Ten times what the last order of a 50-order burst waits at the sized slots (about a minute), and within the
+    // spec's typical 2 to 15 minutes from queued to done with the render still to come.
+    queueWaitAlarmSeconds: 600,
     logLevel: 'INFO',
     // The edge keeps callers apart (per address), so these are the bill's ceiling for a flood from many addresses:
     // each is many addresses' worth of the edge's limits (docs/decisions.md has what a route costs at its ceiling).

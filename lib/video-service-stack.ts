@@ -25,6 +25,7 @@ import { acknowledgeFindings } from './nag.ts';
 import { recordVersion } from './tags.ts';
 import type { Settings } from './settings.ts';
 import { executionsArnOf, machineArnOf, machineName, stateMachine } from './workflow.ts';
+import { RESERVING } from './preflight.ts';
 
 export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
@@ -78,8 +79,10 @@ export class VideoServiceStack extends Stack {
       if (access.orderMachine?.includes('StartExecution')) env.ORDER_STATE_MACHINE_ARN = orderMachineArn;
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
-      // The render function runs as many at once as there are slots, so a burst cannot take the account's concurrency.
-      const fn = serviceFunction(this, kind, name, env, logs, name === 'render-video' ? { reservedConcurrentExecutions: settings.renderSlots } : {});
+      // The render function runs as many at once as there are slots, and the delivery function deliveryConcurrency, so
+      // neither a burst nor slow receivers can take the account's concurrency from the API.
+      const reserving = RESERVING.find((r) => r.fn === name);
+      const fn = serviceFunction(this, kind, name, env, logs, reserving ? { reservedConcurrentExecutions: settings[reserving.setting] } : {});
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }
@@ -165,8 +168,8 @@ export class VideoServiceStack extends Stack {
     new CfnOutput(this, 'BucketName', { value: data.bucket.bucketName });
     new CfnOutput(this, 'OrderStateMachineArn', { value: machines.order.stateMachineArn });
     new CfnOutput(this, 'LinkSigningKeySecretArn', { value: data.linkSigningKey.secretArn });
-    // The deploy's concurrency check reads what this function reserves today (bin/preflight.ts).
-    new CfnOutput(this, 'RenderFunctionName', { value: this.functions.get('render-video')!.functionName });
+    // The deploy's concurrency check reads what these functions reserve today (bin/preflight.ts).
+    for (const r of RESERVING) new CfnOutput(this, r.output, { value: this.functions.get(r.fn)!.functionName });
     recordVersion(this, settings.version);
     const tableProtection = data.protectTable(logs);
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);

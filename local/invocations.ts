@@ -26,3 +26,29 @@ export async function invoke<T>(name: string, fn: () => Promise<T>): Promise<T> 
     for (const listener of listeners) listener(name, ms);
   }
 }
+
+/** How Step Functions names Lambda's answer to an invocation past the function's reserved concurrency. */
+export const LAMBDA_THROTTLE = 'Lambda.TooManyRequestsException';
+const throttled = new Map<string, number>();
+/** The invocations of `name` refused so far with Lambda's throttle. */
+export const throttlesOf = (name: string) => throttled.get(name) ?? 0;
+
+/**
+ * A function's reserved concurrency: at most `n` runs of `name` at once, and one more is refused at once with
+ * Lambda's throttle, as AWS answers it (the state machine's Retry for it runs it again later), not queued.
+ */
+export function reservedConcurrency(name: string, n: number) {
+  let active = 0;
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) {
+      throttled.set(name, throttlesOf(name) + 1);
+      throw Object.assign(new Error('Rate Exceeded.'), { name: LAMBDA_THROTTLE });
+    }
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+    }
+  };
+}

@@ -14,7 +14,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { migrateLedgers } from './ledger-migration.ts';
 import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
-import { invoke } from './invocations.ts';
+import { invoke, reservedConcurrency } from './invocations.ts';
 import { nameCallers, startS3, type BucketStatement } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type StatusChangeEvent, type TaskHandler } from './stepfunctions.ts';
 
@@ -146,7 +146,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         // A Lambda runs 15 minutes at most, whatever a .waitForTaskToken Task waits for its token.
         const timeoutMs = Math.min(states[step.state]?.TimeoutSeconds ?? 900, 900) * 1000;
         const run: TaskHandler = (input) => invoke(step.module, () => mod.handler(input, lambdaContext(`step-${step.module}`, undefined, timeoutMs)));
-        tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : run;
+        // A reserved concurrency refuses (Lambda's throttle) where the render slots' limit queues.
+        const reserved = step.reservedBy && reservedConcurrency(step.module, Number(env[step.reservedBy] ?? 10));
+        tasks[step.state] = step.heavy ? (input) => renders(() => run(input)) : reserved ? (input) => reserved(() => run(input)) : run;
       }
       const waitForToken = new Set(steps.filter((s) => s.waitForTaskToken).map((s) => s.state));
       machines.push({ arn: machineArn(name), definition, tasks, waitForToken });

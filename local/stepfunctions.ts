@@ -225,6 +225,11 @@ export class LocalStepFunctions {
     this.delays.set(action, ms);
   }
 
+  /** The names of a state machine's executions started so far: a test counts what its calls started. */
+  executionNames(stateMachineArn: string): string[] {
+    return [...this.executions.values()].filter((e) => e.stateMachineArn === stateMachineArn).map((e) => e.name);
+  }
+
   /** Executions still running. */
   get running(): number {
     return [...this.executions.values()].filter((e) => e.status === 'RUNNING').length;

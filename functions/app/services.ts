@@ -8,7 +8,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { OrderCreation } from '../core/create-order.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
 import { downloadLocation } from '../core/downloads.ts';
-import { deliver, type DeliveryPorts } from '../core/deliveries.ts';
+import { deliver, type DeliveryPorts, handOver } from '../core/deliveries.ts';
+import type { OrderEvent } from '../core/ports.ts';
 import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
 import { WebhookSender } from '../adapters/webhook-sender.ts';
 import { Accounts } from '../adapters/accounts.ts';
@@ -59,6 +60,13 @@ function build() {
     metrics,
     now: () => new Date(),
   };
+  // A recorded event handed to delivery (a workflow only for a key with a webhook). A failure leaves the event's
+  // pending marker (written with the event): the sweep starts its delivery after its grace, on AWS as on one machine.
+  const announce = (event: OrderEvent) =>
+    handOver({ webhooks, events, delivery: deliveryWorkflow }, event).then(
+      () => undefined,
+      (err: unknown) => logger.error('delivery hand-over failed', { eventId: event.id, cause: String(err) }),
+    );
   const linkKeys = new LinkKeyStore(cfg);
   const links = {
     issue: async (orderId: string, now: Date) => orderLinks(cfg.publicBaseUrl, (await linkKeys.keys()).current, orderId, now),
@@ -75,8 +83,7 @@ function build() {
     orders,
     accounts,
     capacity: queue,
-    announce: (event) =>
-      deliveryWorkflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
+    announce,
     metrics,
     now: () => new Date(),
     stopWorkflow: (order) => workflow.stop(order, `order ${order.id}: ${order.error?.code ?? 'canceled'}`),
@@ -110,7 +117,7 @@ function build() {
       downloadLocation({ verify: links.verify, files, retentionDays: cfg.retentionDays }, orderId, name, expires, sig, now),
     webhooks,
     sender: deliveryPorts.sender,
-    deliveries: { events, workflow: deliveryWorkflow, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
+    deliveries: { events, workflow: deliveryWorkflow, announce, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
     urlPolicy,
     accounts,
     orders,

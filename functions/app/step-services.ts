@@ -5,7 +5,7 @@ import { withFaults } from './faults.ts';
 import { metrics } from '../adapters/metrics.ts';
 import { scratchFolders } from '../adapters/scratch.ts';
 import { providerKeys } from '../adapters/secrets.ts';
-import { logger, services } from './services.ts';
+import { services } from './services.ts';
 
 let built: OrderSteps | undefined;
 
@@ -20,11 +20,8 @@ function build(): OrderSteps {
     metrics,
     serviceAddress: cfg.serviceAddress,
     scratch: scratchFolders,
-    // An event whose delivery fails to start keeps its pending marker (written with the event): the sweep starts it
-    // after its grace, on AWS as on one machine.
     capacity: queue,
-    announce: (event) =>
-      deliveries.workflow.start(event).catch((err: unknown) => logger.error('delivery start failed', { eventId: event.id, cause: String(err) })),
+    announce: deliveries.announce,
     now: () => new Date(),
   });
 }

@@ -131,6 +131,30 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
   return { outcome: 'retry', attempt, retryAt: new Date(now.getTime() + p.retryBaseMs * 2 ** (attempt - 1)).toISOString() };
 }
 
+/** What hands a recorded event to delivery (right after its status change). */
+export interface HandOverPorts {
+  webhooks: Pick<WebhookStore, 'ofUser'>;
+  events: Pick<DeliveryPorts['events'], 'mark' | 'settled'>;
+  delivery: { start(event: EventRef): Promise<void> };
+}
+
+/**
+ * An event goes to a delivery workflow only when its key has a webhook as it is handed over; without one it is
+ * settled `no_webhook` at once, with no execution (what a workflow's first attempt would do, for a StartExecution and
+ * its transitions). A webhook registered after this read does not get the event by itself; a resend sends it
+ * (docs/webhooks.md). A failure leaves the event's pending marker: the sweep starts its delivery.
+ */
+export async function handOver(p: HandOverPorts, event: OrderEvent): Promise<'started' | 'no_webhook'> {
+  const webhook = await p.webhooks.ofUser(event.userId);
+  if (webhook?.active) {
+    await p.delivery.start(event);
+    return 'started';
+  }
+  await p.events.mark(event, 'no_webhook');
+  await p.events.settled(event);
+  return 'no_webhook';
+}
+
 /** What a reopening did: the event is pending again, it had moved since it was read, or the key's budget is spent. */
 export type Reopened = 'reopened' | 'moved' | 'over_budget';
 

@@ -188,6 +188,7 @@ export class OrderSteps {
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const outDir = this.p.scratch.make();
+      const started = this.p.now().getTime();
       try {
         const result = await this.p.generator.renderer.render({
           orderId,
@@ -198,6 +199,8 @@ export class OrderSteps {
         });
         await this.p.files.put(orderId, 'cover', result.cover, true);
         await this.p.files.put(orderId, 'video', result.video, true);
+        // The render's share of an order's slot time, per second of video: what sizing the slots reads after a deploy.
+        if (result.seconds > 0) this.p.metrics.gauge('RenderSecondsPerVideoSecond', (this.p.now().getTime() - started) / 1000 / result.seconds, 'Seconds');
       } finally {
         await this.p.scratch.remove(outDir);
       }

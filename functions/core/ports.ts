@@ -150,8 +150,17 @@ export type MetricName =
   | 'OrdersRecovered'
   | 'DeliveriesRecovered'
   | 'SlotsReclaimed';
-/** What the queue looks like, measured by the sweep every minute. */
-export type GaugeName = 'QueueDepthApi' | 'QueueDepthBot' | 'OldestWaitingApiSeconds' | 'OldestWaitingBotSeconds' | 'SlotsInUse';
+/**
+ * Measured values: what the queue looks like (by the sweep every minute), and each render's seconds per second of
+ * video (the figure the render slots are sized with: docs/deploy.md, Sizing).
+ */
+export type GaugeName =
+  | 'QueueDepthApi'
+  | 'QueueDepthBot'
+  | 'OldestWaitingApiSeconds'
+  | 'OldestWaitingBotSeconds'
+  | 'SlotsInUse'
+  | 'RenderSecondsPerVideoSecond';
 export interface Metrics {
   count(name: MetricName): void;
   gauge(name: GaugeName, value: number, unit: 'Count' | 'Seconds'): void;

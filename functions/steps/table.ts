@@ -18,6 +18,11 @@ export interface Step {
   waitForTaskToken?: boolean;
   /** CPU-heavy: runs at most RENDER_SLOTS at once (the local engine's limit; on AWS, the function's reserved concurrency). */
   heavy?: boolean;
+  /**
+   * The setting of its function's reserved concurrency on one machine (on AWS the stage's deliveryConcurrency): past
+   * it an invocation is refused with Lambda's throttle, which the state machine retries.
+   */
+  reservedBy?: 'DELIVERY_CONCURRENCY';
 }
 
 export const STEPS: readonly Step[] = [
@@ -32,7 +37,7 @@ export const STEPS: readonly Step[] = [
   { machine: 'order', state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
   { machine: 'order', state: 'ReviewLapsed', placeholder: 'MarkFailed', module: 'mark-failed' },
   { machine: 'order', state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
-  { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event' },
+  { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event', reservedBy: 'DELIVERY_CONCURRENCY' },
 ];
 
 /** The definition with each placeholder replaced by `arnOf(step)`. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { deleteUser } from '../../functions/core/admin.ts';
 import { balanceView } from '../../functions/core/balance.ts';
-import { deliver, MAX_ATTEMPTS, type DeliveryPorts } from '../../functions/core/deliveries.ts';
+import { deliver, handOver, MAX_ATTEMPTS, resendEvent, type DeliveryPorts } from '../../functions/core/deliveries.ts';
 import type { AppError } from '../../functions/core/errors.ts';
 import { readOwnOrder } from '../../functions/core/read-order.ts';
 import { verifyWebhook } from '../../functions/core/webhook-signature.ts';
@@ -125,6 +125,56 @@ describe('webhook delivery', () => {
     await deleteWebhook(webhooks, 'U', second.id);
     assert.equal((await deliver(p, other.orderId, other.id)).outcome, 'gone');
     assert.equal(table.events.get(other.id)!.delivery, 'no_webhook');
+  });
+});
+
+describe('the hand-over of a recorded event', () => {
+  const handing = (started: string[]) => ({
+    webhooks,
+    events: new MemoryEvents(table),
+    delivery: { start: async (e: { id: string }) => void started.push(e.id) },
+  });
+
+  it('settles the event of a key without a webhook as no_webhook with no delivery started; a resend once one exists sends it', async () => {
+    const started: string[] = [];
+    const event = doneEvent();
+    assert.equal(await handOver(handing(started), event), 'no_webhook');
+    assert.deepEqual(started, []);
+    assert.equal(table.events.get(event.id)!.delivery, 'no_webhook');
+    assert.equal(table.pending.has(event.id), false, 'the sweep no longer looks at it');
+    // Registered afterwards: the event is not sent by itself, and one resend sends it.
+    await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const resent: string[] = [];
+    const resend = {
+      events: new MemoryEvents(table),
+      delivery: { start: async (e: { id: string }) => void resent.push(e.id) },
+      resendsPerHour: 100,
+      now: () => new Date(clock),
+    };
+    assert.deepEqual(await resendEvent(resend, 'U', event.id), [event.id]);
+    assert.deepEqual(resent, [event.id]);
+    const receiver = new ScriptedReceiver([204]);
+    assert.deepEqual(await deliver(ports(receiver), event.orderId, event.id), { outcome: 'delivered', attempt: 1 });
+  });
+
+  it('starts the delivery of a key with a webhook, and leaves the event pending', async () => {
+    await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const started: string[] = [];
+    const event = doneEvent();
+    assert.equal(await handOver(handing(started), event), 'started');
+    assert.deepEqual(started, [event.id]);
+    assert.equal(table.events.get(event.id)!.delivery, undefined);
+    assert.equal(table.pending.has(event.id), true);
+  });
+
+  it('leaves the event pending for the sweep when the webhook cannot be read', async () => {
+    const started: string[] = [];
+    const event = doneEvent();
+    const p = { ...handing(started), webhooks: { ofUser: async () => Promise.reject(new Error('throttled')) } };
+    await assert.rejects(handOver(p, event), /throttled/);
+    assert.deepEqual(started, []);
+    assert.equal(table.events.get(event.id)!.delivery, undefined);
+    assert.equal(table.pending.has(event.id), true);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   DEFAULT_RESENDS_PER_HOUR,
   type DeliveryPorts,
   deliver,
+  handOver,
   type ResendPorts,
   resendDropped,
   resendEvent,
@@ -23,7 +24,7 @@ import { GeneratorFailed, type Generator, type RenderRequest } from '../../funct
 import { OrderSteps } from '../../functions/core/order-steps.ts';
 import { OrderCreation, type OrderRequest } from '../../functions/core/create-order.ts';
 import type { Order } from '../../functions/core/orders.ts';
-import type { Workflow } from '../../functions/core/ports.ts';
+import type { OrderEvent, Workflow } from '../../functions/core/ports.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
 import { type AuditCursor, type Recovery, type RecoveryPorts, recoverEnded, sweep } from '../../functions/core/sweep.ts';
@@ -121,7 +122,7 @@ export class World {
     };
     const wakeup = { wake: (token: string, slot: number) => this.engine.succeed(token, { slot }) };
     this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
-    const announce = async (e: { id: string; orderId: string }) => delivery.start(e);
+    const announce = async (e: OrderEvent) => void (await handOver({ webhooks: this.webhooks, events: this.events, delivery }, e));
     const accounts = { get: async (userId: string) => this.table.account(userId) };
     this.steps = new OrderSteps({
       orders: this.orders,

@@ -123,6 +123,26 @@ describe('order steps', () => {
     assert.deepEqual([table.account('U').activeTasks, metrics.of('OrdersDone')], [0, 1]);
   });
 
+  it('measure each render in seconds per second of video, the figure the render slots are sized with', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    await steps.start(id);
+    await steps.plan(id);
+    await steps.write(id);
+    const render = generator.renderer.render;
+    // The render takes 30 s of the clock for a 12-second video: 2.5 s per second.
+    generator.renderer.render = async (req) => {
+      clock += 30_000;
+      return render(req);
+    };
+    await steps.render(id);
+    assert.equal(table.orders.get(id)!.params.duration_seconds, 12);
+    assert.equal(metrics.gauges.get('RenderSecondsPerVideoSecond'), 2.5);
+    // A render already done is not measured again.
+    metrics.gauges.clear();
+    await steps.render(id);
+    assert.equal(metrics.gauges.has('RenderSecondsPerVideoSecond'), false);
+  });
+
   it('watermark only a trial order', async () => {
     const trial = await order('T', { topic: 'Tea' }, { balance: 0, trialVideosLeft: 1 } as never);
     const paid = await order('P', { topic: 'Tea' });

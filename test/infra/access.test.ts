@@ -173,6 +173,11 @@ describe('least privilege', () => {
     assert.equal((await waitForStatus(t, key, director.body.id, ['done', 'error'])).status, 'done');
     assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
 
+    // A key without a webhook: its event is settled at the hand-over (no delivery started, its marker deleted).
+    const bare = await t.user({ balance: 1000 });
+    const unhooked = await t.api('POST', '/videos', { key: bare.apiKey, body: { topic: 'Kvass', ...VIDEO, director_mode: true } });
+    await waitForStatus(t, bare.apiKey, unhooked.body.id, ['awaiting_review']);
+
     // A director order canceled at its review: refunded, its execution stopped.
     const canceled = await t.api('POST', '/videos', { key, body: { topic: 'Mate', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, canceled.body.id, ['awaiting_review']);

@@ -26,8 +26,19 @@ after(() => {
   receiver?.close();
 });
 
-/** The queue's gauges, which the sweep measures at start and every minute: not counts. */
-const GAUGES = new Set(['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse']);
+/** The queue's gauges, which the sweep measures at start and every minute, and each render's speed: not counts. */
+const GAUGES = new Set(['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse', 'RenderSecondsPerVideoSecond']);
+
+/** Every value written of a gauge, with its unit. */
+function gauge(name: string): { value: number; unit: string }[] {
+  const found: { value: number; unit: string }[] = [];
+  for (const line of lines) {
+    if (!line.startsWith('{') || !line.includes(`"${name}"`)) continue;
+    const emf = JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] } };
+    for (const m of emf._aws.CloudWatchMetrics.flatMap((g) => g.Metrics)) if (m.Name === name) found.push({ value: emf[name] as number, unit: m.Unit });
+  }
+  return found;
+}
 
 /** The sum of each counted metric over the EMF lines written so far, for the service's namespace. */
 function metrics(): Record<string, number> {
@@ -50,7 +61,7 @@ function metrics(): Record<string, number> {
 }
 
 describe('business metrics', () => {
-  it('counts orders created, done, failed and refunded, and webhook deliveries dropped', async () => {
+  it('counts orders created, done, failed and refunded, and webhook deliveries dropped; measures the render', async () => {
     receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(500).end()));
     await new Promise<void>((ok) => receiver!.listen(0, '127.0.0.1', ok));
     const { apiKey: key } = await t.user({ balance: 1000 });
@@ -64,5 +75,9 @@ describe('business metrics', () => {
     // Three events (awaiting_review, done, error), each dropped after 5 failed attempts 0.1 to 0.8 s apart.
     for (const end = Date.now() + 30_000; (metrics().WebhookDeliveriesDropped ?? 0) < 3 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(metrics(), { OrdersCreated: 2, OrdersDone: 1, OrdersFailed: 1, OrdersRefunded: 1, WebhookDeliveriesDropped: 3 });
+    // The one render, measured: seconds of the render per second of video, a positive figure.
+    const rendered = gauge('RenderSecondsPerVideoSecond');
+    assert.equal(rendered.length, 1, JSON.stringify(rendered));
+    assert.ok(rendered[0]!.value > 0 && rendered[0]!.unit === 'Seconds', JSON.stringify(rendered));
   });
 });

@@ -37,25 +37,35 @@ describe('npm run preflight', () => {
       ),
       out,
     );
-    assert.match(out, /would reserve 4 and leave 46 unreserved/);
+    // prod's 6 render slots and 10 deliveries.
+    assert.match(out, /would reserve 16 and leave 34 unreserved/);
     assert.deepEqual(calls.sort(), ['cloudformation:DescribeStacks VideoService-prod', 'lambda:GetAccountSettings']);
   });
 
-  it("passes an update that keeps the render function's reservation at the account minimum, reading it from the stack", async () => {
+  it("passes an update that keeps the functions' reservations at the account minimum, reading them from the stack", async () => {
     const account = {
       quota: 1000,
       unreserved: 100,
-      stacks: { 'VideoService-prod': { RenderFunctionName: 'VideoService-prod-steprendervideo-AbC' } },
-      reserved: { 'VideoService-prod-steprendervideo-AbC': 4 },
+      stacks: {
+        'VideoService-prod': { RenderFunctionName: 'VideoService-prod-steprendervideo-AbC', DeliverFunctionName: 'VideoService-prod-stepdeliverevent-DeF' },
+      },
+      reserved: { 'VideoService-prod-steprendervideo-AbC': 6, 'VideoService-prod-stepdeliverevent-DeF': 10 },
     };
     const { code, out, calls } = await preflight(account, '--stage', 'prod');
     assert.equal(code, 0, out);
-    assert.match(out, /^ok: VideoService-prod in eu-central-1 reserves 4 and leaves 100 unreserved/m);
-    assert.ok(calls.includes('lambda:GetFunctionConcurrency VideoService-prod-steprendervideo-AbC'), calls.join());
-    // The same with one slot more, given as the deploy would be: refused, naming the largest that fits.
-    const more = await preflight(account, '--stage', 'prod', '-c', 'renderSlots=5');
-    assert.equal(more.code, 1, more.out);
-    assert.match(more.out, /lower renderSlots to 4 or less/);
+    assert.match(out, /^ok: VideoService-prod in eu-central-1 reserves 16 and leaves 100 unreserved/m);
+    for (const fn of ['VideoService-prod-steprendervideo-AbC', 'VideoService-prod-stepdeliverevent-DeF'])
+      assert.ok(calls.includes(`lambda:GetFunctionConcurrency ${fn}`), calls.join());
+    // The same with one slot more, given as the deploy would be (outright, or from a demand that needs it): refused,
+    // naming the largest that fits.
+    for (const more of [
+      await preflight(account, '--stage', 'prod', '-c', 'renderSlots=7'),
+      await preflight(account, '--stage', 'prod', '-c', 'peakOrdersPerHour=1100'),
+    ]) {
+      assert.equal(more.code, 1, more.out);
+      assert.match(more.out, /renderSlots 7 \+ deliveryConcurrency 10/);
+      assert.match(more.out, /lower renderSlots to 6 or less/);
+    }
   });
 
   it('stops with exit 2 and the reason when it may not ask, or the stage is unknown', async () => {

@@ -1,6 +1,7 @@
 /**
  * The deployment's settings as `cdk synth` reads them: the stage's entry with context overrides, each checked so that
- * a wrong value fails the synth with its name. Here the AI providers (context `providers`, JSON).
+ * a wrong value fails the synth with its name. Here the AI providers (context `providers`, JSON), and the render slots
+ * derived from demand.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -52,5 +53,30 @@ describe('the AI providers of a deployment', () => {
     } finally {
       delete stage.providers;
     }
+  });
+});
+
+describe('the render slots and deliveries of a deployment', () => {
+  it("are derived from the stage's demand, and re-derived from a figure given in context", () => {
+    assert.deepEqual([settings({}).renderSlots, settings({ stage: 'prod' }).renderSlots], [2, 6]);
+    // A measured 24 s of slot time per order after the first deploy: 1,000 x 24 / 3,600 / 0.7 = 9.5, so 10.
+    const measured = settings({ stage: 'prod', slotSecondsPerOrder: '24' });
+    assert.deepEqual([measured.renderSlots, measured.demand], [10, { ...STAGES.prod.demand, slotSecondsPerOrder: 24 }]);
+    assert.equal(settings({ stage: 'prod', peakOrdersPerHour: '10000' }).renderSlots, 60);
+    assert.equal(settings({ stage: 'prod', targetUtilisation: '1' }).renderSlots, 5);
+  });
+
+  it('take an explicit renderSlots over the derivation', () => {
+    assert.equal(settings({ stage: 'prod', renderSlots: '3' }).renderSlots, 3);
+    assert.equal(settings({ stage: 'prod', renderSlots: '3', peakOrdersPerHour: '10000' }).renderSlots, 3);
+    assert.deepEqual([settings({ stage: 'prod' }).deliveryConcurrency, settings({ deliveryConcurrency: '5' }).deliveryConcurrency], [10, 5]);
+  });
+
+  it('refuse, naming the setting, a figure that sizes nothing', () => {
+    assert.throws(() => settings({ targetUtilisation: '1.5' }), /targetUtilisation must be above 0 and at most 1/);
+    assert.throws(() => settings({ slotSecondsPerOrder: 'fast' }), /Context slotSecondsPerOrder must be a number/);
+    assert.throws(() => settings({ peakOrdersPerHour: '0' }), /peakOrdersPerHour must be an integer >= 1/);
+    assert.throws(() => settings({ renderSlots: '0' }), /Context renderSlots must be an integer >= 1/);
+    assert.throws(() => settings({ deliveryConcurrency: '0' }), /Context deliveryConcurrency must be an integer >= 1/);
   });
 });

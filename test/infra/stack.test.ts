@@ -173,6 +173,8 @@ describe('the CDK stack', () => {
       [renderOf(template).Properties.ReservedConcurrentExecutions, renderOf(prod).Properties.ReservedConcurrentExecutions],
       [STAGES.dev.renderSlots, STAGES.prod.renderSlots],
     );
+    // Prod's slots are derived from its demand (lib/sizing.ts): 1,000 orders an hour at 15 s each, 70% busy.
+    assert.equal(STAGES.prod.renderSlots, 6);
     assert.equal(renderOf(prod).Properties.Environment.Variables.POWERTOOLS_LOG_LEVEL, STAGES.prod.logLevel);
     // The region is the stage's: in every ARN the stack builds.
     assert.ok(JSON.stringify(prod).includes(`:states:${STAGES.prod.region}:`));
@@ -244,6 +246,7 @@ describe('the CDK stack', () => {
     }
     // The deploy's concurrency check finds the render function through this output (bin/preflight.ts).
     assert.deepEqual(template.Outputs.RenderFunctionName.Value, { Ref: fn('step', 'render-video')[0] });
+    assert.deepEqual(template.Outputs.DeliverFunctionName.Value, { Ref: fn('step', 'deliver-event')[0] });
   });
 
   it('routes every spec route to the function of its handler, and $default to the 404, with no colon in a route key', () => {
@@ -559,6 +562,9 @@ describe('the CDK stack', () => {
         assert.deepEqual(f.Properties.EphemeralStorage, { Size: 2048 });
         // As many renders at once as the queue has slots (the stage's renderSlots), and every function knows it.
         assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.renderSlots);
+      } else if (id.startsWith('stepdeliverevent')) {
+        // Deliveries at most deliveryConcurrency at once: slow receivers cannot take the API's concurrency.
+        assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.deliveryConcurrency, id);
       } else {
         assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       }
@@ -646,13 +652,18 @@ describe('the CDK stack', () => {
     }
     assert.equal(count(/"WebhookDeliveriesDropped"/), 1, 'dropped deliveries');
     assert.equal(count(/"OldestWaitingApiSeconds".*"Threshold":900/), 1, 'an API order waiting 15 minutes for a render slot');
+    assert.equal(
+      count(/^(?=.*DIFF\(depth\) > 0)(?=.*"QueueDepthApi")(?=.*"Period":60)(?=.*"DatapointsToAlarm":15,)(?=.*"EvaluationPeriods":15,)/),
+      1,
+      'an API queue that grew in each of 15 minutes in a row',
+    );
     assert.equal(count(/"OrdersRecovered".*"DeliveriesRecovered"/), 1, 'any order or delivery the sweep had to start');
     assert.equal(count(/^(?=.*"Throttles")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/), functionCount, 'throttles of every function, 2 of 3');
     assert.equal(count(/ThrottleEvents/), 1, 'table throttles');
     for (const a of ofType('AWS::CloudWatch::Alarm')) assert.equal(a[1].Properties.AlarmActions.length, 1, 'each alarm notifies the topic');
     assert.equal(ofType('AWS::CloudWatch::Dashboard').length, 1);
     const body = JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
-    for (const gauge of ['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse'])
+    for (const gauge of ['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSeconds', 'OldestWaitingBotSeconds', 'SlotsInUse', 'RenderSecondsPerVideoSecond'])
       assert.ok(body.includes(gauge), `the dashboard shows ${gauge}`);
     assert.ok(template.Outputs.BaseUrl, 'BaseUrl output');
     for (const o of ['TableName', 'BucketName', 'AlarmTopicArn']) assert.ok(template.Outputs[o], o);

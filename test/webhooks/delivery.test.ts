@@ -207,6 +207,50 @@ describe('webhook delivery', () => {
     assert.equal(first.hits.length + second.hits.length, 1);
   });
 
+  it('starts no delivery execution for a key without a webhook: its events settle no_webhook at once; a key with one gets its deliveries', async () => {
+    const started = (orderIds: string[]) =>
+      t.stack.sfn.executionNames(t.stack.env.DELIVERY_STATE_MACHINE_ARN!).filter((name) => orderIds.some((id) => name.startsWith(id)));
+    const orderOf = async (apiKey: string, explicit: boolean) =>
+      (
+        await t.api('POST', explicit ? '/videos' : '/videos:quick', {
+          key: apiKey,
+          body: explicit ? { topic: 'Tea', duration_seconds: 10 } : { prompt: 'tea' },
+        })
+      ).body.id as string;
+    const bare = await t.user({ balance: 1000 });
+    const hooked = await t.user({ balance: 1000 });
+    const r = await receiver();
+    await register(hooked.apiKey, r.url);
+    // To done (rendered) and to error (the plan fails on this stack), for each key.
+    const without = [await orderOf(bare.apiKey, true), await orderOf(bare.apiKey, false)];
+    const withHook = [await orderOf(hooked.apiKey, true), await orderOf(hooked.apiKey, false)];
+    for (const [key, ids] of [
+      [bare.apiKey, without],
+      [hooked.apiKey, withHook],
+    ] as const) {
+      await waitForStatus(t, key, ids[0]!, ['done'], 120_000);
+      await waitForStatus(t, key, ids[1]!, ['error']);
+    }
+    for (const [id, status] of [
+      [without[0]!, 'done'],
+      [without[1]!, 'error'],
+    ] as const) {
+      const event = await deliveryOf(id, status);
+      assert.equal(event?.delivery, 'no_webhook', `${id} ${status}`);
+      assert.equal(event?.attempts, undefined);
+    }
+    assert.deepEqual(started(without), [], 'no delivery execution for the key without a webhook');
+    await until(() => r.hits.length === 2);
+    assert.deepEqual(started(withHook).sort(), [`${withHook[0]}-done`, `${withHook[1]}-error`].sort());
+    assert.deepEqual(r.hits.map((h) => JSON.parse(h.raw.toString()).id).sort(), [...withHook].sort());
+    // Still listed: the order's events, and resend sends one once the key has a webhook.
+    const hook = await register(bare.apiKey, r.url);
+    const resent = await t.api('POST', `/webhooks/${hook.id}/resend`, { key: bare.apiKey, body: { event_id: `${without[1]}:error` } });
+    assert.equal(resent.status, 202, resent.text);
+    await until(() => r.hits.length === 3);
+    assert.equal(JSON.parse(r.hits[2]!.raw.toString()).id, without[1]);
+  });
+
   it('fails an attempt against a self-signed certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tls-'));
     try {
