@@ -13,22 +13,28 @@ const RUNS = Number(process.env.LIFECYCLE_RUNS ?? 2000);
 const MAX_COMMANDS = 60;
 
 describe('the order lifecycle under random sequences of operations (in memory)', () => {
-  it(`keeps money, limits and capacity in ${RUNS} sequences`, async () => {
-    const started = Date.now();
-    let runs = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commandArbs, { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
-        runs++;
-        await runSequence(cmds);
-      }),
-      { numRuns: RUNS, ...(process.env.LIFECYCLE_SEED ? { seed: Number(process.env.LIFECYCLE_SEED) } : {}) },
-    );
-    console.log(
-      [...reached]
-        .sort()
-        .map(([k, v]) => `  ${k}: ${v}`)
-        .join('\n'),
-    );
-    console.log(`lifecycle model: ${runs} sequences of up to ${MAX_COMMANDS} commands, 0 violations, ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  });
+  // One shard is the queue of up to 8 slots; two shards of one slot each make every cross-shard admission a steal.
+  for (const shards of [1, 2]) {
+    it(`keeps money, limits and capacity in ${RUNS} sequences, the render queue in ${shards} shard${shards > 1 ? 's' : ''}`, async () => {
+      const started = Date.now();
+      let runs = 0;
+      reached.clear();
+      await fc.assert(
+        fc.asyncProperty(fc.commands(commandArbs, { maxCommands: MAX_COMMANDS, size: 'max' }), async (cmds) => {
+          runs++;
+          await runSequence(cmds, shards);
+        }),
+        { numRuns: RUNS, ...(process.env.LIFECYCLE_SEED ? { seed: Number(process.env.LIFECYCLE_SEED) } : {}) },
+      );
+      console.log(
+        [...reached]
+          .sort()
+          .map(([k, v]) => `  ${k}: ${v}`)
+          .join('\n'),
+      );
+      console.log(
+        `lifecycle model, ${shards} shard(s): ${runs} sequences of up to ${MAX_COMMANDS} commands, 0 violations, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+    });
+  }
 });

@@ -226,7 +226,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
       }
       const byId = new Map(all.map((o) => [o.id, o]));
       const now = Date.now();
-      const held = (await capacity.slots(SLOTS)).filter((s) => s.holder && (s.leaseUntil ?? 0) >= now);
+      const held = (await capacity.slots(Array.from({ length: SLOTS }, (_, n) => n))).filter((s) => s.holder && (s.leaseUntil ?? 0) >= now);
       assert.ok(held.length <= SLOTS);
       for (const s of held) {
         const holder = byId.get(s.holder!);
