@@ -303,8 +303,9 @@ export class RenderQueue {
     const ns = slotsOf(shard, this.p.slots, this.shards);
     let admitted = 0;
     let conflicts = 0;
-    // Each pass admits one order or finds that something moved; the bound only stops a store that keeps moving.
-    for (let pass = 0; pass < 4 * ns.length + 8; pass++) {
+    // Each pass admits an order, hands a dead wait's slot back (that wait is gone), or lost to another writer; only
+    // the last is bounded (a store that keeps moving), so a queue of waits that died with their executions is cleared.
+    while (conflicts <= 4 * ns.length + 8) {
       const now = this.p.now();
       const free = (await this.p.store.slots(ns)).find((s) => !s.holder || (s.leaseUntil ?? 0) < now.getTime());
       if (!free) return { admitted, full: true };
@@ -341,8 +342,7 @@ export class RenderQueue {
       if (!woken) await this.p.store.release(taken, shard);
       else admitted++;
     }
-    // Every pass lost to another writer: the caller's step is retried rather than failed.
-    if (conflicts > 0 && admitted === 0) throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
-    return { admitted, full: false };
+    // Lost to other writers again and again: the caller's step is retried rather than failed.
+    throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
   }
 }
