@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
 import { BUCKET_GRANTS } from '../lib/access.ts';
+import { waitingIn } from '../functions/core/capacity.ts';
 
 const SLOTS = 2;
 const API_KEYS = 4;
@@ -91,7 +92,9 @@ export async function benchQueue(): Promise<QueueFigures> {
     let samplesWaiting = 0;
     const sampler = (async () => {
       while (sampling) {
-        const [slots, api, bot] = await Promise.all([store.slots(SLOTS), store.waitingCount('api'), store.waitingCount('bot')]);
+        // Two slots are one shard: its state item counts the waiting.
+        const [slots, [state]] = await Promise.all([store.slots([0, 1]), store.states([0])]);
+        const [api, bot] = [waitingIn(state!, 'api'), waitingIn(state!, 'bot')];
         for (const s of slots) if (s.holder && s.since && !admitted.has(s.holder)) admitted.set(s.holder, Date.parse(s.since));
         if (api + bot > 0) {
           samplesWaiting++;

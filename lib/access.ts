@@ -46,8 +46,8 @@ export interface Access {
  * and GETs apart).
  */
 const AUTH: TableAction[] = ['GetItem'];
-/** eta_seconds: the queue's snapshot (the slots and the waits, queried; the measured rate, read). */
-const ETA: TableAction[] = ['Query', 'GetItem'];
+/** eta_seconds: the queue's snapshot, the state items of its shards (read in batches; never its waits). */
+const ETA: TableAction[] = ['BatchGetItem'];
 const POST: TableAction[] = [...AUTH, 'UpdateItem'];
 const GET: TableAction[] = [...AUTH, 'UpdateItem'];
 /**
@@ -58,10 +58,11 @@ const GET: TableAction[] = [...AUTH, 'UpdateItem'];
 const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
 /**
- * The render queue's admission: read the slots and the heads of the waits, claim a slot (a transaction that puts the
- * slot, deletes the wait and updates the admission state), release one; and complete the admitted order's wait.
+ * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
+ * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes
+ * the wait and updates the shard states), release one; note the order's place; and complete the admitted order's wait.
  */
-const ADMIT: TableAction[] = ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+const ADMIT: TableAction[] = ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
@@ -72,7 +73,7 @@ export const ACCESS: Record<string, Access> = {
   'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
   'get-video': { table: [...GET, ...ETA], linkKey: true },
   // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
-  'list-videos': { table: [...GET, ...ETA, 'BatchGetItem'], linkKey: true },
+  'list-videos': { table: [...GET, ...ETA, 'Query'], linkKey: true },
   // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
   'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
   'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
@@ -113,10 +114,10 @@ export const ACCESS: Record<string, Access> = {
     stopOrders: true,
   },
   // The sweep: open orders and unsettled events (a query per shard, the item, where its execution stands, a start, a
-  // new execution's name recorded, a stray marker's delete); the slots (reclaim and admission) and the wake-up of an
-  // admitted order; an order past its deadline canceled.
+  // new execution's name recorded, a stray marker's delete); the slots (reclaim and admission: batch reads of the slots
+  // and the queue's shard states) and the wake-up of an admitted order; an order past its deadline canceled.
   sweep: {
-    table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     orderMachine: ['StartExecution', 'SendTaskSuccess'],
     startDelivery: true,
     describeExecutions: ['order', 'delivery'],
@@ -126,13 +127,13 @@ export const ACCESS: Record<string, Access> = {
   // The recovery of one ended execution: the order or event read, a new execution's name recorded and started, a stray
   // marker's delete; an order past its deadline canceled (as by cancel-video: its slot given back, the next admitted).
   recover: {
-    table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    table: ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     orderMachine: ['StartExecution', 'SendTaskSuccess'],
     startDelivery: true,
     stopOrders: true,
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
-  'place-order': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], orderMachine: ['StartExecution'], takesOrders: true },
+  'place-order': { table: ['GetItem', 'PutItem', 'UpdateItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
 };
 
 /** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */

@@ -1,13 +1,90 @@
-/** Render slots and the orders waiting for one, in the single table; the wake-up of a wait through Step Functions. */
+/**
+ * Render slots and the orders waiting for one, in the single table, by shard: a slot per partition, a shard's waits
+ * in its own partitions and its state in its own item (core/capacity.ts); the wake-up of a wait through Step Functions.
+ */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CapacityStore, Slot, Waiter, Wakeup } from '../core/capacity.ts';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CHANNELS, type Claim, slotsOf, type CapacityStore, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../core/capacity.ts';
+import { Contended } from '../core/errors.ts';
 import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { queryAll, recordOf, transact, writeIf } from './dynamo.ts';
+import { batchGet, recordOf, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
+
+/** The state item's counter attributes, per channel. */
+const issuedOf = (channel: Channel) => `issued_${channel}`;
+const servedOf = (channel: Channel) => `served_${channel}`;
+/** Tries of a wait whose ticket another wait of its shard took first. */
+const WAIT_ATTEMPTS = 8;
+
+function stateOf(item: Record<string, unknown> | undefined): ShardState {
+  const s = emptyShardState();
+  if (!item) return s;
+  const num = (k: string) => Number(item[k] ?? 0);
+  s.botRun = num('botRun');
+  for (const c of CHANNELS) {
+    s.issued[c] = num(issuedOf(c));
+    s.served[c] = num(servedOf(c));
+  }
+  s.busy = num('busy');
+  s.busyVideoSeconds = num('busyVideoSeconds');
+  s.busySinceMs = num('busySinceMs');
+  if (item.rate !== undefined) s.rate = Number(item.rate);
+  return s;
+}
+
+/** A shard state's update: counters added (ADD), values set (SET), with an optional condition on its attributes. */
+function stateUpdate(
+  tableName: string,
+  shard: number,
+  add: Record<string, number>,
+  set: Record<string, unknown> = {},
+  condition?: { expr: string; names: Record<string, string>; values: Record<string, unknown> },
+) {
+  const names: Record<string, string> = { ...condition?.names };
+  const values: Record<string, unknown> = { ...condition?.values };
+  const adds = Object.entries(add).map(([k, v], i) => {
+    names[`#a${i}`] = k;
+    values[`:a${i}`] = v;
+    return `#a${i} :a${i}`;
+  });
+  const sets = Object.entries(set).map(([k, v], i) => {
+    names[`#s${i}`] = k;
+    values[`:s${i}`] = v;
+    return `#s${i} = :s${i}`;
+  });
+  return {
+    TableName: tableName,
+    Key: keys.queueState(shard),
+    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].filter(Boolean).join(' '),
+    ...(condition ? { ConditionExpression: condition.expr } : {}),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** The condition that a state attribute is still `value` as read (never written reads as 0). */
+const still = (attribute: string, value: number) => ({
+  expr: value === 0 ? 'attribute_not_exists(#c) OR #c = :c' : '#c = :c',
+  names: { '#c': attribute },
+  values: { ':c': value },
+});
+
+/** A held slot's share of its shard's busy counters, signed. */
+const busyOf = (s: Pick<Slot, 'since' | 'videoSeconds'>, sign: 1 | -1): Record<string, number> => ({
+  busy: sign,
+  busyVideoSeconds: sign * (s.videoSeconds ?? 0),
+  busySinceMs: sign * (s.since ? Date.parse(s.since) : 0),
+});
+
+/** Two counter sets of one item as one. */
+function sum(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
 
 export class Capacity implements CapacityStore {
   constructor(
@@ -15,59 +92,111 @@ export class Capacity implements CapacityStore {
     private readonly tableName: string,
   ) {}
 
-  async slots(count: number): Promise<Slot[]> {
-    const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.capacityPartition, keys.slotPrefix), ConsistentRead: true });
-    const byN = new Map(items.map((i) => [Number(String(i[TABLE_KEYS.sk]).slice(keys.slotPrefix.length)), recordOf<Slot>(i)]));
-    return Array.from({ length: count }, (_, n) => ({ ...byN.get(n), n }));
+  /** Items by key, in batches of 100. */
+  private async items(list: Record<string, string>[]): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < list.length; i += 100) out.push(...(await batchGet(this.ddb, this.tableName, list.slice(i, i + 100))));
+    return out;
   }
 
-  async head(channel: Channel): Promise<Waiter | undefined> {
+  async slots(ns: readonly number[]): Promise<Slot[]> {
+    const items = await this.items(ns.map((n) => keys.slot(n)));
+    const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), recordOf<Slot>(i)]));
+    return ns.map((n) => ({ ...byPk.get(keys.slot(n).PK), n }));
+  }
+
+  async states(shards: readonly number[]): Promise<ShardState[]> {
+    const items = await this.items(shards.map((k) => keys.queueState(k)));
+    const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), i]));
+    return shards.map((k) => stateOf(byPk.get(keys.queueState(k).PK)));
+  }
+
+  async head(shard: number, channel: Channel): Promise<Waiter | undefined> {
     const out = await this.ddb.send(
-      new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(channel)), Limit: 1, ConsistentRead: true }),
+      new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(shard, channel)), Limit: 1, ConsistentRead: true }),
     );
     const item = out.Items?.[0];
     return item ? recordOf<Waiter>(item) : undefined;
   }
 
-  async waitingCount(channel: Channel): Promise<number> {
-    let count = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.ddb.send(
-        new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(channel)), Select: 'COUNT', ExclusiveStartKey: start }),
-      );
-      count += out.Count ?? 0;
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return count;
-  }
-
-  async unwait(channel: Channel, orderId: string): Promise<void> {
-    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.waiting(channel, orderId) }));
-  }
-
-  async wait(w: Waiter): Promise<void> {
-    await this.ddb.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.waiting(w.channel, w.orderId), ...w } }));
-  }
-
-  async claim(n: number, w: Waiter, leaseUntil: Date, now: Date, streak: { from: number; to: number }): Promise<boolean> {
+  async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {
     const T = this.tableName;
-    const cancelled = await transact(this.ddb, [
+    const key = keys.waiting(w.shard, w.channel, w.orderId);
+    for (let attempt = 0; attempt < WAIT_ATTEMPTS; attempt++) {
+      // The same order waiting already (a wait run again): the new token, the same ticket.
+      try {
+        const out = await this.ddb.send(
+          new UpdateCommand({
+            TableName: T,
+            Key: key,
+            UpdateExpression: 'SET #token = :token, since = :since',
+            ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
+            ExpressionAttributeNames: { '#token': 'token' },
+            ExpressionAttributeValues: { ':token': w.token, ':since': w.since },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Number(out.Attributes!.ticket);
+      } catch (err) {
+        if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+      }
+      const [state] = await this.states([w.shard]);
+      const issued = state!.issued[w.channel];
+      const cancelled = await transact(this.ddb, [
+        ['waiter', { Put: { TableName: T, Item: { ...key, ...w, ticket: issued + 1 }, ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})` } }],
+        [
+          'state',
+          {
+            Update: stateUpdate(T, w.shard, { [issuedOf(w.channel)]: 1 }, {}, still(issuedOf(w.channel), issued)),
+          },
+        ],
+      ]);
+      if (!cancelled) return issued + 1;
+      // Another wait took this ticket, or this order's wait was recorded meanwhile: read again.
+      if (!(cancelled.failed('waiter') || cancelled.failed('state') || cancelled.conflict)) throw cancelled.error;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** attempt));
+    }
+    throw new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_ATTEMPTS} times to other waits`);
+  }
+
+  async unwait(shard: number, channel: Channel, orderId: string): Promise<void> {
+    const cancelled = await transactPastConflicts(this.ddb, [
+      [
+        'waiter',
+        { Delete: { TableName: this.tableName, Key: keys.waiting(shard, channel, orderId), ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})` } },
+      ],
+      ['state', { Update: stateUpdate(this.tableName, shard, { [servedOf(channel)]: 1 }) }],
+    ]);
+    if (cancelled && !cancelled.failed('waiter')) throw cancelled.error;
+  }
+
+  async claim(c: Claim): Promise<boolean> {
+    const T = this.tableName;
+    const w = c.waiter;
+    const since = c.now.toISOString();
+    const old = c.slot.holder ? c.slot : undefined;
+    // The slot's shard's busy counters: this holder in, an expired one out.
+    let busy = busyOf({ since, ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}) }, 1);
+    if (old) busy = sum(busy, busyOf(old, -1));
+    const served = { [servedOf(w.channel)]: 1 };
+    const items: [string, TransactItem][] = [
       [
         'slot',
         {
           Put: {
             TableName: T,
             Item: {
-              ...keys.slot(n),
+              ...keys.slot(c.slot.n),
               holder: w.orderId,
               channel: w.channel,
-              leaseUntil: leaseUntil.getTime(),
-              since: now.toISOString(),
+              leaseUntil: c.leaseUntil.getTime(),
+              since,
               ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
             },
-            ConditionExpression: 'attribute_not_exists(holder) OR leaseUntil < :now',
-            ExpressionAttributeValues: { ':now': now.getTime() },
+            // Free, or still the expired holder as read (whose counts leave with it).
+            ...(old
+              ? { ConditionExpression: 'holder = :old AND leaseUntil < :now', ExpressionAttributeValues: { ':old': old.holder, ':now': c.now.getTime() } }
+              : { ConditionExpression: 'attribute_not_exists(holder)' }),
           },
         },
       ],
@@ -76,7 +205,7 @@ export class Capacity implements CapacityStore {
         {
           Delete: {
             TableName: T,
-            Key: keys.waiting(w.channel, w.orderId),
+            Key: keys.waiting(w.shard, w.channel, w.orderId),
             ConditionExpression: '#token = :token',
             ExpressionAttributeNames: { '#token': 'token' },
             ExpressionAttributeValues: { ':token': w.token },
@@ -84,20 +213,17 @@ export class Capacity implements CapacityStore {
         },
       ],
       [
-        'run',
-        {
-          Update: {
-            TableName: T,
-            Key: keys.admissions,
-            UpdateExpression: 'SET botRun = :to',
-            ConditionExpression: streak.from === 0 ? 'attribute_not_exists(botRun) OR botRun = :from' : 'botRun = :from',
-            ExpressionAttributeValues: { ':from': streak.from, ':to': streak.to },
-          },
-        },
+        'queue',
+        { Update: stateUpdate(T, w.shard, c.slotShard === w.shard ? sum(served, busy) : served, { botRun: c.streak.to }, still('botRun', c.streak.from)) },
       ],
-    ]);
+      ['hold', { Put: { TableName: T, Item: { ...keys.slotHold(w.orderId), n: c.slot.n } } }],
+    ];
+    // A steal: the slot's own shard counts the holder.
+    if (c.slotShard !== w.shard) items.push(['busy', { Update: stateUpdate(T, c.slotShard, busy) }]);
+    if (old?.holder) items.push(['oldHold', { Delete: { TableName: T, Key: keys.slotHold(old.holder) } }]);
+    const cancelled = await transact(this.ddb, items);
     if (!cancelled) return true;
-    if (cancelled.failed('slot') || cancelled.failed('waiter') || cancelled.failed('run') || cancelled.conflict) return false;
+    if (cancelled.failed('slot') || cancelled.failed('waiter') || cancelled.failed('queue') || cancelled.conflict) return false;
     throw cancelled.error;
   }
 
@@ -115,38 +241,34 @@ export class Capacity implements CapacityStore {
     );
   }
 
-  async release(n: number, orderId: string): Promise<boolean> {
-    return writeIf(
-      this.ddb.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.slot(n),
-          UpdateExpression: 'REMOVE holder, channel, leaseUntil, since, videoSeconds',
-          ConditionExpression: 'holder = :order',
-          ExpressionAttributeValues: { ':order': orderId },
-        }),
-      ),
-    );
+  async release(slot: Slot, slotShard: number, rate?: number): Promise<boolean> {
+    if (!slot.holder) return false;
+    const T = this.tableName;
+    const cancelled = await transactPastConflicts(this.ddb, [
+      [
+        'slot',
+        {
+          Update: {
+            TableName: T,
+            Key: keys.slot(slot.n),
+            UpdateExpression: 'REMOVE holder, channel, leaseUntil, since, videoSeconds',
+            // The holder as read, admitted when read: the counts taken out are the ones it put in.
+            ConditionExpression: slot.since ? 'holder = :order AND since = :since' : 'holder = :order',
+            ExpressionAttributeValues: { ':order': slot.holder, ...(slot.since ? { ':since': slot.since } : {}) },
+          },
+        },
+      ],
+      ['state', { Update: stateUpdate(T, slotShard, busyOf(slot, -1), rate === undefined ? {} : { rate }) }],
+      ['hold', { Delete: { TableName: T, Key: keys.slotHold(slot.holder) } }],
+    ]);
+    if (!cancelled) return true;
+    if (cancelled.failed('slot')) return false;
+    throw cancelled.error;
   }
 
-  async rate(): Promise<number | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.queueStats, ConsistentRead: true }));
-    return out.Item?.secondsPerVideoSecond === undefined ? undefined : Number(out.Item.secondsPerVideoSecond);
-  }
-
-  async saveRate(secondsPerVideoSecond: number): Promise<void> {
-    await this.ddb.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.queueStats, secondsPerVideoSecond, at: new Date().toISOString() } }));
-  }
-
-  /** The ids of a channel's waiting orders, oldest first. */
-  async waitingIds(channel: Channel): Promise<string[]> {
-    const items = await queryAll(this.ddb, { TableName: this.tableName, ...inPartition(keys.waitingPartition(channel)), ProjectionExpression: 'orderId' });
-    return items.map((i) => String(i.orderId));
-  }
-
-  async botRun(): Promise<number> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.admissions, ConsistentRead: true }));
-    return Number(out.Item?.botRun ?? 0);
+  async holding(orderId: string): Promise<number | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.slotHold(orderId), ConsistentRead: true }));
+    return out.Item ? Number(out.Item.n) : undefined;
   }
 }
 
@@ -166,28 +288,22 @@ export class StepFunctionsWakeup implements Wakeup {
   }
 }
 
-/** The queue as eta_seconds reads it (core's QueueViews keeps it for a few seconds per process). */
+/** The queue as eta_seconds reads it: the shards' state items only (core's QueueViews keeps it for a few seconds). */
 export class QueueReader {
   constructor(
     private readonly store: Capacity,
-    private readonly settings: { slots: number; botRun: number; defaultSecondsPerVideoSecond: number },
+    private readonly settings: { slots: number; shards: number; botRun: number; defaultSecondsPerVideoSecond: number },
   ) {}
 
-  async read(now = Date.now()): Promise<QueueView> {
-    const [slots, api, bot, rate] = await Promise.all([
-      this.store.slots(this.settings.slots),
-      this.store.waitingIds('api'),
-      this.store.waitingIds('bot'),
-      this.store.rate(),
-    ]);
+  async read(): Promise<QueueView> {
+    const { slots, shards, botRun, defaultSecondsPerVideoSecond } = this.settings;
+    const states = await this.store.states(Array.from({ length: shards }, (_, k) => k));
+    // The shards' measured rates, averaged: each measures only its own finished orders.
+    const rates = states.map((s) => s.rate).filter((r) => r !== undefined);
     return {
-      slots: this.settings.slots,
-      busy: slots
-        .filter((s) => s.holder && (s.leaseUntil ?? 0) >= now)
-        .map((s) => ({ holder: s.holder!, since: s.since ? Date.parse(s.since) : now, ...(s.videoSeconds ? { videoSeconds: s.videoSeconds } : {}) })),
-      waiting: { api, bot },
-      secondsPerVideoSecond: rate ?? this.settings.defaultSecondsPerVideoSecond,
-      botRun: this.settings.botRun,
+      shards: states.map((s, k) => ({ ...s, slots: slotsOf(k, slots, shards).length })),
+      secondsPerVideoSecond: rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : defaultSecondsPerVideoSecond,
+      botRun,
     };
   }
 }

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } from '../core/pricing.ts';
 import type { Throughput } from '../core/limits.ts';
-import { DEFAULT_BOT_RUN } from '../core/capacity.ts';
+import { DEFAULT_BOT_RUN, shardCount } from '../core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../core/orders.ts';
 import { DEFAULT_RESENDS_PER_HOUR } from '../core/deliveries.ts';
 import { SWEEP_BUDGET } from '../core/sweep.ts';
@@ -80,7 +80,7 @@ export interface Config {
   /** How long a director-mode script waits for its review. */
   reviewDeadlineSeconds: number;
   /** The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order. */
-  capacity: { slots: number; leaseSeconds: number; botRun: number };
+  capacity: { slots: number; shards: number; leaseSeconds: number; botRun: number };
   /** How long a process keeps its snapshot of the queue for eta_seconds. */
   queueSnapshotMs: number;
   /** The sweep leaves an order or event this young alone: its workflow's start is normally on its way. */
@@ -146,6 +146,8 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueSnapshotMs: int(env, 'QUEUE_SNAPSHOT_MS', 2000),
     capacity: {
       slots: renderSlots(env),
+      // RENDER_QUEUE_SHARDS overrides the shard count of the slots (one per 8 by default; at most one per slot).
+      shards: shardCount(renderSlots(env), env.RENDER_QUEUE_SHARDS ? Math.max(1, int(env, 'RENDER_QUEUE_SHARDS', 1)) : undefined),
       // Longer than a slot is held by right: plan, script, the 15-minute render and publishing.
       leaseSeconds: Math.max(60, int(env, 'SLOT_LEASE_SECONDS', 1800)),
       botRun: Math.max(1, int(env, 'BOT_RUN_BEFORE_API', DEFAULT_BOT_RUN)),

@@ -14,6 +14,7 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { Contended } from '../core/errors.ts';
 import { inPartition, TABLE_KEYS, ttl } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
@@ -113,19 +114,34 @@ export async function transact<N extends string>(
   }
 }
 
-/** Every item a query matches, across pages. */
-/** `transact`, tried again with jittered backoff while another transaction holds one of its items. */
+/** Tries of a transaction while other transactions hold its items. */
+export const CONFLICT_ATTEMPTS = 9;
+
+/**
+ * `transact`, tried again with jittered backoff while another transaction holds one of its items; past
+ * CONFLICT_ATTEMPTS, Contended (transient: the step is retried, the API answers 503), never the cancellation itself.
+ */
 export async function transactPastConflicts<N extends string>(
   client: DynamoDBDocumentClient,
   items: readonly (readonly [N, TransactItem])[],
 ): Promise<Cancelled<N> | undefined> {
   for (let attempt = 0; ; attempt++) {
     const cancelled = await transact(client, items);
-    if (!cancelled?.conflict || attempt >= 8) return cancelled;
+    if (!cancelled?.conflict) return cancelled;
+    if (attempt + 1 >= CONFLICT_ATTEMPTS)
+      throw contended(
+        items.map(([name]) => name),
+        cancelled.error,
+      );
     await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
   }
 }
 
+/** The error of a transaction whose items stayed held by others. */
+export const contended = (names: readonly string[], cause: Error) =>
+  new Contended(`Transaction (${names.join(', ')}) lost ${CONFLICT_ATTEMPTS} times to other transactions`, { cause });
+
+/** Every item a query matches, across pages. */
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));

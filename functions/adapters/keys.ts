@@ -12,10 +12,10 @@
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
  *   event not settled              PK PENDING#<shard>    SK <event id>  (until delivered, dropped or no webhook)
- *   render slot (a lease)          PK CAPACITY      SK SLOT#<n>
- *   admission state                PK CAPACITY      SK ADMISSIONS
- *   measured generation rate       PK CAPACITY      SK STATS
- *   an order waiting for a slot    PK WAITING#<channel>  SK <order id>  (oldest first)
+ *   render slot (a lease)          PK SLOT#<n>      SK SLOT   (a partition per slot)
+ *   the slot an order was admitted PK ORDER#<id>    SK SLOT   (which slot to renew or free)
+ *   render queue shard's state     PK QUEUE#<shard> SK STATE  (bot run, counters for eta_seconds, measured rate)
+ *   an order waiting for a slot    PK WAITING#<shard>#<channel>  SK <order id>  (oldest first)
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
@@ -56,14 +56,11 @@ export const keys = {
   pendingEvent: (shard: number, eventId: string) => ({ PK: `PENDING#${shard}`, SK: eventId }),
   /** Where the audit sweep's walks stand (core/sweep.ts AuditCursor). */
   auditCursor: { PK: 'AUDIT', SK: 'CURSOR' },
-  capacityPartition: 'CAPACITY',
-  slot: (n: number) => ({ PK: 'CAPACITY', SK: `${SLOT_PREFIX}${n}` }),
-  slotPrefix: SLOT_PREFIX,
-  admissions: { PK: 'CAPACITY', SK: 'ADMISSIONS' },
-  /** The measured generation time per video second. */
-  queueStats: { PK: 'CAPACITY', SK: 'STATS' },
-  waitingPartition: (channel: string) => `WAITING#${channel}`,
-  waiting: (channel: string, orderId: string) => ({ PK: `WAITING#${channel}`, SK: orderId }),
+  slot: (n: number) => ({ PK: `${SLOT_PREFIX}${n}`, SK: 'SLOT' }),
+  slotHold: (orderId: string) => ({ PK: orderPk(orderId), SK: 'SLOT' }),
+  queueState: (shard: number) => ({ PK: `QUEUE#${shard}`, SK: 'STATE' }),
+  waitingPartition: (shard: number, channel: string) => `WAITING#${shard}#${channel}`,
+  waiting: (shard: number, channel: string, orderId: string) => ({ PK: `WAITING#${shard}#${channel}`, SK: orderId }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
   deliveryPrefix: 'DELIVERY#',

@@ -5,7 +5,7 @@ import type { CommitOutcome, IdempotencyRecord, MarkerPage, OrderCommit, OrderEv
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { headOf, LEDGER_ATTEMPTS, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-import { batchGet, deletePartition, markersPage, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { batchGet, CONFLICT_ATTEMPTS, contended, deletePartition, markersPage, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -213,8 +213,9 @@ export class Orders implements OrderStore {
       // No refund to follow: the key is at its active limit (a review's move back to running); the caller reads the
       // order again to tell.
       if (!refund && cancelled.failed('user')) return false;
-      if (attempt < 8 && cancelled.conflict) {
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt++));
+      if (cancelled.conflict) {
+        if (++attempt >= CONFLICT_ATTEMPTS) throw contended(['order transition'], cancelled.error);
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
         continue;
       }
       throw cancelled.error;

@@ -14,6 +14,10 @@ const THROTTLING = new Set([
   'InternalFailure',
   'ServiceUnavailable',
   'TransactionInProgressException',
+  // A single write that met a transaction holding its item, and a transaction that kept meeting others (core's
+  // Contended): both pass by themselves.
+  'TransactionConflictException',
+  'Contended',
 ]);
 /**
  * Why a transaction was cancelled, when that passes by itself: a throttle, or another transaction holding an item

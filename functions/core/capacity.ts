@@ -7,10 +7,19 @@
  * starves. A slot is a lease: a holder that died without releasing it loses it when the lease ends (and the recovery
  * sweep frees it sooner when the holder's order is closed).
  *
+ * Shards, so that no item is written by every admission: the slots split into `shards` (slot n in shard n % shards),
+ * and an order waits in the shard its id hashes to. Each shard has its own waits and its own state (the bot run, the
+ * counters eta_seconds reads); the rule above holds within a shard. A slot that frees in a shard with nobody waiting
+ * takes the head of the shard with the most waiting, and a wait in a shard with no free slot takes another shard's
+ * free slot, so no slot idles while an order waits anywhere. One shard (up to 8 slots) is the plain queue.
+ *
  * An order's workflow waits for its slot with a task token: `awaitSlot` records the wait and admits what fits;
  * whoever frees a slot (an order done or failed, the sweep) admits the next, which completes that order's wait.
  */
+import { Contended } from './errors.ts';
 import type { Channel, Order } from './orders.ts';
+
+export const CHANNELS: readonly Channel[] = ['bot', 'api'];
 
 export interface Slot {
   n: number;
@@ -18,7 +27,7 @@ export interface Slot {
   channel?: Channel;
   /** Epoch milliseconds the lease ends. */
   leaseUntil?: number;
-  /** When the holder was admitted (ISO 8601), and its video's length: for eta_seconds and the measured rate. */
+  /** When the holder was admitted (ISO 8601), and its video's length: for the counters and the measured rate. */
   since?: string;
   videoSeconds?: number;
 }
@@ -30,33 +39,102 @@ export interface Waiter {
   token: string;
   since: string;
   videoSeconds?: number;
+  /** The shard whose queue it waits in. */
+  shard: number;
+  /** Its number among the waits of its shard and channel (1 for the first ever): eta_seconds reads its place from it. */
+  ticket: number;
+}
+
+/** Where an order waits: written on the order, so that eta_seconds needs no read of the queue. */
+export interface QueuePlace {
+  shard: number;
+  ticket: number;
+}
+
+/**
+ * A shard's one small item, written only by its own admissions, waits and releases (and a steal's): the bot run and
+ * the counters eta_seconds is computed from.
+ */
+export interface ShardState {
+  /** Bot admissions in a row while an API order of this shard waited. */
+  botRun: number;
+  /** Tickets handed out, and waits ended (admitted or left), per channel: the waiting are the difference. */
+  issued: Record<Channel, number>;
+  served: Record<Channel, number>;
+  /** This shard's slots held now: how many, their videos' seconds and their admission times (epoch ms), summed. */
+  busy: number;
+  busyVideoSeconds: number;
+  busySinceMs: number;
+  /** The measured seconds of generation per video second, from this shard's finished orders. */
+  rate?: number;
+}
+
+export const emptyShardState = (): ShardState => ({
+  botRun: 0,
+  issued: { api: 0, bot: 0 },
+  served: { api: 0, bot: 0 },
+  busy: 0,
+  busyVideoSeconds: 0,
+  busySinceMs: 0,
+});
+
+/** How many of a shard's channel wait. */
+export const waitingIn = (s: ShardState, channel: Channel) => Math.max(0, s.issued[channel] - s.served[channel]);
+
+/** Slots per shard when no shard count is set: up to 8 slots are one shard, the queue as it always was. */
+export const SLOTS_PER_SHARD = 8;
+export const shardCount = (slots: number, set?: number) => Math.max(1, Math.min(slots, set ?? Math.ceil(slots / SLOTS_PER_SHARD)));
+/** The slot numbers of a shard. */
+export function slotsOf(shard: number, slots: number, shards: number): number[] {
+  const ns: number[] = [];
+  for (let n = shard; n < slots; n += shards) ns.push(n);
+  return ns;
+}
+/** The shard an order waits in: its id's hash (FNV-1a), so every process finds it without a read. */
+export function orderShard(orderId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < orderId.length; i++) h = Math.imul(h ^ orderId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % shards;
+}
+
+/** An admission as the store writes it, all or nothing. */
+export interface Claim {
+  /** The slot as read: free, or held by a holder whose lease ended (its counts leave the shard with it). */
+  slot: Slot;
+  slotShard: number;
+  waiter: Waiter;
+  leaseUntil: Date;
+  now: Date;
+  /** The waiter's shard's bot run as read (`from`), and as it becomes (`to`). */
+  streak: { from: number; to: number };
 }
 
 export interface CapacityStore {
-  /** Slots 0 to count-1; a slot never taken is free. */
-  slots(count: number): Promise<Slot[]>;
-  /** The oldest waiting order of a channel. */
-  head(channel: Channel): Promise<Waiter | undefined>;
-  /** How many orders of a channel wait. */
-  waitingCount(channel: Channel): Promise<number>;
-  /** Records an order's wait, replacing the token of an earlier wait of the same order. */
-  wait(w: Waiter): Promise<void>;
-  /** Forgets an order's wait (a canceled order no longer waits for a slot). */
-  unwait(channel: Channel, orderId: string): Promise<void>;
+  /** The slots with these numbers; a slot never taken is free. */
+  slots(ns: readonly number[]): Promise<Slot[]>;
+  /** The state of these shards, in their order; a shard never written is empty. */
+  states(shards: readonly number[]): Promise<ShardState[]>;
+  /** The oldest waiting order of a shard's channel. */
+  head(shard: number, channel: Channel): Promise<Waiter | undefined>;
   /**
-   * Gives slot n to the waiter, all or nothing: only while the slot is free or its lease ended, the waiter still waits
-   * with this token, and the bot-run count is still `streak.from` (it becomes `streak.to`). False when any moved.
+   * Records an order's wait with the next ticket of its shard and channel; a wait of the same order already there
+   * keeps its ticket and takes the new token. The ticket.
    */
-  claim(n: number, w: Waiter, leaseUntil: Date, now: Date, streak: { from: number; to: number }): Promise<boolean>;
+  wait(w: Omit<Waiter, 'ticket'>): Promise<number>;
+  /** Forgets an order's wait (a canceled order no longer waits for a slot). */
+  unwait(shard: number, channel: Channel, orderId: string): Promise<void>;
+  /**
+   * Gives the slot to the waiter, all or nothing: only while the slot is as read (free, or the same holder with its
+   * lease ended), the waiter still waits with this token, and its shard's bot run is still `streak.from`. False when
+   * any moved.
+   */
+  claim(c: Claim): Promise<boolean>;
   /** Extends the lease of the slot the order holds; false when it holds none. */
   renew(n: number, orderId: string, leaseUntil: Date): Promise<boolean>;
-  /** Frees the slot the order holds; false when it holds none. */
-  release(n: number, orderId: string): Promise<boolean>;
-  /** Bot admissions in a row while an API order waited. */
-  botRun(): Promise<number>;
-  /** The measured seconds of generation per video second, when any order has been measured. */
-  rate(): Promise<number | undefined>;
-  saveRate(secondsPerVideoSecond: number): Promise<void>;
+  /** Frees the slot as read from its holder, setting its shard's measured rate when given; false when it moved. */
+  release(slot: Slot, slotShard: number, rate?: number): Promise<boolean>;
+  /** The slot the order was last admitted to (it may have lost it since, when its lease ended). */
+  holding(orderId: string): Promise<number | undefined>;
 }
 
 export interface Wakeup {
@@ -68,6 +146,8 @@ export interface CapacityPorts {
   store: CapacityStore;
   wakeup: Wakeup;
   slots: number;
+  /** Shards of the slots; by default one per SLOTS_PER_SHARD slots. */
+  shards?: number;
   leaseSeconds: number;
   /** Bot admissions in a row before a waiting API order goes next. */
   botRun: number;
@@ -79,27 +159,67 @@ export const DEFAULT_BOT_RUN = 3;
 const RATE_WEIGHT = 0.3;
 
 export class RenderQueue {
-  constructor(private readonly p: CapacityPorts) {}
+  readonly shards: number;
+
+  constructor(private readonly p: CapacityPorts) {
+    this.shards = shardCount(p.slots, p.shards);
+  }
 
   private leaseUntil(now: Date) {
     return new Date(now.getTime() + this.p.leaseSeconds * 1000);
   }
 
-  /** The order's workflow waits for a slot: at once when it holds one (a resumed order), else after the orders ahead. */
-  async awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string): Promise<void> {
+  private allShards() {
+    return Array.from({ length: this.shards }, (_, k) => k);
+  }
+
+  private allSlots() {
+    return Array.from({ length: this.p.slots }, (_, n) => n);
+  }
+
+  shardOf(orderId: string): number {
+    return orderShard(orderId, this.shards);
+  }
+
+  /** The slot the order holds now, as read. */
+  private async held(orderId: string): Promise<Slot | undefined> {
+    const n = await this.p.store.holding(orderId);
+    if (n === undefined) return undefined;
+    const [slot] = await this.p.store.slots([n]);
+    return slot?.holder === orderId ? slot : undefined;
+  }
+
+  /**
+   * The order's workflow waits for a slot: at once when it holds one (a resumed order), else after the orders ahead.
+   * `placed` learns where it waits before any admission (eta_seconds reads it from the order).
+   */
+  async awaitSlot(
+    order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number },
+    token: string,
+    placed?: (place: QueuePlace) => Promise<unknown>,
+  ): Promise<void> {
     const now = this.p.now();
-    const held = (await this.p.store.slots(this.p.slots)).find((s) => s.holder === order.id);
+    const held = await this.held(order.id);
     if (held && (await this.p.store.renew(held.n, order.id, this.leaseUntil(now)))) {
       if (await this.p.wakeup.wake(token, held.n)) return;
     }
-    await this.p.store.wait({
+    const shard = this.shardOf(order.id);
+    const ticket = await this.p.store.wait({
       orderId: order.id,
       channel: order.channel ?? 'api',
       token,
       since: now.toISOString(),
+      shard,
       ...(order.videoSeconds !== undefined ? { videoSeconds: order.videoSeconds } : {}),
     });
-    await this.admit();
+    await placed?.({ shard, ticket });
+    if (!(await this.fill(shard)).full) return;
+    // Its own shard's slots are all held: a free slot of another shard takes this shard's head.
+    const states = await this.p.store.states(this.allShards());
+    const idle = this.allShards()
+      .filter((k) => k !== shard && states[k]!.busy < slotsOf(k, this.p.slots, this.shards).length)
+      .sort((a, b) => states[a]!.busy - states[b]!.busy);
+    for (const k of idle) if (!(await this.fill(k, shard)).full) return;
   }
 
   /**
@@ -108,25 +228,31 @@ export class RenderQueue {
    * still waits (`waiting`: its channel; canceled while queued) leaves the queue first, so no slot is given to it.
    */
   async release(orderId: string, done = false, waiting?: Channel): Promise<void> {
-    if (waiting) await this.p.store.unwait(waiting, orderId);
-    const held = (await this.p.store.slots(this.p.slots)).find((s) => s.holder === orderId);
-    if (held && done && held.since && held.videoSeconds) {
-      const sample = (this.p.now().getTime() - Date.parse(held.since)) / 1000 / held.videoSeconds;
-      const before = await this.p.store.rate();
-      await this.p.store.saveRate(before === undefined ? sample : before * (1 - RATE_WEIGHT) + sample * RATE_WEIGHT);
+    if (waiting) await this.p.store.unwait(this.shardOf(orderId), waiting, orderId);
+    const held = await this.held(orderId);
+    if (!held) {
+      await this.fill(this.shardOf(orderId));
+      return;
     }
-    if (held) await this.p.store.release(held.n, orderId);
-    await this.admit();
+    const shard = held.n % this.shards;
+    let rate: number | undefined;
+    if (done && held.since && held.videoSeconds) {
+      const sample = (this.p.now().getTime() - Date.parse(held.since)) / 1000 / held.videoSeconds;
+      const [state] = await this.p.store.states([shard]);
+      rate = state?.rate === undefined ? sample : state.rate * (1 - RATE_WEIGHT) + sample * RATE_WEIGHT;
+    }
+    await this.p.store.release(held, shard, rate);
+    await this.fill(shard);
   }
 
-  /** Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing). */
+  /** Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing it). */
   async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
     const now = this.p.now().getTime();
     let freed = 0;
-    for (const s of await this.p.store.slots(this.p.slots)) {
+    for (const s of await this.p.store.slots(this.allSlots())) {
       if (!s.holder) continue;
       if ((s.leaseUntil ?? 0) < now || (await isClosed(s.holder))) {
-        if (await this.p.store.release(s.n, s.holder)) freed++;
+        if (await this.p.store.release(s, s.n % this.shards)) freed++;
       }
     }
     return freed;
@@ -135,48 +261,88 @@ export class RenderQueue {
   /** Waiting orders and the oldest one's age per channel, and the slots in use (for the operators' metrics). */
   async stats(): Promise<{ waiting: Record<Channel, number>; oldestSeconds: Record<Channel, number>; inUse: number }> {
     const now = this.p.now().getTime();
-    const [slots, apiHead, botHead, api, bot] = await Promise.all([
-      this.p.store.slots(this.p.slots),
-      this.p.store.head('api'),
-      this.p.store.head('bot'),
-      this.p.store.waitingCount('api'),
-      this.p.store.waitingCount('bot'),
-    ]);
-    const age = (w: Waiter | undefined) => (w ? Math.max(0, Math.round((now - Date.parse(w.since)) / 1000)) : 0);
-    return {
-      waiting: { api, bot },
-      oldestSeconds: { api: age(apiHead), bot: age(botHead) },
-      inUse: slots.filter((s) => s.holder && (s.leaseUntil ?? 0) >= now).length,
-    };
+    const [slots, states] = await Promise.all([this.p.store.slots(this.allSlots()), this.p.store.states(this.allShards())]);
+    const waiting = { api: 0, bot: 0 };
+    const oldestSeconds = { api: 0, bot: 0 };
+    for (const channel of CHANNELS) {
+      const shards = this.allShards().filter((k) => waitingIn(states[k]!, channel) > 0);
+      waiting[channel] = shards.reduce((sum, k) => sum + waitingIn(states[k]!, channel), 0);
+      const heads = await Promise.all(shards.map((k) => this.p.store.head(k, channel)));
+      for (const w of heads) if (w) oldestSeconds[channel] = Math.max(oldestSeconds[channel], Math.round((now - Date.parse(w.since)) / 1000));
+    }
+    return { waiting, oldestSeconds, inUse: slots.filter((s) => s.holder && (s.leaseUntil ?? 0) >= now).length };
   }
 
   /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
   async admit(): Promise<number> {
     let admitted = 0;
-    // Each pass admits one order or finds that something moved; the bound only stops a store that keeps moving.
-    for (let pass = 0; pass < 4 * this.p.slots + 8; pass++) {
+    for (const k of this.allShards()) admitted += (await this.fill(k)).admitted;
+    return admitted;
+  }
+
+  /** The heads of a shard's channels and its bot run. */
+  private async heads(shard: number) {
+    const [bot, api, [state]] = await Promise.all([this.p.store.head(shard, 'bot'), this.p.store.head(shard, 'api'), this.p.store.states([shard])]);
+    return { bot, api, run: state?.botRun ?? 0 };
+  }
+
+  /** The other shard with the most waiting (bot orders first), when any waits. */
+  private async busiestOther(shard: number): Promise<number | undefined> {
+    const states = await this.p.store.states(this.allShards());
+    let best: number | undefined;
+    const score = (k: number) => waitingIn(states[k]!, 'bot') * 1e6 + waitingIn(states[k]!, 'api');
+    for (const k of this.allShards()) if (k !== shard && score(k) > 0 && (best === undefined || score(k) > score(best))) best = k;
+    return best;
+  }
+
+  /**
+   * Gives the free slots of slot shard `shard` to waiters by the admission rule: its own shard's, else those of `from`
+   * (a wait that found its shard full) or of the shard with the most waiting. `full`: no free slot was left.
+   */
+  private async fill(shard: number, from?: number): Promise<{ admitted: number; full: boolean }> {
+    const ns = slotsOf(shard, this.p.slots, this.shards);
+    let admitted = 0;
+    let conflicts = 0;
+    // Each pass admits an order, hands a dead wait's slot back (that wait is gone), or lost to another writer; only
+    // the last is bounded (a store that keeps moving), so a queue of waits that died with their executions is cleared.
+    while (conflicts <= 4 * ns.length + 8) {
       const now = this.p.now();
-      const free = (await this.p.store.slots(this.p.slots)).find((s) => !s.holder || (s.leaseUntil ?? 0) < now.getTime());
-      if (!free) return admitted;
-      const [bot, api, run] = await Promise.all([this.p.store.head('bot'), this.p.store.head('api'), this.p.store.botRun()]);
-      const next = bot && (!api || run < this.p.botRun) ? bot : api;
-      if (!next) return admitted;
-      const to = next.channel === 'bot' && api ? run + 1 : 0;
-      if (!(await this.p.store.claim(free.n, next, this.leaseUntil(now), now, { from: run, to }))) continue;
+      const free = (await this.p.store.slots(ns)).find((s) => !s.holder || (s.leaseUntil ?? 0) < now.getTime());
+      if (!free) return { admitted, full: true };
+      let queue = shard;
+      let h = await this.heads(shard);
+      if (!h.bot && !h.api) {
+        const other = from ?? (await this.busiestOther(shard));
+        if (other === undefined || other === shard) return { admitted, full: false };
+        queue = other;
+        h = await this.heads(other);
+        if (!h.bot && !h.api) return { admitted, full: false };
+      }
+      const next = h.bot && (!h.api || h.run < this.p.botRun) ? h.bot : h.api!;
+      const to = next.channel === 'bot' && h.api ? h.run + 1 : 0;
+      const leaseUntil = this.leaseUntil(now);
+      if (!(await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to } }))) {
+        // Another admission took the slot or the waiter first: read again, after a pause that grows with the conflicts.
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** Math.min(conflicts++, 5)));
+        continue;
+      }
+      const taken: Slot = { n: free.n, holder: next.orderId, channel: next.channel, leaseUntil: leaseUntil.getTime(), since: now.toISOString() };
+      if (next.videoSeconds !== undefined) taken.videoSeconds = next.videoSeconds;
       let woken: boolean;
       try {
         woken = await this.p.wakeup.wake(next.token, free.n);
       } catch (err) {
         // Step Functions could not be reached: undo the admission (the order waits again, the slot is free), so a
         // later admission (a release, the sweep) completes this wait; the caller sees the failure.
-        await this.p.store.release(free.n, next.orderId);
-        await this.p.store.wait(next);
+        await this.p.store.release(taken, shard);
+        await this.p.store.wait({ ...next, shard: queue });
         throw err;
       }
       // The wait may have died with its execution: the slot goes back, and the order is the sweep's to restart.
-      if (!woken) await this.p.store.release(free.n, next.orderId);
+      if (!woken) await this.p.store.release(taken, shard);
       else admitted++;
     }
-    return admitted;
+    // Lost to other writers again and again: the caller's step is retried rather than failed.
+    throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
   }
 }

@@ -88,3 +88,11 @@ export const deliveryInProgress = (eventId: string) =>
 export const notCancelable = (status: string) =>
   new AppError('not_cancelable', `The order is ${status}: only queued and awaiting_review orders can be canceled (a render in progress cannot be stopped)`);
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);
+
+/**
+ * Items stayed held by other writers (DynamoDB transaction conflicts) past the caller's retries. It passes by itself:
+ * the API answers it 503 and the workflows retry the step (adapters/transient.ts), never failing the order for it.
+ */
+export class Contended extends Error {
+  override readonly name = 'Contended';
+}

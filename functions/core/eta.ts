@@ -3,39 +3,81 @@
  * generation time per video second times its length, spread over the slots as they free, plus this order's own
  * generation. An estimate: the spec says it may drift at peak time.
  */
+import { orderShard, type QueuePlace, type ShardState, waitingIn } from './capacity.ts';
 import type { Channel, Order, Standing } from './orders.ts';
 
-/** An order as `standing` reads it. */
-export const standingOf = (o: Order) => ({ ...o, videoSeconds: o.params.duration_seconds, hasScript: o.script !== undefined, rendered: Boolean(o.rendered) });
+/** An order as `standing` reads it: where it waits, or since when it holds its slot, from its own facts. */
+export function standingOf(o: Order) {
+  // A director-mode order gets its slot after the review (and renders at once); any other, before it starts.
+  const slotAt = o.params.director_mode ? (o.reviewed ? o.renderStartedAt : undefined) : o.startedAt;
+  const holding = o.status === 'running' && slotAt !== undefined;
+  return {
+    ...o,
+    videoSeconds: o.params.duration_seconds,
+    hasScript: o.script !== undefined,
+    rendered: Boolean(o.rendered),
+    place: o.queuePlace,
+    ...(holding ? { slotSince: Date.parse(slotAt) } : {}),
+    // Running without a slot: a director-mode order writing its script waits in no queue; a reviewed one waits.
+    waits: o.status === 'queued' || (o.status === 'running' && !holding && Boolean(o.params.director_mode && o.reviewed)),
+  };
+}
 
-/** What the queue looks like now; read at most every few seconds per process (a snapshot), never per request. */
+/** One shard of the queue as its state item says, with its number of slots. */
+export type ShardView = ShardState & { slots: number };
+
+/**
+ * What the queue looks like now: the shards' state items only (never their waits); read at most every few seconds
+ * per process (a snapshot), never per request.
+ */
 export interface QueueView {
-  slots: number;
-  /** The orders holding a slot: since when (epoch ms), and their video length when known. */
-  busy: { holder: string; since: number; videoSeconds?: number }[];
-  /** Waiting order ids of each channel, oldest first (the admission order within a channel). */
-  waiting: Record<Channel, string[]>;
+  shards: ShardView[];
   /** Measured seconds of generation (admission to done) per second of video. */
   secondsPerVideoSecond: number;
   /** Bot admissions in a row before a waiting API order goes next. */
   botRun: number;
 }
 
-/** Orders admitted before this one: its channel's older orders, and the other channel's by the admission rule. */
-function ahead(view: QueueView, order: { id: string; channel: Channel }): number {
-  const own = view.waiting[order.channel];
-  const at = own.indexOf(order.id);
-  const before = at < 0 ? own.length : at;
-  if (order.channel === 'bot') return before + Math.min(view.waiting.api.length, Math.floor(before / view.botRun));
-  return before + Math.min(view.waiting.bot.length, (before + 1) * view.botRun);
+/** How many of a channel wait, in every shard. */
+export const waitingOf = (view: QueueView, channel: Channel) => view.shards.reduce((n, s) => n + waitingIn(s, channel), 0);
+
+/** An order as the estimates take it: where it waits, when it has a ticket. */
+interface Queued {
+  id: string;
+  channel: Channel;
+  place?: QueuePlace | undefined;
 }
 
-/** Seconds until a waiting (or just created) order is done. */
-export function queuedEta(view: QueueView, order: { id: string; channel: Channel; videoSeconds: number }, now: number): number {
+const shardOf = (view: QueueView, order: Queued) => view.shards[order.place?.shard ?? orderShard(order.id, view.shards.length)] ?? view.shards[0]!;
+
+/**
+ * Orders of its shard admitted before this one: its channel's that took a ticket before it and still wait (every one
+ * waiting, for an order with no ticket yet), and the other channel's by the admission rule.
+ */
+function ahead(view: QueueView, order: Queued): number {
+  const shard = shardOf(view, order);
+  const own = waitingIn(shard, order.channel);
+  const ticket = order.place?.ticket;
+  // A ticket the read already counts is among the waiting itself.
+  const before =
+    ticket === undefined ? own : Math.max(0, Math.min(ticket - shard.served[order.channel] - 1, ticket <= shard.issued[order.channel] ? own - 1 : own));
+  const api = waitingIn(shard, 'api');
+  const bot = waitingIn(shard, 'bot');
+  if (order.channel === 'bot') return before + Math.min(api, Math.floor(before / view.botRun));
+  return before + Math.min(bot, (before + 1) * view.botRun);
+}
+
+/** Seconds until a waiting (or just created) order is done, on the slots of its shard. */
+export function queuedEta(view: QueueView, order: Queued & { videoSeconds: number }, now: number): number {
+  const shard = shardOf(view, order);
   const job = order.videoSeconds * view.secondsPerVideoSecond;
-  // When each slot frees: the busy ones after the rest of their job (the same length as this one when unknown).
-  const free = view.busy.map((b) => Math.max(0, (b.videoSeconds ?? order.videoSeconds) * view.secondsPerVideoSecond - (now - b.since) / 1000));
-  while (free.length < view.slots) free.push(0);
+  // When each slot frees: the busy ones after the rest of their job, taken as the average of the shard's holders
+  // (the same length as this one when unknown).
+  const busy = Math.min(shard.busy, shard.slots);
+  const length = shard.busy > 0 && shard.busyVideoSeconds > 0 ? shard.busyVideoSeconds / shard.busy : order.videoSeconds;
+  const since = shard.busy > 0 ? shard.busySinceMs / shard.busy : now;
+  const free = Array.from({ length: busy }, () => Math.max(0, length * view.secondsPerVideoSecond - (now - since) / 1000));
+  while (free.length < shard.slots) free.push(0);
   free.sort((a, b) => a - b);
   for (let i = ahead(view, order); i > 0; i--) {
     const t = free.shift()! + job;
@@ -45,14 +87,23 @@ export function queuedEta(view: QueueView, order: { id: string; channel: Channel
   return Math.max(1, Math.round(free[0]! + job));
 }
 
+/** An active order as `orderEta` and `standing` take it (standingOf makes it from the order). */
+export interface Active extends Omit<Queued, 'channel'> {
+  status: string;
+  channel?: Channel | undefined;
+  videoSeconds: number;
+  /** When it was admitted to the slot it holds (epoch ms). */
+  slotSince?: number | undefined;
+  /** It waits for a slot (queued, or running after its review). */
+  waits: boolean;
+}
+
 /** eta_seconds of an active order: queued (or a running order waiting for its slot after review), or generating. */
-export function orderEta(view: QueueView, order: { id: string; status: string; channel?: Channel; videoSeconds: number }, now: number): number {
-  const holding = view.busy.find((b) => b.holder === order.id);
-  if (holding) return runningEta(view, { videoSeconds: order.videoSeconds, since: holding.since }, now);
-  const channel = order.channel ?? 'api';
+export function orderEta(view: QueueView, order: Active, now: number): number {
+  if (order.slotSince !== undefined) return runningEta(view, { videoSeconds: order.videoSeconds, since: order.slotSince }, now);
   // A running director-mode order writing its script holds no slot and waits in no queue: it is ahead of its render.
-  if (order.status === 'running' && !view.waiting[channel].includes(order.id)) return runningEta(view, { videoSeconds: order.videoSeconds }, now);
-  return queuedEta(view, { id: order.id, channel, videoSeconds: order.videoSeconds }, now);
+  if (!order.waits) return runningEta(view, { videoSeconds: order.videoSeconds }, now);
+  return queuedEta(view, { ...order, channel: order.channel ?? 'api' }, now);
 }
 
 /** Seconds until a running order is done: the rest of its generation (at least one). */
@@ -62,16 +113,26 @@ export function runningEta(view: QueueView, order: { videoSeconds: number; since
   return Math.max(1, Math.round(job - elapsed));
 }
 
+/** A new order of this process, counted until a read shows as many new tickets in its shard as there were ahead of it. */
+interface Expected {
+  channel: Channel;
+  shard: number;
+  at: number;
+  /** Its shard's tickets of its channel in the view it joined, and its rank among this process's orders expected there. */
+  issued: number;
+  rank: number;
+}
+
 /**
- * A process's view of the queue for eta_seconds: the queue as read at most every `maxAgeMs` (so a burst of requests
- * does not make the queue's partitions hot), plus the orders this process created since, which a read may not show
+ * A process's view of the queue for eta_seconds: the shards' state as read at most every `maxAgeMs` (so a burst of
+ * requests does not make the state items hot), plus the orders this process created since, which a read may not count
  * yet (their workflow has not reached its wait). Each creation counts the ones before it, even in one burst. Orders
- * created by other processes (other Lambda environments) show from the next read after their wait begins.
+ * created by other processes count from the next read after their wait begins.
  */
 export class QueueViews {
   private kept: { view: Promise<QueueView>; at: number } | undefined;
-  /** This process's new orders, until a read that began after their creation shows them, or for `expectMs`. */
-  private readonly expected = new Map<string, { channel: Channel; at: number }>();
+  /** This process's new orders, until a read that began after their creation counts them, or for `expectMs`. */
+  private readonly expected = new Map<string, Expected>();
 
   constructor(
     private readonly read: () => Promise<QueueView>,
@@ -82,7 +143,7 @@ export class QueueViews {
 
   /**
    * The queue now; with `joining`, a new order of this process that will wait for a slot, counted from this call on
-   * (in the same step as the view it is given, so the next creation of a burst sees it ahead).
+   * (after the view it is given, so the next creation of a burst counts it ahead).
    */
   async view(joining?: { id: string; channel: Channel }): Promise<QueueView> {
     const now = this.clock();
@@ -97,13 +158,14 @@ export class QueueViews {
       );
     }
     const read = await this.kept.view;
-    if (joining) this.expected.set(joining.id, { channel: joining.channel, at: now });
-    const waiting = { api: [...read.waiting.api], bot: [...read.waiting.bot] };
-    const shown = new Set([...waiting.api, ...waiting.bot, ...read.busy.map((b) => b.holder)]);
-    for (const [id, e] of this.expected) if (!shown.has(id)) waiting[e.channel].push(id);
-    waiting.api.sort();
-    waiting.bot.sort();
-    return { ...read, waiting };
+    const shards = read.shards.map((s) => ({ ...s, issued: { ...s.issued } }));
+    for (const e of this.expected.values()) if (shards[e.shard]) shards[e.shard]!.issued[e.channel]++;
+    if (joining) {
+      const shard = orderShard(joining.id, shards.length);
+      const rank = 1 + [...this.expected.values()].filter((e) => e.shard === shard && e.channel === joining.channel).length;
+      this.expected.set(joining.id, { channel: joining.channel, shard, at: now, issued: read.shards[shard]!.issued[joining.channel], rank });
+    }
+    return { ...read, shards };
   }
 
   /** A creation that did not commit: the order will not wait. */
@@ -111,11 +173,11 @@ export class QueueViews {
     this.expected.delete(orderId);
   }
 
-  /** A read begun at `readAt` counts the orders it shows, and the ones expected long enough (done, or late). */
+  /** A read begun at `readAt` counts the orders whose tickets it shows, and those expected long enough (done, or late). */
   private settle(read: QueueView, readAt: number): void {
-    const shown = new Set([...read.waiting.api, ...read.waiting.bot, ...read.busy.map((b) => b.holder)]);
     for (const [id, e] of this.expected) {
-      if ((e.at < readAt && shown.has(id)) || readAt - e.at > this.expectMs) this.expected.delete(id);
+      const shown = (read.shards[e.shard]?.issued[e.channel] ?? 0) - e.issued >= e.rank;
+      if ((e.at < readAt && shown) || readAt - e.at > this.expectMs) this.expected.delete(id);
     }
   }
 }
@@ -124,19 +186,13 @@ export class QueueViews {
  * Where an active order stands now: its eta_seconds; running, its progress, from its share of the measured generation
  * time while it holds a render slot (a rendered order is publishing: 95); queued, its place in the render queue.
  */
-export function standing(
-  view: QueueView,
-  order: { id: string; status: string; channel?: Channel; videoSeconds: number; hasScript: boolean; rendered: boolean },
-  now: number,
-): Standing {
+export function standing(view: QueueView, order: Active & { hasScript: boolean; rendered: boolean }, now: number): Standing {
   const eta = orderEta(view, order, now);
-  const channel = order.channel ?? 'api';
-  if (order.status === 'queued') return { eta, queuePosition: ahead(view, { id: order.id, channel }) + 1 };
+  if (order.status === 'queued') return { eta, queuePosition: ahead(view, { ...order, channel: order.channel ?? 'api' }) + 1 };
   if (order.status !== 'running') return { eta };
   if (order.rendered) return { eta, progress: 95 };
-  const holding = view.busy.find((b) => b.holder === order.id);
-  if (!holding) return { eta, progress: order.hasScript ? 20 : 5 };
-  const share = (now - holding.since) / 1000 / Math.max(1, order.videoSeconds * view.secondsPerVideoSecond);
+  if (order.slotSince === undefined) return { eta, progress: order.hasScript ? 20 : 5 };
+  const share = (now - order.slotSince) / 1000 / Math.max(1, order.videoSeconds * view.secondsPerVideoSecond);
   return { eta, progress: Math.min(94, 5 + Math.floor(90 * Math.min(1, share))) };
 }
 

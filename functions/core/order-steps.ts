@@ -9,6 +9,7 @@ import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-orde
 import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
 import type { Order, OrderFile, OrderLinks } from './orders.ts';
+import type { QueuePlace } from './capacity.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /**
@@ -53,7 +54,7 @@ export interface StepPorts {
   scratch: { make(): string; remove(dir: string): Promise<void> };
   /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
   capacity: {
-    awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string): Promise<void>;
+    awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string, placed?: (place: QueuePlace) => Promise<unknown>): Promise<void>;
     release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void>;
   };
   /** Hands a recorded event to webhook delivery. */
@@ -101,7 +102,10 @@ export class OrderSteps {
   async awaitSlot(orderId: string, taskToken: string, execution?: string): Promise<void> {
     const order = await this.load(orderId, execution);
     await this.forgetReviewToken(order);
-    await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken);
+    // Its place goes on the order before any admission, so eta_seconds reads it without reading the queue.
+    await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken, (place) =>
+      this.p.orders.patch(order.id, { status: order.status, set: { queuePlace: place } }, this.p.now()),
+    );
   }
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */

@@ -3,6 +3,7 @@ import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus }
 import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
 import type { Charge } from './pricing.ts';
+import type { QueuePlace } from './capacity.ts';
 
 export type { OrderStatus };
 /** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
@@ -85,6 +86,8 @@ export interface Order {
   metadata?: { title: string; description: string; hashtags: string[] };
   error?: { code: string; message: string };
   finishedAt?: string;
+  /** Where it waits for a render slot (its last wait): eta_seconds reads its place from it. */
+  queuePlace?: QueuePlace;
   /** When the order went from queued to running. */
   startedAt?: string;
   /** When the order is canceled and refunded unless done (creation's `deadline_seconds`). */

@@ -1,15 +1,15 @@
 /** The render queue on in-memory ports: bounded slots, bot first, no starvation, leases, waits that died. */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { RenderQueue } from '../../functions/core/capacity.ts';
+import { CHANNELS, emptyShardState, orderShard, RenderQueue, shardCount, waitingIn } from '../../functions/core/capacity.ts';
 import type { Channel } from '../../functions/core/orders.ts';
 import { MemoryCapacity } from './memory.ts';
 
 let capacity: MemoryCapacity;
 let clock: number;
 let seq: number;
-const queue = (slots: number, botRun = 3) =>
-  new RenderQueue({ store: capacity, wakeup: capacity, slots, leaseSeconds: 60, botRun, now: () => new Date(clock) });
+const queue = (slots: number, botRun = 3, shards?: number) =>
+  new RenderQueue({ store: capacity, wakeup: capacity, slots, ...(shards ? { shards } : {}), leaseSeconds: 60, botRun, now: () => new Date(clock) });
 
 beforeEach(() => {
   capacity = new MemoryCapacity();
@@ -104,16 +104,16 @@ describe('the render queue', () => {
     await q.awaitSlot({ ...a, videoSeconds: 20 }, 't-a');
     clock += 10_000;
     await q.release(a.id, true);
-    assert.equal(await capacity.rate(), 0.5, 'the first order sets it: 10 s for 20 s of video');
+    assert.equal(capacity.shardStates.get(0)?.rate, 0.5, 'the first order sets it: 10 s for 20 s of video');
     const b = order('api');
     await q.awaitSlot({ ...b, videoSeconds: 10 }, 't-b');
     clock += 10_000;
     await q.release(b.id, true);
-    assert.equal(await capacity.rate(), 0.5 * 0.7 + 1 * 0.3, 'then a moving average');
+    assert.equal(capacity.shardStates.get(0)?.rate, 0.5 * 0.7 + 1 * 0.3, 'then a moving average');
     const c = order('api');
     await q.awaitSlot({ ...c, videoSeconds: 10 }, 't-c');
     await q.release(c.id);
-    assert.equal(await capacity.rate(), 0.5 * 0.7 + 1 * 0.3, 'a failed order is not a measure');
+    assert.equal(capacity.shardStates.get(0)?.rate, 0.5 * 0.7 + 1 * 0.3, 'a failed order is not a measure');
   });
 
   it('undoes an admission whose wake-up could not be sent, so that a later admission completes the wait', async () => {
@@ -128,5 +128,132 @@ describe('the render queue', () => {
     assert.equal(await q.admit(), 1);
     assert.deepEqual(capacity.holders(), [b.id]);
     assert.deepEqual(wokenOrders([a, b]), [a.id, b.id]);
+  });
+});
+
+/** A seeded random source (mulberry32), so a failure replays. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The queue's counters agree with its items, and no slot is free while an order waits anywhere. */
+function checkShards(slots: number, shards: number) {
+  const waiters = [...capacity.waiting.values()];
+  for (let k = 0; k < shards; k++) {
+    const state = capacity.shardStates.get(k) ?? emptyShardState();
+    for (const channel of CHANNELS) assert.equal(waitingIn(state, channel), waiters.filter((w) => w.shard === k && w.channel === channel).length);
+    const held = [...capacity.held.values()].filter((s) => s.n % shards === k);
+    assert.equal(state.busy, held.length, `shard ${k} busy`);
+    assert.equal(
+      state.busyVideoSeconds,
+      held.reduce((n, s) => n + (s.videoSeconds ?? 0), 0),
+    );
+    assert.equal(
+      state.busySinceMs,
+      held.reduce((n, s) => n + Date.parse(s.since!), 0),
+    );
+  }
+  const holders = capacity.holders();
+  assert.equal(new Set(holders).size, holders.length, 'an order holds one slot at most');
+  for (const s of capacity.held.values()) assert.equal(capacity.holds.get(s.holder!), s.n, 'the hold names the slot');
+  assert.ok(!(holders.length < slots && waiters.length), `${slots - holders.length} slot(s) free while ${waiters.length} wait`);
+}
+
+describe('the render queue in shards', () => {
+  it('splits the slots into one shard per 8, or as set', () => {
+    assert.deepEqual(
+      [1, 4, 8, 9, 16, 600].map((n) => shardCount(n)),
+      [1, 1, 1, 2, 2, 75],
+    );
+    assert.deepEqual([shardCount(4, 2), shardCount(2, 5)], [2, 2]);
+  });
+
+  it('writes no item in every admission: 400 orders through 16 slots in 4 shards', async () => {
+    const q = queue(16, 3, 4);
+    const rnd = random(7);
+    const orders = Array.from({ length: 400 }, () => order(rnd() < 0.3 ? 'bot' : 'api'));
+    for (const o of orders) {
+      await q.awaitSlot({ ...o, videoSeconds: 10 }, `t-${o.id}`);
+      // Renders end in their own time: a random holder finishes now and then, as often as orders arrive.
+      if (capacity.holders().length === 16 && rnd() < 0.9) await q.release(capacity.holders()[Math.floor(rnd() * 16)]!, true);
+    }
+    while (capacity.holders().length) await q.release(capacity.holders()[0]!, true);
+    assert.equal(capacity.claims.length, 400, 'every order admitted once');
+    const byItem = new Map<string, number>();
+    for (const items of capacity.claims) for (const item of items) byItem.set(item, (byItem.get(item) ?? 0) + 1);
+    const [busiest, most] = [...byItem].sort((a, b) => b[1] - a[1])[0]!;
+    // Today's single queue wrote its one admission item in all 400; a shard's state is written by its own quarter.
+    assert.ok(most < 400 * 0.4, `${busiest} written by ${most} of 400 admissions`);
+    const writes = Math.max(...capacity.writes.values());
+    assert.ok(writes < 400, `the busiest item took ${writes} writes of all the queue's operations`);
+  });
+
+  it('keeps its counters true and leaves no slot free while an order waits in any shard (random operations)', async () => {
+    for (const [slots, shards] of [
+      [5, 3],
+      [4, 4],
+      [9, 2],
+    ] as const) {
+      capacity = new MemoryCapacity();
+      const q = queue(slots, 3, shards);
+      const rnd = random(slots * 31 + shards);
+      const waiting = new Map<string, 'api' | 'bot'>();
+      for (let step = 0; step < 600; step++) {
+        const r = rnd();
+        const holders = capacity.holders();
+        const waiters = [...capacity.waiting.values()];
+        if (r < 0.45) {
+          const o = order(rnd() < 0.4 ? 'bot' : 'api');
+          waiting.set(o.id, o.channel);
+          if (rnd() < 0.1) capacity.deadTokens.add(`t-${o.id}`);
+          await q.awaitSlot({ ...o, videoSeconds: 5 + Math.floor(rnd() * 30) }, `t-${o.id}`);
+        } else if (r < 0.8 && holders.length) {
+          await q.release(holders[Math.floor(rnd() * holders.length)]!, rnd() < 0.7);
+        } else if (r < 0.9 && waiters.length) {
+          const w = waiters[Math.floor(rnd() * waiters.length)]!;
+          await q.release(w.orderId, false, w.channel);
+        } else if (holders.length) {
+          // A resumed workflow of an order holding a slot gets the same slot at once, whichever shard it is in.
+          const id = holders[Math.floor(rnd() * holders.length)]!;
+          const n = [...capacity.held.values()].find((s) => s.holder === id)!.n;
+          await q.awaitSlot({ id, channel: waiting.get(id) ?? 'api' }, `t-again-${id}-${step}`);
+          assert.deepEqual(capacity.woken.at(-1), { token: `t-again-${id}-${step}`, slot: n });
+        }
+        checkShards(slots, shards);
+      }
+    }
+  });
+
+  it('holds the admission rule within a shard: bot first, and the API head after three bot admissions in a row', async () => {
+    // Two shards of one slot; every order here hashes to shard 0, so shard 1's slot takes them by stealing.
+    const q = queue(2, 3, 2);
+    const inShard0 = (channel: Channel) => {
+      for (;;) {
+        const o = order(channel);
+        if (orderShard(o.id, 2) === 0) return o;
+      }
+    };
+    const first = [inShard0('bot'), inShard0('bot')];
+    for (const o of first) await q.awaitSlot(o, `t-${o.id}`);
+    const api = inShard0('api');
+    await q.awaitSlot(api, `t-${api.id}`);
+    const all = [...first, api];
+    for (let i = 0; i < 8; i++) {
+      const bot = inShard0('bot');
+      all.push(bot);
+      await q.awaitSlot(bot, `t-${bot.id}`);
+      await q.release(capacity.holders()[i % 2]!);
+    }
+    const admitted = wokenOrders(all);
+    assert.equal(admitted.indexOf(api.id), 5, 'the two first, then three bot admissions in a row, then the API order');
+    assert.ok(
+      capacity.woken.some((w) => w.slot === 1),
+      'the slot of shard 1 served shard 0',
+    );
   });
 });

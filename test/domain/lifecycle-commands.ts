@@ -11,6 +11,7 @@ import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
+import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
 import { explicitParams, SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
 
 /** What the clients were told, and what follows from it. */
@@ -345,6 +346,20 @@ export function invariants(m: Model, w: World) {
     const slot = [...w.capacity.held.values()].find((s) => s.holder === id && (s.leaseUntil ?? 0) >= w.clock);
     assert.ok(slot, `${id} renders without holding a slot (the slots: ${JSON.stringify([...w.capacity.held.values()].map((s) => s.holder))})`);
   }
+  // The render queue's counters (what eta_seconds reads) agree with its items, in every shard.
+  const waiters = [...w.capacity.waiting.values()];
+  for (let k = 0; k < w.shards; k++) {
+    const state = w.capacity.shardStates.get(k) ?? emptyShardState();
+    for (const channel of CHANNELS) {
+      const waiting = waiters.filter((x) => x.shard === k && x.channel === channel).length;
+      assert.equal(waitingIn(state, channel), waiting, `shard ${k}: its counters say ${waitingIn(state, channel)} ${channel} orders wait, ${waiting} do`);
+    }
+    const held = [...w.capacity.held.values()].filter((s) => s.holder && s.n % w.shards === k);
+    assert.equal(state.busy, held.length, `shard ${k}: its counters say ${state.busy} slots are held, ${held.length} are`);
+  }
+  // No slot idles while an order waits, whichever shard either is in.
+  const free = SLOTS - [...w.capacity.held.values()].filter((s) => s.holder).length;
+  assert.ok(!(free > 0 && waiters.length), `${free} slot(s) free while ${waiters.map((x) => `${x.orderId} (shard ${x.shard})`).join(', ')} wait`);
   for (const s of w.capacity.held.values()) {
     if (!s.holder || (s.leaseUntil ?? 0) < w.clock) continue;
     const holder = w.table.orders.get(s.holder);
@@ -438,8 +453,8 @@ export const commandArbs = [
   fc.tuple(user, fc.constantFrom('resendSince' as const, 'resendOne' as const), fc.nat(20)).map(([u, op, n]) => new WebhookOp(u, op, n)),
 ];
 
-export function newWorld(): { model: Model; world: World } {
-  const world = new World();
+export function newWorld(shards = 1): { model: Model; world: World } {
+  const world = new World(shards);
   world.addUser('A', 0);
   world.addUser('B', 0, { trialVideosLeft: 1 });
   world.addUser('C', 0, { plan: { name: 'pro', heavyPerMonth: 2 } });
@@ -475,8 +490,8 @@ export const reached = new Map<string, number>();
 const count = (what: string, n = 1) => reached.set(what, (reached.get(what) ?? 0) + n);
 
 /** Runs the commands, checking the invariants after each, then drives the world to rest. */
-export async function runSequence(cmds: Iterable<Cmd>) {
-  const { model, world } = newWorld();
+export async function runSequence(cmds: Iterable<Cmd>, shards = 1) {
+  const { model, world } = newWorld(shards);
   for (const c of cmds) {
     count('commands');
     if (world.held.length) count('commands with a render in flight');

@@ -4,7 +4,7 @@
  * Each failed on the code before its fix with the message quoted.
  */
 import { describe, it } from 'node:test';
-import { advance, Burst, Create, Review, receiver, runSequence, Step, sweepNow, WebhookOp } from './lifecycle-commands.ts';
+import { advance, Burst, Create, Review, receiver, restart, runSequence, Step, sweepNow, WebhookOp } from './lifecycle-commands.ts';
 
 const plain = { song: false, placement: false };
 
@@ -38,5 +38,11 @@ describe('the lifecycle holes found by the model', () => {
       new WebhookOp('A', 'resendSince', 0),
       advance(90_000),
     ]);
+  });
+
+  it('an admission clears any number of waits that died with their executions (the render queue in two shards)', async () => {
+    // Before: "1 slot(s) free while <order> (shard 0) wait": a restart lost every execution, so every wait's token
+    // was dead; the admission's bound of passes counted the dead waits it cleared and stopped before the live one.
+    await runSequence([new Burst('C', 'quick', 6), new Burst('A', 'quick', 10), advance(90_000), new Step(0, false), restart()], 2);
   });
 });

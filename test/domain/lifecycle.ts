@@ -7,7 +7,7 @@
 import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
-import { RenderQueue } from '../../functions/core/capacity.ts';
+import { emptyShardState, RenderQueue } from '../../functions/core/capacity.ts';
 import {
   DEFAULT_RESENDS_PER_HOUR,
   type DeliveryPorts,
@@ -77,7 +77,8 @@ export class World {
   readonly deliveryPorts: DeliveryPorts;
   readonly resendPorts: ResendPorts;
 
-  constructor() {
+  /** `shards`: the render queue's shards of the SLOTS (2: a shard per slot, every admission of the other's waits a steal). */
+  constructor(readonly shards = 1) {
     const now = this.now;
     const steps = (): OrderSteps => this.steps;
     this.engine = new Engine(
@@ -121,7 +122,7 @@ export class World {
       state: async (e: { id: string; execution?: string }) => this.engine.state(e.execution ?? e.id),
     };
     const wakeup = { wake: (token: string, slot: number) => this.engine.succeed(token, { slot }) };
-    this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
+    this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, shards, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
     const announce = async (e: OrderEvent) => void (await handOver({ webhooks: this.webhooks, events: this.events, delivery }, e));
     const accounts = { get: async (userId: string) => this.table.account(userId) };
     this.steps = new OrderSteps({
@@ -166,7 +167,7 @@ export class World {
       limits: DEFAULT_LIMITS,
       prices: DEFAULT_PRICES,
       throughput: { orderSeconds: 20 },
-      queue: new QueueViews(async () => ({ slots: SLOTS, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+      queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: SLOTS }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
       metrics: this.metrics,
       log: { error: () => undefined },
     });

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CapacityStore, Slot, Waiter, Wakeup } from '../../functions/core/capacity.ts';
+import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
@@ -236,7 +236,7 @@ export function memoryCreation(
     limits: DEFAULT_LIMITS,
     prices,
     throughput: { orderSeconds: 20 },
-    queue: new QueueViews(async () => ({ slots: 2, busy: [], waiting: { api: [], bot: [] }, secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+    queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,
     log: { error: log },
   });
@@ -474,65 +474,127 @@ export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
 }
 
 /** Slots and waits with the DynamoDB adapter's conditions; wakes are recorded, and a token can be made to have died. */
+/**
+ * The render queue's items, with the adapter's conditions. Every write counts against the item it writes (`writes`,
+ * by the names below), so a test can tell whether some item is written by every admission.
+ */
 export class MemoryCapacity implements CapacityStore, Wakeup {
   held = new Map<number, Slot>();
   waiting = new Map<string, Waiter>();
-  run = 0;
+  shardStates = new Map<number, ShardState>();
+  holds = new Map<string, number>();
   woken: { token: string; slot: number }[] = [];
   deadTokens = new Set<string>();
+  /** Writes per item: slot#<n>, state#<shard>, waiting#<shard>#<channel>#<order>, hold#<order>. */
+  writes = new Map<string, number>();
+  /** The items each admission wrote, in order. */
+  claims: string[][] = [];
+  /** Reads per kind of item, as the adapter would send them (slots and states by key, heads by a query). */
+  reads = { slot: 0, state: 0, waiting: 0 };
 
-  async slots(count: number) {
-    return Array.from({ length: count }, (_, n) => clone(this.held.get(n) ?? { n }));
+  private wrote(...items: string[]) {
+    for (const item of items) this.writes.set(item, (this.writes.get(item) ?? 0) + 1);
   }
-  async head(channel: Channel) {
-    const first = [...this.waiting.values()].filter((w) => w.channel === channel).sort((a, b) => a.orderId.localeCompare(b.orderId))[0];
+  private state(shard: number): ShardState {
+    if (!this.shardStates.has(shard)) this.shardStates.set(shard, emptyShardState());
+    return this.shardStates.get(shard)!;
+  }
+  async slots(ns: readonly number[]) {
+    this.reads.slot += ns.length;
+    return ns.map((n) => clone(this.held.get(n) ?? { n }));
+  }
+  async states(shards: readonly number[]) {
+    this.reads.state += shards.length;
+    return shards.map((k) => clone(this.shardStates.get(k) ?? emptyShardState()));
+  }
+  async head(shard: number, channel: Channel) {
+    this.reads.waiting++;
+    const first = [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).sort((a, b) => a.orderId.localeCompare(b.orderId))[0];
     return first && clone(first);
   }
+  /** How many orders of a channel wait, in every shard. */
   async waitingCount(channel: Channel) {
     return [...this.waiting.values()].filter((w) => w.channel === channel).length;
   }
-  async wait(w: Waiter) {
-    this.waiting.set(w.orderId, clone(w));
+  async wait(w: Omit<Waiter, 'ticket'>) {
+    const before = this.waiting.get(w.orderId);
+    if (before && before.shard === w.shard && before.channel === w.channel) {
+      this.waiting.set(w.orderId, { ...clone(w), ticket: before.ticket });
+      this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
+      return before.ticket;
+    }
+    const state = this.state(w.shard);
+    const ticket = ++state.issued[w.channel];
+    this.waiting.set(w.orderId, { ...clone(w), ticket });
+    this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`);
+    return ticket;
   }
-  async unwait(channel: Channel, orderId: string) {
-    if (this.waiting.get(orderId)?.channel === channel) this.waiting.delete(orderId);
+  async unwait(shard: number, channel: Channel, orderId: string) {
+    const w = this.waiting.get(orderId);
+    if (w?.shard !== shard || w.channel !== channel) return;
+    this.waiting.delete(orderId);
+    this.state(shard).served[channel]++;
+    this.wrote(`waiting#${shard}#${channel}#${orderId}`, `state#${shard}`);
   }
-  async claim(n: number, w: Waiter, leaseUntil: Date, now: Date, streak: { from: number; to: number }) {
-    const slot = this.held.get(n);
-    if (slot?.holder && (slot.leaseUntil ?? 0) >= now.getTime()) return false;
-    if (this.waiting.get(w.orderId)?.token !== w.token || this.run !== streak.from) return false;
-    this.held.set(n, {
-      n,
+  async claim(c: Claim) {
+    const slot = this.held.get(c.slot.n);
+    if (c.slot.holder ? slot?.holder !== c.slot.holder || (slot.leaseUntil ?? 0) >= c.now.getTime() : slot?.holder) return false;
+    const w = this.waiting.get(c.waiter.orderId);
+    const queue = this.state(c.waiter.shard);
+    if (w?.token !== c.waiter.token || w.shard !== c.waiter.shard || queue.botRun !== c.streak.from) return false;
+    const since = c.now.getTime();
+    this.held.set(c.slot.n, {
+      n: c.slot.n,
       holder: w.orderId,
       channel: w.channel,
-      leaseUntil: leaseUntil.getTime(),
-      since: now.toISOString(),
+      leaseUntil: c.leaseUntil.getTime(),
+      since: c.now.toISOString(),
       ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
     });
     this.waiting.delete(w.orderId);
-    this.run = streak.to;
+    queue.botRun = c.streak.to;
+    queue.served[w.channel]++;
+    const busy = this.state(c.slotShard);
+    busy.busy++;
+    busy.busyVideoSeconds += w.videoSeconds ?? 0;
+    busy.busySinceMs += since;
+    if (slot?.holder) {
+      // The lease ended: the old holder's counts leave the shard, and its hold with them.
+      busy.busy--;
+      busy.busyVideoSeconds -= slot.videoSeconds ?? 0;
+      busy.busySinceMs -= slot.since ? Date.parse(slot.since) : 0;
+      this.holds.delete(slot.holder);
+    }
+    this.holds.set(w.orderId, c.slot.n);
+    const items = [`slot#${c.slot.n}`, `waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`, `hold#${w.orderId}`];
+    if (c.slotShard !== w.shard) items.push(`state#${c.slotShard}`);
+    if (slot?.holder) items.push(`hold#${slot.holder}`);
+    this.wrote(...items);
+    this.claims.push(items);
     return true;
   }
   async renew(n: number, orderId: string, leaseUntil: Date) {
     const slot = this.held.get(n);
     if (slot?.holder !== orderId) return false;
     slot.leaseUntil = leaseUntil.getTime();
+    this.wrote(`slot#${n}`);
     return true;
   }
-  async release(n: number, orderId: string) {
-    if (this.held.get(n)?.holder !== orderId) return false;
-    this.held.delete(n);
+  async release(s: Slot, slotShard: number, rate?: number) {
+    const slot = this.held.get(s.n);
+    if (!s.holder || slot?.holder !== s.holder || slot.since !== s.since) return false;
+    this.held.delete(s.n);
+    const state = this.state(slotShard);
+    state.busy--;
+    state.busyVideoSeconds -= slot.videoSeconds ?? 0;
+    state.busySinceMs -= slot.since ? Date.parse(slot.since) : 0;
+    if (rate !== undefined) state.rate = rate;
+    this.holds.delete(s.holder);
+    this.wrote(`slot#${s.n}`, `state#${slotShard}`, `hold#${s.holder}`);
     return true;
   }
-  async botRun() {
-    return this.run;
-  }
-  measuredRate: number | undefined;
-  async rate() {
-    return this.measuredRate;
-  }
-  async saveRate(v: number) {
-    this.measuredRate = v;
+  async holding(orderId: string) {
+    return this.holds.get(orderId);
   }
   /** When set, a wake fails as a call to an unreachable Step Functions does. */
   unreachable = false;

@@ -18,6 +18,7 @@ import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
 import { actionsOf } from '../support/aws-actions.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
+import { waitingIn } from '../../functions/core/capacity.ts';
 
 const t = useStack({
   WEBHOOK_ALLOW_PRIVATE_URLS: 'on',
@@ -64,6 +65,7 @@ const UNSEEN: Record<string, Record<string, string>> = {
   },
   recover: {
     'dynamodb:Query': `${DEADLINE_BY_EVENT}: the slot it held given back and the next order admitted`,
+    'dynamodb:BatchGetItem': `${DEADLINE_BY_EVENT}: the render queue's shard states read for the next admission`,
     'dynamodb:PutItem': `${DEADLINE_BY_EVENT}: its refund's ledger entry`,
     'states:SendTaskSuccess': `${DEADLINE_BY_EVENT}: the order admitted in its place woken`,
     'states:StopExecution:order': `${DEADLINE_BY_EVENT}: its workflow stopped`,
@@ -204,15 +206,25 @@ describe('least privilege', () => {
     // is left), a new order waits, and the failure handling of the dead one releases the slot and admits the new one.
     const { Capacity } = await import('../../functions/adapters/capacity.ts');
     const store = new Capacity(aws().ddb, t.stack.env.TABLE_NAME!);
-    const dead = { orderId: 'vid_01jz0000000000000000000000', channel: 'api' as const, token: 'dead', since: new Date().toISOString() };
+    // One slot: one shard, 0, where every order waits.
+    const dead = { orderId: 'vid_01jz0000000000000000000000', channel: 'api' as const, token: 'dead', since: new Date().toISOString(), shard: 0 };
     // The orders before are done; the last one's publish releases its slot just after its status says done and then
     // admits whoever waits, which may be this test's holder: that admission cannot wake the made-up token and gives
     // the slot back, so the holder waits again and claims it once nothing else moves.
     const hold = async (w: typeof dead) => {
       for (let attempt = 0; attempt < 50; attempt++) {
-        for (const end = Date.now() + 10_000; (await store.slots(1))[0]!.holder && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
-        await store.wait(w);
-        if (await store.claim(0, w, new Date(Date.now() + 600_000), new Date(), { from: await store.botRun(), to: 0 })) return true;
+        for (const end = Date.now() + 10_000; (await store.slots([0]))[0]!.holder && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+        const waiter = { ...w, ticket: await store.wait(w) };
+        const [[slot], [state]] = await Promise.all([store.slots([0]), store.states([0])]);
+        const claim = {
+          slot: slot!,
+          slotShard: 0,
+          waiter,
+          leaseUntil: new Date(Date.now() + 600_000),
+          now: new Date(),
+          streak: { from: state!.botRun, to: 0 },
+        };
+        if (await store.claim(claim)) return true;
       }
       return false;
     };
@@ -225,10 +237,11 @@ describe('least privilege', () => {
 
     // The sweep: a slot whose dead holder's lease ended is reclaimed and given to the order waiting for it; then an
     // order charged while Step Functions could not be reached is started.
-    const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString() };
+    const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString(), shard: 0 };
     assert.ok(await hold(ghost), 'the ghost holds the slot');
     const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', ...VIDEO } });
-    for (const end = Date.now() + 10_000; (await store.waitingCount('api')) === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
+    for (const end = Date.now() + 10_000; waitingIn((await store.states([0]))[0]!, 'api') === 0 && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 100));
     assert.ok(await store.renew(0, ghost.orderId, new Date(Date.now() - 1000)), 'the ghost lease ends');
     const { handler: sweepJob } = await import('../../functions/jobs/sweep.ts');
     // (With no grace here, it may also start deliveries whose first step is on its way: a no-op, not counted on.)

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { Capacity } from '../../functions/adapters/capacity.ts';
 import { aws } from '../../functions/adapters/aws.ts';
 import { config } from '../../functions/adapters/config.ts';
+import { waitingIn } from '../../functions/core/capacity.ts';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS, type Order } from '../../functions/core/orders.ts';
 import { type ApiResponse, useStack } from '../support/stack.ts';
@@ -22,6 +23,8 @@ const SLOTS = 2;
 const LIMITS = { active: 2, reviews: 2 };
 const t = useStack({
   RENDER_SLOTS: String(SLOTS),
+  // A shard per slot: admissions across the shards (steals) on the real stack.
+  RENDER_QUEUE_SHARDS: '2',
   LIMIT_ACTIVE_TASKS: String(LIMITS.active),
   LIMIT_REVIEWS_PENDING: String(LIMITS.reviews),
   // The POST limit is tested on its own; here it would refuse most of a run that posts many times a second.
@@ -231,7 +234,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
       }
       const byId = new Map(all.map((o) => [o.id, o]));
       const now = Date.now();
-      const held = (await capacity.slots(SLOTS)).filter((s) => s.holder && (s.leaseUntil ?? 0) >= now);
+      const held = (await capacity.slots(Array.from({ length: SLOTS }, (_, n) => n))).filter((s) => s.holder && (s.leaseUntil ?? 0) >= now);
       assert.ok(held.length <= SLOTS);
       for (const s of held) {
         const holder = byId.get(s.holder!);
@@ -422,6 +425,17 @@ describe('the order lifecycle under random operations (local stack)', () => {
       assert.ok(round < 60, `events not settled at rest: ${unsettled.map((e) => e!.id).join(', ')}`);
       await sleep(1000);
     }
+    // The render queue's two shards count no wait and no held slot once every order has ended (and the sweep ran).
+    await svc.sweep(0);
+    const states = await capacity.states([0, 1]);
+    assert.deepEqual(
+      states.map((q) => [q.busy, waitingIn(q, 'api'), waitingIn(q, 'bot')]),
+      [
+        [0, 0, 0],
+        [0, 0, 0],
+      ],
+      'at rest the shards count no wait and no held slot',
+    );
     const all = await everything();
     console.log(
       `lifecycle on the local stack: ${OPS} operations in ${((operated - started) / 1000).toFixed(0)} s (checks ${(checking / 1000).toFixed(0)} s), at rest after ${((Date.now() - operated) / 1000).toFixed(0)} s, ${all.length} orders (${all.filter((o) => o.status === 'done').length} done, ${

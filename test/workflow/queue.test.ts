@@ -6,9 +6,18 @@
  * order goes next, even while bot orders still wait. The first API order renders while the bot's arrive and two wait:
  * the bot's first goes before both, one of them between the bot's two. Videos of the shortest length, with no voice
  * or music: the order of the renders is tested, not what they show.
+ * Then the sharded queue's adapter on the same DynamoDB Local (a table of its own): 16 slots in 4 shards, admissions in
+ * different shards at once with no transaction conflict, steals across shards, and the eta read of the shards' state
+ * items only (no query of a wait's partition).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/adapters/keys.ts';
+import { orderShard, RenderQueue, waitingIn } from '../../functions/core/capacity.ts';
+import { waitingOf } from '../../functions/core/eta.ts';
+import { ensureTable } from '../../local/dynamodb.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const LIMIT = 3;
@@ -67,5 +76,105 @@ describe('the render queue with one slot', () => {
     assert.equal(ledger.filter((l) => l.kind === 'charge').length, LIMIT + 2, 'one charge per order');
     assert.equal(ledger.filter((l) => l.kind === 'refund').length, 0, 'no refund: nothing failed');
     assert.equal((await services().accounts.get(userId))!.activeTasks, 0);
+  });
+
+  it('admits in parallel in different shards with no conflict, steals across shards, and reads eta from the shard states only', async () => {
+    // The adapters read the stack's settings: imported once it runs.
+    const [{ config }, { Capacity, QueueReader }] = await Promise.all([
+      import('../../functions/adapters/config.ts'),
+      import('../../functions/adapters/capacity.ts'),
+    ]);
+    // A table of its own on the stack's DynamoDB Local: the stack's sweep keeps to its one slot of the other.
+    const TABLE = 'queue-shards';
+    const { region, endpoints } = config();
+    const raw = new DynamoDBClient({ region, ...(endpoints.dynamodb ? { endpoint: endpoints.dynamodb } : {}) });
+    await ensureTable(raw, TABLE);
+    const sent: { command: string; input: any }[] = [];
+    const cancellations: string[] = [];
+    raw.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push({ command: context.commandName!, input: args.input });
+        try {
+          return await next(args);
+        } catch (err) {
+          const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+          cancellations.push(...reasons.map((r) => r.Code ?? 'None').filter((c) => c !== 'None'));
+          throw err;
+        }
+      },
+      { step: 'initialize', name: 'recordQueueCalls' },
+    );
+    const store = new Capacity(DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }), TABLE);
+    const SLOTS = 16;
+    const SHARDS = 4;
+    const woken = new Map<string, number>();
+    const wakeup = { wake: async (token: string, slot: number) => Boolean(woken.set(token, slot)) };
+    const q = new RenderQueue({ store, wakeup, slots: SLOTS, shards: SHARDS, leaseSeconds: 600, botRun: 3, now: () => new Date() });
+    // Order ids (as ULIDs sort) by the shard they hash to.
+    let seq = 0;
+    const idIn = (shard: number) => {
+      for (;;) {
+        const id = `vid_01k${String(seq++).padStart(23, '0')}`;
+        if (orderShard(id, SHARDS) === shard) return id;
+      }
+    };
+    const shards = [0, 1, 2, 3];
+    const awaitOne = (id: string) => q.awaitSlot({ id, channel: 'api', videoSeconds: 10 }, `t-${id}`);
+
+    // Six rounds of one order per shard at once: four fill each shard's four slots, two wait in each.
+    const rounds = Array.from({ length: 6 }, () => shards.map(idIn));
+    for (const round of rounds) await Promise.all(round.map(awaitOne));
+    assert.deepEqual(cancellations, [], 'no admission met another: each shard writes only its own items');
+    const admitted = rounds.slice(0, 4).flat();
+    assert.deepEqual(
+      admitted.map((id) => woken.get(`t-${id}`)! % SHARDS),
+      admitted.map((id) => orderShard(id, SHARDS)),
+      'each order got a slot of its own shard',
+    );
+    const states = await store.states(shards);
+    assert.deepEqual(
+      states.map((s) => [s.busy, waitingIn(s, 'api')]),
+      shards.map(() => [4, 2]),
+    );
+
+    // eta_seconds: one batch read of the four state items, no query of a wait's partition.
+    sent.length = 0;
+    const reader = new QueueReader(store, { slots: SLOTS, shards: SHARDS, botRun: 3, defaultSecondsPerVideoSecond: 0.5 });
+    const view = await reader.read();
+    assert.equal(waitingOf(view, 'api'), 8);
+    assert.deepEqual(
+      sent.map((c) => c.command),
+      ['BatchGetItemCommand'],
+    );
+    assert.deepEqual(
+      (Object.values(sent[0]!.input.RequestItems)[0] as { Keys: { PK: unknown }[] }).Keys.map((k) => k.PK),
+      shards.map((k) => keys.queueState(k).PK),
+    );
+
+    // One release per shard at once: each hands its slot to its own shard's next order, again with no conflict.
+    await Promise.all(shards.map((k) => q.release(rounds[0]![k]!, true)));
+    assert.deepEqual(cancellations, []);
+    assert.deepEqual(
+      rounds[4]!.map((id) => woken.get(`t-${id}`)! % SHARDS),
+      shards,
+    );
+
+    // Shard 1 runs dry and frees its slots while the others' orders still wait: they take shard 1's slots (steals).
+    for (const id of rounds.slice(1, 4).map((r) => r[1]!)) await q.release(id, true);
+    assert.deepEqual(
+      [0, 1, 2].map((k) => woken.get(`t-${rounds[5]![k]!}`)! % SHARDS),
+      [1, 1, 1],
+      "shard 1 served its own last order first, then shard 0's and shard 2's",
+    );
+    const after = await store.states(shards);
+    assert.deepEqual(
+      after.map((s) => waitingIn(s, 'api')),
+      [0, 0, 0, 1],
+    );
+    assert.equal(
+      after.reduce((n, s) => n + s.busy, 0),
+      (await store.slots(Array.from({ length: SLOTS }, (_, n) => n))).filter((s) => s.holder).length,
+      'the busy counters count the held slots',
+    );
   });
 });
