@@ -67,8 +67,9 @@ const ADMIT: TableAction[] = ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'Up
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
-  'create-quick': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
-  'create-video': { table: [...POST, 'PutItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  // The creation: the transaction, the queue's snapshot, the start; then the order's unstarted marker deleted.
+  'create-quick': { table: [...POST, 'PutItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  'create-video': { table: [...POST, 'PutItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
   // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
   'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
   'get-video': { table: [...GET, ...ETA], linkKey: true },
@@ -132,8 +133,9 @@ export const ACCESS: Record<string, Access> = {
     startDelivery: true,
     stopOrders: true,
   },
-  // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start.
-  'place-order': { table: ['GetItem', 'PutItem', 'UpdateItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start, and
+  // the order's unstarted marker deleted.
+  'place-order': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
 };
 
 /** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */

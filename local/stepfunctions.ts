@@ -220,6 +220,19 @@ export class LocalStepFunctions {
     this.faults.set(action, { type, status, times, ...(only ? { only } : {}) });
   }
 
+  /**
+   * One execution lost as a stop of this process loses every execution: it ends with no status-change event, and
+   * Step Functions no longer knows it (DescribeExecution: ExecutionDoesNotExist; its task tokens: TaskTimedOut).
+   */
+  lose(executionArn: string): void {
+    const e = this.execution(executionArn);
+    if (e.status === 'RUNNING') {
+      e.status = 'ABORTED';
+      e.abort();
+    }
+    this.executions.delete(executionArn);
+  }
+
   /** The next call of `action` acts only after `ms`: for a request that reaches Step Functions late. */
   delayNext(action: string, ms: number): void {
     this.delays.set(action, ms);

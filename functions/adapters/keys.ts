@@ -52,6 +52,12 @@ export const keys = {
   orderIdOfIndexKey: (gsi1sk: string) => gsi1sk.slice(orderPk('').length),
   openPartition: (shard: number) => `OPEN#${shard}`,
   openOrder: (shard: number, orderId: string) => ({ PK: `OPEN#${shard}`, SK: orderId }),
+  /** An order whose workflow start the creation has not seen succeed: dropped after its StartExecution. */
+  unstartedPartition: (shard: number) => `START#${shard}`,
+  unstartedOrder: (shard: number, orderId: string) => ({ PK: `START#${shard}`, SK: orderId }),
+  /** An order's deadline, by the moment it falls: the audit reads those due. */
+  deadlinePartition: (shard: number) => `DEADLINE#${shard}`,
+  deadline: (shard: number, deadlineAt: string, orderId: string) => ({ PK: `DEADLINE#${shard}`, SK: `${deadlineAt}#${orderId}` }),
   pendingPartition: (shard: number) => `PENDING#${shard}`,
   pendingEvent: (shard: number, eventId: string) => ({ PK: `PENDING#${shard}`, SK: eventId }),
   /** Where the audit sweep's walks stand (core/sweep.ts AuditCursor). */

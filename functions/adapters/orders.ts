@@ -110,7 +110,7 @@ function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string
 }
 
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'idempotency' | 'quote';
+type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'unstarted' | 'deadline' | 'idempotency' | 'quote';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
 type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open';
 
@@ -145,7 +145,15 @@ export class Orders implements OrderStore {
       ['ledger', ledger.put],
       // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
+      // Until the creation sees its workflow start: a failed start (or a creation that died) is the audit's to start.
+      ['unstarted', { Put: { TableName: T, Item: { ...keys.unstartedOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
     ];
+    if (order.deadlineAt) {
+      items.push([
+        'deadline',
+        { Put: { TableName: T, Item: { ...keys.deadline(order.queueShard, order.deadlineAt, order.id), orderId: order.id, deadlineAt: order.deadlineAt } } },
+      ]);
+    }
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
       items.push([
@@ -334,6 +342,45 @@ export class Orders implements OrderStore {
         }),
       ),
     );
+  }
+
+  async unstarted(before: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
+    const found: Pick<Order, 'id' | 'queueShard'>[] = [];
+    for (let shard = 0; shard < SHARDS && found.length < limit; shard++) {
+      const out = await this.ddb.send(
+        new QueryCommand({ TableName: this.tableName, ...inPartition(keys.unstartedPartition(shard)), ConsistentRead: true, Limit: limit - found.length }),
+      );
+      for (const item of out.Items ?? []) if (String(item.createdAt) < before.toISOString()) found.push({ id: String(item.orderId), queueShard: shard });
+    }
+    return found;
+  }
+
+  async started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unstartedOrder(order.queueShard, order.id) }));
+  }
+
+  async deadlinesDue(now: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]> {
+    const found: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[] = [];
+    for (let shard = 0; shard < SHARDS && found.length < limit; shard++) {
+      const out = await this.ddb.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk AND #sk <= :due',
+          ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
+          // Every sort key of a deadline at or before now sorts before this one.
+          ExpressionAttributeValues: { ':pk': keys.deadlinePartition(shard), ':due': `${now.toISOString()}#~` },
+          ConsistentRead: true,
+          Limit: limit - found.length,
+        }),
+      );
+      for (const item of out.Items ?? []) found.push({ id: String(item.orderId), queueShard: shard, deadlineAt: String(item.deadlineAt) });
+    }
+    return found;
+  }
+
+  async dropDeadline(order: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>): Promise<void> {
+    if (!order.deadlineAt) return;
+    await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.deadline(order.queueShard, order.deadlineAt, order.id) }));
   }
 
   async dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {

@@ -87,9 +87,9 @@ export class OrderCreation {
     const outcome = await this.commit(input, this.orderOf(input.request));
     if (outcome.kind === 'created') {
       this.deps.metrics.count('OrdersCreated');
-      // The order is committed and charged and stays queued: the recovery sweep starts it (as does a repeat of the
-      // same Idempotency-Key).
-      await this.deps.workflow.start(outcome.order).catch((cause: unknown) => this.startFailed(outcome.order.id, cause));
+      // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
+      // audit sweep starts it (as does a repeat of the same Idempotency-Key).
+      await this.start(outcome.order);
       return { response: outcome.response, replayed: false, counted: true };
     }
     return this.replay(outcome.record.orderId, outcome.record.response);
@@ -280,6 +280,16 @@ export class OrderCreation {
     return { kind: 'replay' as const, record };
   }
 
+  /** Starts the order's workflow, then drops its unstarted marker; a failure of either leaves the marker to the audit. */
+  private async start(order: Order): Promise<void> {
+    try {
+      await this.deps.workflow.start(order);
+    } catch (cause) {
+      return this.startFailed(order.id, cause);
+    }
+    await this.deps.orders.started(order).catch(() => undefined);
+  }
+
   /** A charged order whose workflow did not start: logged and counted (an alarm reads the count). */
   private startFailed(orderId: string, cause: unknown): void {
     this.deps.log.error('workflow start failed', { orderId, cause: String(cause) });
@@ -291,9 +301,7 @@ export class OrderCreation {
     const order = await this.deps.orders.get(orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start
     // that fails here too still answers the order: the recovery sweep starts it.
-    if (order?.status === 'queued') {
-      await this.deps.workflow.start(order).catch((cause: unknown) => this.startFailed(order.id, cause));
-    }
+    if (order?.status === 'queued') await this.start(order);
     return {
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
       replayed: true,

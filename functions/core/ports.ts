@@ -126,6 +126,16 @@ export interface OrderStore {
    * every order a workflow must still carry without a scan.
    */
   openPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<Pick<Order, 'id' | 'queueShard'>>>;
+  /**
+   * Orders committed before `before` whose workflow start the creation has not seen succeed (a marker the creation
+   * writes and drops after its StartExecution), at most `limit`: a failed start costs the audit one read, no scan.
+   */
+  unstarted(before: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
+  /** Drops the order's unstarted marker: its workflow started. */
+  started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
+  /** Orders whose deadline is at or before `now` (a marker the creation writes by the deadline's moment), at most `limit`. */
+  deadlinesDue(now: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]>;
+  dropDeadline(order: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>): Promise<void>;
   /** Removes the marker of an order found closed (or gone) by other means. */
   dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
   /**

@@ -55,7 +55,7 @@ export interface RecoveryPorts {
 }
 
 export interface SweepPorts extends RecoveryPorts {
-  orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage'>;
+  orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage' | 'unstarted' | 'started' | 'deadlinesDue' | 'dropDeadline'>;
   events: RecoveryPorts['events'] & Pick<PendingEvents, 'pendingPage'>;
   queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
@@ -241,6 +241,8 @@ async function auditEvent(p: SweepPorts, a: Allowance, ref: EventRef): Promise<C
 const AT_ONCE = 4;
 /** Markers read per page of a walk. */
 const PAGE = 50;
+/** At most this many unstarted orders and due deadlines are read a run (the rest wait a minute). */
+const MARKERS_READ = 500;
 
 /** A walk over one marker index from the kept cursor; it stops at the first item left for the next run. */
 class Walk<T> {
@@ -313,6 +315,32 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
   const orders = new Walk<OpenMarker>((from, limit) => p.orders.openPage(before, from, limit), cursor.orders);
   const events = new Walk<EventRef>((from, limit) => p.events.pendingPage(before, from, limit), cursor.events);
   const result: SweepResult = { started: 0, sent: 0, reclaimed, admitted, checked: 0, calls: 0, deferred: 0 };
+
+  // Orders whose start the creation did not see succeed, and deadlines due: two small reads whose cost grows with the
+  // failures and the deadlines, not with the open orders; each item settled on its own.
+  const now = p.now();
+  const each = async <T>(items: T[], act: (item: T) => Promise<void>) => {
+    for (const o of await Promise.allSettled(items.map(act))) {
+      if (o.status === 'fulfilled') continue;
+      if (p.isBusy(o.reason)) allowance.strike();
+      else p.log.warn('the audit could not settle an item', { cause: String(o.reason) });
+    }
+  };
+  await each(await p.orders.unstarted(before, Math.min(budget.starts, MARKERS_READ)), async (marked) => {
+    const order = await p.orders.get(marked.id);
+    if (!isClosed(order)) {
+      if (!allowance.take('starts')) return;
+      // Under its name: a no-op when the creation's start did happen (the same name and input, or it already ended).
+      await p.workflow.start(order!);
+      result.started++;
+    }
+    await p.orders.started(marked);
+  });
+  await each(await p.orders.deadlinesDue(now, Math.min(budget.items, MARKERS_READ)), async (marked) => {
+    const order = await p.orders.get(marked.id);
+    if (order && !isClosed(order) && pastDeadline(order, now)) await p.expire(order);
+    await p.orders.dropDeadline(marked);
+  });
 
   // Each round takes up to two orders and two events (interleaved, so neither index starves the other), checks them
   // together, and moves each cursor past the items done in order; the first deferred item stops its walk.

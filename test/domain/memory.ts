@@ -60,6 +60,10 @@ export class MemoryTable {
   open = new Set<string>();
   /** Events whose delivery has not settled (their markers). */
   pending = new Set<string>();
+  /** Orders whose workflow start the creation has not seen succeed (their markers). */
+  unstarted = new Set<string>();
+  /** Orders with a deadline, by id: the deadline's moment (their markers). */
+  deadlines = new Map<string, string>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
     const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ledgerSeq: 0, ...a };
@@ -112,6 +116,8 @@ export class MemoryOrders implements OrderStore {
 
     this.t.orders.set(order.id, clone(order));
     this.t.open.add(order.id);
+    this.t.unstarted.add(order.id);
+    if (order.deadlineAt) this.t.deadlines.set(order.id, order.deadlineAt);
     if (keyed) user.activeTasks += 1;
     if (awaitsApproval(order)) user.reviewsPending = (user.reviewsPending ?? 0) + 1;
     user.balance -= charge.cost;
@@ -124,6 +130,28 @@ export class MemoryOrders implements OrderStore {
     this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
     return { kind: 'created' };
+  }
+
+  async unstarted(before: Date, limit: number) {
+    return [...this.t.unstarted]
+      .filter((id) => !this.t.orders.has(id) || this.t.orders.get(id)!.createdAt < before.toISOString())
+      .slice(0, limit)
+      .map((id) => ({ id, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+  }
+
+  async started(order: Pick<Order, 'id'>) {
+    this.t.unstarted.delete(order.id);
+  }
+
+  async deadlinesDue(now: Date, limit: number) {
+    return [...this.t.deadlines]
+      .filter(([, at]) => at <= now.toISOString())
+      .slice(0, limit)
+      .map(([id, deadlineAt]) => ({ id, deadlineAt, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+  }
+
+  async dropDeadline(order: Pick<Order, 'id'>) {
+    this.t.deadlines.delete(order.id);
   }
 
   async dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {

@@ -267,6 +267,34 @@ describe('the recovery sweep', () => {
     assert.equal(run.sent, 1);
     assert.deepEqual(delivery.started, [lost.id]);
   });
+  it('starts an order whose start failed from its unstarted marker, with no DescribeExecution, and cancels a due deadline past the budget', async () => {
+    workflow.failStarts = true;
+    const unstarted = await create('Tea');
+    workflow.failStarts = false;
+    assert.equal(table.unstarted.has(unstarted), true, 'the failed start leaves its marker');
+    clock += 1;
+    const started = await create('Coffee');
+    assert.equal(table.unstarted.has(started), false, 'a start that succeeded drops it');
+    // Created last, so the walk (in id order, which is time order) would reach it last.
+    clock += 1;
+    const late = (
+      await memoryCreation(table, workflow, metrics).create({
+        account: table.account('U'),
+        request: { route: 'POST /videos', params: createVideoBody.parse({ topic: 'Cocoa', director_mode: true }), deadlineSeconds: 60 },
+        now: now(),
+      })
+    ).response.id;
+    clock += 61_000;
+    // No DescribeExecution at all this run: the walk can check nothing that needs one.
+    ports.budget = { describes: 0, starts: 5, items: 2000 };
+    const run = await sweep(ports);
+    assert.equal(run.started, 1);
+    assert.deepEqual(workflow.started.slice(-1), [unstarted]);
+    assert.equal(workflow.describes, 0);
+    assert.equal(table.unstarted.size, 0);
+    assert.deepEqual([table.orders.get(late)!.status, table.orders.get(late)!.error?.code], ['error', 'deadline_exceeded']);
+    assert.equal(table.deadlines.size, 0, 'the marker of the due deadline is dropped');
+  });
 });
 
 describe('recovery of an ended execution (its status-change event)', () => {

@@ -188,9 +188,9 @@ describe('least privilege', () => {
     // A review whose wait was lost with a stop: the review starts a new execution.
     const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, lost.body.id, ['awaiting_review']);
-    const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
+    // (Lost, not stopped: a stopped execution's status-change event would have the recovery start a new one at once.)
     const executionArn = `${t.stack.env.ORDER_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${lost.body.id}`;
-    await (await aws().sfn()).send(new StopExecutionCommand({ executionArn }));
+    t.stack.sfn.lose(executionArn);
     const { services } = await import('../../functions/app/services.ts');
     assert.ok(await services().orders.patch(lost.body.id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
@@ -198,9 +198,20 @@ describe('least privilege', () => {
     // The same with the dead wait's own token: Step Functions answers TaskTimedOut for it, as AWS does.
     const stopped = await t.api('POST', '/videos', { key, body: { topic: 'Cream', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, stopped.body.id, ['awaiting_review']);
-    await (await aws().sfn()).send(new StopExecutionCommand({ executionArn: executionArn.replace(lost.body.id, stopped.body.id) }));
+    t.stack.sfn.lose(executionArn.replace(lost.body.id, stopped.body.id));
     assert.equal((await t.api('POST', `/videos/${stopped.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, stopped.body.id, ['done', 'error'])).status, 'done');
+
+    // An execution stopped from outside: its status-change event has the recovery name and start a new one.
+    const outside = await t.api('POST', '/videos', { key, body: { topic: 'Whey', ...VIDEO, director_mode: true } });
+    await waitForStatus(t, key, outside.body.id, ['awaiting_review']);
+    const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
+    await (await aws().sfn()).send(new StopExecutionCommand({ executionArn: executionArn.replace(lost.body.id, outside.body.id) }));
+    let restarted = await services().orders.get(outside.body.id);
+    for (const end = Date.now() + 10_000; !restarted?.execution && Date.now() < end; restarted = await services().orders.get(outside.body.id))
+      await new Promise((r) => setTimeout(r, 100));
+    assert.match(restarted?.execution ?? '', /-e\d+$/, 'the recovery started a new execution');
+    assert.equal((await t.api('POST', `/videos/${outside.body.id}/cancel`, { key })).status, 200);
 
     // A failure that frees a slot another order waits for: the slot is held by an order whose run died (no such order
     // is left), a new order waits, and the failure handling of the dead one releases the slot and admits the new one.
