@@ -394,6 +394,14 @@ export async function drain(m: Model, w: World) {
   invariants(m, w);
   for (const o of w.table.orders.values()) assert.ok(o.status === 'done' || o.status === 'error', `${o.id} ended at rest (it is ${o.status})`);
   for (const e of w.storedEvents()) assert.notEqual(e.delivery ?? 'pending', 'pending', `event ${e.id} settled at rest`);
+  // The audit's markers are gone at rest: every start seen or made, every due deadline read.
+  await w.runSweep();
+  assert.deepEqual([...w.table.unstarted], [], 'no unstarted marker at rest');
+  assert.deepEqual(
+    [...w.table.deadlines.values()].filter((at) => at <= w.now().toISOString()),
+    [],
+    'no due deadline marker at rest',
+  );
 }
 const REST_STEP_SECONDS = 300;
 
