@@ -92,7 +92,7 @@ describe('a cancelled creation transaction', () => {
     counter.stop();
     assert.deepEqual([res.status, errorCode(res), counter.calls()], [500, 'internal_error', 1]);
     // The quote is the creation's last item; every other one reports None.
-    assert.deepEqual(counter.reasons, [['None', 'None', 'None', 'None', 'None', 'None', 'ValidationError']]);
+    assert.deepEqual(counter.reasons, [['None', 'None', 'None', 'None', 'None', 'None', 'None', 'ValidationError']]);
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
     assert.equal((await services.orders.quoteOf(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
   });
@@ -113,7 +113,7 @@ describe('a cancelled creation transaction', () => {
     assert.equal(err.name, 'TransactionCanceledException');
     assert.deepEqual(
       err.CancellationReasons?.map((r) => r.Code),
-      ['ConditionalCheckFailed', 'None', 'None', 'None', 'None'],
+      ['ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None'],
     );
     assert.equal((await services.accounts.get(userId))!.balance, 900);
   });
