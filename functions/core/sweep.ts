@@ -170,6 +170,7 @@ const DEFERRED: Checked = { kind: 'deferred' };
 class Allowance {
   calls = 0;
   private busy = false;
+  private strikes = 0;
   constructor(private readonly left: { describes: number; starts: number }) {}
   take(kind: 'describes' | 'starts'): boolean {
     if (this.busy || this.left[kind] <= 0) return false;
@@ -177,7 +178,6 @@ class Allowance {
     this.calls++;
     return true;
   }
-  private strikes = 0;
   /**
    * A call failed busy (throttled past the SDK's own retries, or Step Functions out): the item waits for the next run.
    * A second one means the quota is spent for now: no more calls this run.
