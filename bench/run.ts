@@ -14,6 +14,7 @@ import { benchQueue } from './queue.ts';
 import { reliabilityFigures } from './reliability.ts';
 import { emit, readFigures, writeReport, type Figure } from './report.ts';
 import { benchRender } from './render.ts';
+import { benchScale } from './scale-report.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWorkflow } from './workflow.ts';
 
@@ -22,7 +23,7 @@ const only = process.argv[2];
 if (!only) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   const file = join(dir, 'figures.jsonl');
-  for (const part of ['api', 'render', 'workflow', 'queue', 'webhooks', 'lambdas', 'cost', 'reliability']) {
+  for (const part of ['api', 'render', 'workflow', 'queue', 'webhooks', 'lambdas', 'cost', 'scale', 'reliability']) {
     const res = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), part], {
       stdio: 'inherit',
       env: { ...process.env, BENCH_FIGURES: file },
@@ -211,6 +212,7 @@ if (only === 'cost') {
     { section, name: 'total', value: c.total, unit: 'USD', target: { op: '<', limit: 0.0005 } },
   ]);
 }
+if (only === 'scale') await benchScale();
 if (only === 'reliability') {
   const figures = reliabilityFigures();
   for (const f of figures) console.log(`| ${f.section} | ${f.name} | ${f.value} ${f.unit} |`);

@@ -265,8 +265,9 @@ class Walk<T> {
   async peek(n: number): Promise<{ ref: T; after: string }[]> {
     if (this.stopped) return [];
     while (this.page.length < n && !this.end) {
-      const from = this.page.at(-1)?.after ?? (this.fetched ? this.next : this.position);
-      const got = await this.read(from, PAGE);
+      // On from where the last read ended (its `next`), not from its last item: markers within the grace after that
+      // item are skipped by the read, and reading from the item again would return the same page forever (a burst).
+      const got = await this.read(this.fetched ? this.next : this.position, PAGE);
       this.fetched = true;
       this.page.push(...got.items);
       this.next = got.next;

@@ -258,6 +258,32 @@ describe('the recovery sweep', () => {
     );
   });
 
+  it('walks past a page whose markers are all within the grace (a burst), reading each page once', async () => {
+    const old: string[] = [];
+    for (let i = 0; i < 9; i++) old.push(await create(`Topic ${i}`));
+    for (const id of old) workflow.lose(id);
+    clock += 61_000;
+    // A burst: 60 orders created within the grace, after the 9 (ids sort by creation), so the walk's second page holds
+    // none it may check; 9 taken two at a time leave one, and the walk reads on while it holds one.
+    const template = table.orders.get(old[0]!)!;
+    for (let i = 0; i < 60; i++) {
+      const id = `vid_zz${String(i).padStart(4, '0')}`;
+      table.orders.set(id, { ...structuredClone(template), id, createdAt: now().toISOString() });
+      table.open.add(id);
+    }
+    const orders = ports.orders as MemoryOrders;
+    const openPage = orders.openPage.bind(orders);
+    let reads = 0;
+    orders.openPage = async (...a) => {
+      // Bounded, so that a walk reading the same page again fails here instead of never ending.
+      if (++reads > 10) throw new Error(`${reads} reads of the open-order index in one run`);
+      return openPage(...a);
+    };
+    const run = await sweep(ports);
+    assert.equal(run.started, 9, 'the 9 orders past the grace');
+    assert.equal(reads, 2, 'two pages of 50: the 9 with 41 of the burst, then the other 19');
+  });
+
   it('interleaves orders and events: a budget spent on orders still reaches an event', async () => {
     for (let i = 0; i < 10; i++) workflow.lose(await create(`Topic ${i}`));
     const lost = doneEvent('vid_01jz0000000000000000000009');
