@@ -10,7 +10,7 @@
  */
 import { QueueReader } from '../functions/adapters/capacity.ts';
 import { isTransient } from '../functions/adapters/transient.ts';
-import { type CapacityStore, type Claim, emptyShardState, RenderQueue, type Slot, type Waiter } from '../functions/core/capacity.ts';
+import { type CapacityStore, type Claim, emptyShardState, RenderQueue, type Slot, START_AT_ADMISSION, type Waiter } from '../functions/core/capacity.ts';
 import { QueueViews, queuedEta } from '../functions/core/eta.ts';
 import { shardOf } from '../functions/core/ids.ts';
 import type { Channel, Order } from '../functions/core/orders.ts';
@@ -217,13 +217,19 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
 
   /** The order workflow's wake-up: SendTaskSuccess, then its steps hold the slot for the order's slot seconds. */
   const wakeup = {
-    async wake(token: string, slot: number): Promise<boolean> {
-      sfn('SendTaskSuccess');
-      const o = orders.get(tokenOwner.get(token)!)!;
+    async wake(token: string, slot: number, orderId: string): Promise<boolean> {
+      // An order queued by its creation: its admission starts its execution (the Admission choice, then its steps).
+      const starts = token === START_AT_ADMISSION;
+      sfn(starts ? 'StartExecution' : 'SendTaskSuccess');
+      const o = orders.get(starts ? orderId : tokenOwner.get(token)!)!;
+      if (starts) {
+        executions.set(o.id, 'running');
+        o.started = true;
+      }
       o.admittedAt = now;
       admissions++;
       admittedAt.push(now);
-      transitions(o.director ? 3 : 8);
+      transitions((o.director ? 3 : 8) + (starts ? 1 : 0));
       design.setStatus(o.id, 'running', { renderStartedAt: new Date(now).toISOString() });
       queue.push(now + o.slotSeconds * 1000, { kind: 'done', id: o.id });
       void slot;
@@ -358,6 +364,17 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
         else await design.snapshot(process);
         design.create(o);
         if (o.lostStart) break;
+        if (designName === 'new' && !o.director) {
+          // Queued for the admission that starts its execution: no Step Functions call at its arrival.
+          try {
+            await design.awaitSlot(o, START_AT_ADMISSION);
+          } catch (err) {
+            if (!isTransient(err)) throw err;
+            break;
+          }
+          design.startSeen(o);
+          break;
+        }
         try {
           sfn('StartExecution');
         } catch {
@@ -528,7 +545,7 @@ interface Wiring {
   load: PartitionLoad;
   /** The moment a DynamoDB call is counted at. */
   at: () => number;
-  wakeup: { wake(token: string, slot: number): Promise<boolean> };
+  wakeup: { wake(token: string, slot: number, orderId: string): Promise<boolean> };
   workflow: { start(o: Order): Promise<void>; state(o: Order): Promise<'running' | 'missing'>; stop(): Promise<void> };
   delivery: { start(e: { id: string; execution?: string }): Promise<void>; state(e: { id: string; execution?: string }): Promise<'running' | 'missing'> };
   now: () => number;

@@ -60,16 +60,18 @@ const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
 /**
  * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
  * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes
- * the wait and updates the shard states), release one; note the order's place; and complete the admitted order's wait.
+ * the wait and updates the shard states), release one; note the order's place; and complete the admitted order's wait,
+ * or start the execution of an order queued by its creation.
  */
 const ADMIT: TableAction[] = ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** By function: a route's handler (functions/http) or a step's module (functions/steps). */
 export const ACCESS: Record<string, Access> = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
-  // The creation: the transaction, the queue's snapshot, the start; then the order's unstarted marker deleted.
-  'create-quick': { table: [...POST, 'PutItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
-  'create-video': { table: [...POST, 'PutItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
+  // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
+  'create-quick': { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
+  'create-video': { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
   // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
   'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
   'get-video': { table: [...GET, ...ETA], linkKey: true },
@@ -95,22 +97,28 @@ export const ACCESS: Record<string, Access> = {
   'not-found': {},
   'get-openapi': {},
   'get-docs': {},
-  'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess'] },
+  'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE, providers: ['llm'] },
   'write-script': { table: CHANGE, providers: ['llm'] },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
   'regen-script': { table: CHANGE, providers: ['llm'] },
   'render-video': { table: CHANGE, bucket: ['PutObject'], providers: ['images', 'speech'] },
-  'publish-order': { table: [...CHANGE_WITH_EVENT, ...ADMIT], bucket: ['PutObject'], startDelivery: true, linkKey: true, orderMachine: ['SendTaskSuccess'] },
-  'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess'] },
+  'publish-order': {
+    table: [...CHANGE_WITH_EVENT, ...ADMIT],
+    bucket: ['PutObject'],
+    startDelivery: true,
+    linkKey: true,
+    orderMachine: ['SendTaskSuccess', 'StartExecution'],
+  },
+  'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   // An attempt's record; a settled event's marker is deleted.
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   // A cancel: the transition to error (order, user, ledger, event, pending marker; the open marker deleted), the order's
   // wait or slot given back and the next order admitted and woken, the event's delivery started, the execution stopped.
   'cancel-video': {
     table: [...POST, ...CHANGE_WITH_EVENT, ...ADMIT],
-    orderMachine: ['SendTaskSuccess'],
+    orderMachine: ['SendTaskSuccess', 'StartExecution'],
     startDelivery: true,
     stopOrders: true,
   },
@@ -135,7 +143,7 @@ export const ACCESS: Record<string, Access> = {
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start, and
   // the order's unstarted marker deleted.
-  'place-order': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', ...ETA], orderMachine: ['StartExecution'], takesOrders: true },
+  'place-order': { table: [...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
 };
 
 /** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */

@@ -4,7 +4,18 @@
  */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CHANNELS, type Claim, slotsOf, type CapacityStore, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../core/capacity.ts';
+import {
+  CHANNELS,
+  type Claim,
+  slotsOf,
+  START_AT_ADMISSION,
+  type CapacityStore,
+  emptyShardState,
+  type ShardState,
+  type Slot,
+  type Waiter,
+  type Wakeup,
+} from '../core/capacity.ts';
 import { Contended } from '../core/errors.ts';
 import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
@@ -274,9 +285,17 @@ export class Capacity implements CapacityStore {
 
 /** Completes a slot wait's task token; false when the wait is gone. */
 export class StepFunctionsWakeup implements Wakeup {
-  constructor(private readonly sfn: () => Promise<SFNClient>) {}
+  constructor(
+    private readonly sfn: () => Promise<SFNClient>,
+    /** Starts the execution of an order admitted with no execution behind its wait (START_AT_ADMISSION). */
+    private readonly startAdmitted: (orderId: string, slot: number) => Promise<void>,
+  ) {}
 
-  async wake(token: string, slot: number): Promise<boolean> {
+  async wake(token: string, slot: number, orderId: string): Promise<boolean> {
+    if (token === START_AT_ADMISSION) {
+      await this.startAdmitted(orderId, slot);
+      return true;
+    }
     const { SendTaskSuccessCommand } = await sdk.sfn();
     try {
       await (await this.sfn()).send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify({ slot }) }));

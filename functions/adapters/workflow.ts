@@ -45,6 +45,21 @@ export class StepFunctionsWorkflow implements Workflow {
     }
   }
 
+  /**
+   * Starts the execution of an order its admission just gave `slot` (core/capacity.ts START_AT_ADMISSION): named by the
+   * order id, so an execution the audit started meanwhile (its wait finds the slot held) makes this a no-op.
+   */
+  async startAdmitted(orderId: string, slot: number): Promise<void> {
+    const { StartExecutionCommand } = await sdk.sfn();
+    const input = JSON.stringify({ orderId, directorMode: false, reviewTimeoutSeconds: this.reviewDeadlineSeconds, slot: { slot } });
+    try {
+      await (await this.sfn()).send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn(), name: orderId, input }));
+    } catch (err) {
+      if ((err as Error).name === 'ExecutionAlreadyExists') return;
+      throw err;
+    }
+  }
+
   async state(order: Order): Promise<ExecutionState> {
     return executionState(await this.sfn(), executionArn(this.stateMachineArn(), orderExecution(order)));
   }

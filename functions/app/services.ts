@@ -23,7 +23,7 @@ import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
-import { RenderQueue } from '../core/capacity.ts';
+import { enqueueForAdmission, RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
 import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
 import { AuditCursors } from '../adapters/audit.ts';
@@ -74,7 +74,8 @@ function build() {
       checkLink(linkKeys, orderId, name, expires, sig, now),
   };
   const capacity = new Capacity(ddb, cfg.tableName);
-  const queue = new RenderQueue({ store: capacity, wakeup: new StepFunctionsWakeup(sfn), ...cfg.capacity, now: () => new Date() });
+  const wakeup = new StepFunctionsWakeup(sfn, (orderId, slot) => workflow.startAdmitted(orderId, slot));
+  const queue = new RenderQueue({ store: capacity, wakeup, ...cfg.capacity, now: () => new Date() });
   // Until an order has been measured: the typical order's seconds spread over a typical 30-second video.
   const reader = new QueueReader(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
   const snapshots = new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
@@ -131,6 +132,7 @@ function build() {
       deliverable: deliverableFromEnv(),
       queue: snapshots,
       workflow,
+      admission: { enqueue: (order) => enqueueForAdmission(queue, orders, order, () => new Date()) },
       limits: cfg.limits,
       prices: cfg.prices,
       throughput: cfg.throughput,

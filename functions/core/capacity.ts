@@ -18,6 +18,7 @@
  */
 import { Contended } from './errors.ts';
 import type { Channel, Order } from './orders.ts';
+import type { OrderStore } from './ports.ts';
 
 export const CHANNELS: readonly Channel[] = ['bot', 'api'];
 
@@ -139,8 +140,17 @@ export interface CapacityStore {
 
 export interface Wakeup {
   /** Completes a workflow's wait with its slot; false when that wait no longer exists (its execution ended). */
-  wake(token: string, slot: number): Promise<boolean>;
+  wake(token: string, slot: number, orderId: string): Promise<boolean>;
 }
+
+/**
+ * The token of a wait with no execution behind it: an order that needs a slot before anything else (any order but
+ * a director-mode one) is queued by its creation, and its admission starts its execution, holding the slot, rather
+ * than completing a running execution's wait. Step Functions then starts executions as fast as slots free, not as
+ * fast as orders arrive, and a queued order costs no transitions (docs/decisions.md, "Executions started at
+ * admission").
+ */
+export const START_AT_ADMISSION = 'start-at-admission';
 
 export interface CapacityPorts {
   store: CapacityStore;
@@ -201,7 +211,7 @@ export class RenderQueue {
     const now = this.p.now();
     const held = await this.held(order.id);
     if (held && (await this.p.store.renew(held.n, order.id, this.leaseUntil(now)))) {
-      if (await this.p.wakeup.wake(token, held.n)) return;
+      if (await this.p.wakeup.wake(token, held.n, order.id)) return;
     }
     const shard = this.shardOf(order.id);
     const ticket = await this.p.store.wait({
@@ -330,7 +340,7 @@ export class RenderQueue {
       if (next.videoSeconds !== undefined) taken.videoSeconds = next.videoSeconds;
       let woken: boolean;
       try {
-        woken = await this.p.wakeup.wake(next.token, free.n);
+        woken = await this.p.wakeup.wake(next.token, free.n, next.orderId);
       } catch (err) {
         // Step Functions could not be reached: undo the admission (the order waits again, the slot is free), so a
         // later admission (a release, the sweep) completes this wait; the caller sees the failure.
@@ -345,4 +355,14 @@ export class RenderQueue {
     // Lost to other writers again and again: the caller's step is retried rather than failed.
     throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
   }
+}
+
+/**
+ * Queues a new order for the admission that starts its execution (START_AT_ADMISSION); its place goes on the order
+ * before any admission, as the wait step's does, so eta_seconds reads it without reading the queue.
+ */
+export async function enqueueForAdmission(queue: Pick<RenderQueue, 'awaitSlot'>, orders: Pick<OrderStore, 'patch'>, order: Order, now: () => Date) {
+  await queue.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, START_AT_ADMISSION, (place) =>
+    orders.patch(order.id, { status: order.status, set: { queuePlace: place } }, now()),
+  );
 }

@@ -67,6 +67,11 @@ export interface OrderCreationDeps {
   /** What the configured generator delivers of the paid extras: the others are refused before any charge. */
   deliverable: Deliverable;
   workflow: Workflow;
+  /**
+   * Queues an order that needs a render slot before anything else (any order but a director-mode one): its admission
+   * starts its execution (core/capacity.ts START_AT_ADMISSION), so none runs while it waits.
+   */
+  admission: { enqueue(order: Order): Promise<void> };
   limits: Limits;
   prices: Prices;
   throughput: Throughput;
@@ -280,10 +285,14 @@ export class OrderCreation {
     return { kind: 'replay' as const, record };
   }
 
-  /** Starts the order's workflow, then drops its unstarted marker; a failure of either leaves the marker to the audit. */
+  /**
+   * Starts the order's workflow (a director-mode order), or queues it for the admission that starts it (any other),
+   * then drops its unstarted marker; a failure of either leaves the marker, and the audit starts the order.
+   */
   private async start(order: Order): Promise<void> {
     try {
-      await this.deps.workflow.start(order);
+      if (order.params.director_mode) await this.deps.workflow.start(order);
+      else await this.deps.admission.enqueue(order);
     } catch (cause) {
       return this.startFailed(order.id, cause);
     }
@@ -301,7 +310,8 @@ export class OrderCreation {
     const order = await this.deps.orders.get(orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start
     // that fails here too still answers the order: the recovery sweep starts it.
-    if (order?.status === 'queued') await this.start(order);
+    // Not once it has a place in the queue: its wait is recorded, or it was admitted and its execution started.
+    if (order?.status === 'queued' && !order.queuePlace) await this.start(order);
     return {
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
       replayed: true,

@@ -7,7 +7,7 @@
 import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
-import { emptyShardState, RenderQueue } from '../../functions/core/capacity.ts';
+import { emptyShardState, enqueueForAdmission, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
 import {
   DEFAULT_RESENDS_PER_HOUR,
   type DeliveryPorts,
@@ -121,7 +121,14 @@ export class World {
         this.engine.start('delivery', e.execution ?? e.id, { orderId: e.orderId, eventId: e.id }),
       state: async (e: { id: string; execution?: string }) => this.engine.state(e.execution ?? e.id),
     };
-    const wakeup = { wake: (token: string, slot: number) => this.engine.succeed(token, { slot }) };
+    // An admission completes a running wait, or starts the execution of an order queued by its creation.
+    const wakeup = {
+      wake: async (token: string, slot: number, orderId: string) => {
+        if (token !== START_AT_ADMISSION) return this.engine.succeed(token, { slot });
+        this.engine.start('order', orderId, { orderId, directorMode: false, reviewTimeoutSeconds: REVIEW_SECONDS, slot: { slot } });
+        return true;
+      },
+    };
     this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, shards, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
     const announce = async (e: OrderEvent) => void (await handOver({ webhooks: this.webhooks, events: this.events, delivery }, e));
     const accounts = { get: async (userId: string) => this.table.account(userId) };
@@ -164,6 +171,7 @@ export class World {
       planPrompt: planFromPrompt,
       deliverable: { ai_visual: true, voice_clone: true },
       workflow: this.workflow,
+      admission: { enqueue: (order) => enqueueForAdmission(this.queue, this.orders, order, now) },
       limits: DEFAULT_LIMITS,
       prices: DEFAULT_PRICES,
       throughput: { orderSeconds: 20 },

@@ -247,7 +247,7 @@ function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] =
   for (const k of remove) delete order[k];
 }
 
-/** The creation use case on these ports, with the default prices and limits. */
+/** The creation use case on these ports, with the default prices and limits, and no render queue. */
 export function memoryCreation(
   table: MemoryTable,
   workflow: MemoryWorkflow,
@@ -261,6 +261,8 @@ export function memoryCreation(
     planPrompt: planFromPrompt,
     deliverable,
     workflow,
+    // No render queue here: an order's execution starts at once, as the audit's fallback starts it.
+    admission: { enqueue: (order) => workflow.start(order) },
     limits: DEFAULT_LIMITS,
     prices,
     throughput: { orderSeconds: 20 },

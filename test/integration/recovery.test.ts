@@ -128,7 +128,8 @@ describe('recovery driven by events', () => {
       const review = await t.api('POST', '/videos', { key, body: { topic: 'Soda', ...VIDEO, director_mode: true } });
       await waitForStatus(t, key, review.body.id, ['awaiting_review']);
       await t.stack.sfn.goAway();
-      const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', ...VIDEO } });
+      // (A director-mode order: its creation starts its execution; any other waits in the queue for its admission.)
+      const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', ...VIDEO, director_mode: true } });
       assert.equal(unstarted.status, 201);
       await invoke('mark-failed', () => markFailed({ orderId: review.body.id, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
       await t.stack.sfn.listen();
@@ -151,7 +152,7 @@ describe('recovery driven by events', () => {
       assert.ok(delivered, 'the error event reached the receiver');
       const second = await invoke('sweep', () => sweepJob({ graceSeconds: 0 }, lambdaContext('sweep')));
       assert.equal(second.started, 1, 'the next run resumes at the deferred order and starts it');
-      assert.equal((await waitForStatus(t, key, unstarted.body.id, ['done', 'error'], 90_000)).status, 'done');
+      assert.equal((await waitForStatus(t, key, unstarted.body.id, ['awaiting_review', 'error'], 90_000)).status, 'awaiting_review');
     } finally {
       await new Promise<void>((ok) => receiver.close(() => ok()));
     }

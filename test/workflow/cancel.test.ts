@@ -17,7 +17,7 @@ const services = async () => (await import('../../functions/app/services.ts')).s
 const ledgerOf = async (userId: string) => (await services()).accounts.ledger(userId);
 
 describe('canceling an order', () => {
-  it('refunds a queued order once, frees its slot, stops its workflow and sends video.error', async () => {
+  it('refunds a queued order once, frees its place, starts no workflow for it and sends video.error', async () => {
     const events: { event: string; body: any }[] = [];
     receiver = createServer((req, res) => {
       let raw = '';
@@ -49,14 +49,15 @@ describe('canceling an order', () => {
     // Its active slot is free at once: a new order fits.
     const next = await t.api('POST', '/videos', { key, body: { topic: 'Oolong', duration_seconds: 10 } });
     assert.equal(next.status, 201, next.text);
-    // Refunded once; its workflow stopped (not parked on its wait for a slot).
+    // Refunded once; it left the queue, where no execution waited for it (its admission would have started one).
     const refunds = (await ledgerOf(userId)).filter((e) => e.kind === 'refund' && e.orderId === third.body.id);
     assert.deepEqual(
       refunds.map((e) => e.amount),
       [100],
     );
     const { workflow, orders } = await services();
-    assert.equal(await workflow.state((await orders.get(third.body.id))!), 'ended');
+    assert.equal(await workflow.state((await orders.get(third.body.id))!), 'missing');
+    assert.equal((await orders.get(third.body.id))!.queuePlace !== undefined, true, 'it had waited in the queue');
     // The others go on to done, the canceled one is never rendered.
     for (const o of [ahead, waiting, next]) assert.equal((await waitForStatus(t, key, o.body.id, ['done', 'error'], 120_000)).status, 'done');
     assert.equal((await t.api('GET', `/videos/${third.body.id}`, { key })).body.status, 'error');
