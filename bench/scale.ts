@@ -229,7 +229,8 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
       o.admittedAt = now;
       admissions++;
       admittedAt.push(now);
-      transitions((o.director ? 3 : 8) + (starts ? 1 : 0));
+      // Started by its admission: Admission, Prepare, Render, Publish, Done; else from its wait on: 8 (3 after a review).
+      transitions(starts ? 5 : o.director ? 3 : 8);
       design.setStatus(o.id, 'running', { renderStartedAt: new Date(now).toISOString() });
       queue.push(now + o.slotSeconds * 1000, { kind: 'done', id: o.id });
       void slot;

@@ -101,6 +101,8 @@ export const ACCESS: Record<string, Access> = {
   'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE, providers: ['llm'] },
   'write-script': { table: CHANGE, providers: ['llm'] },
+  // Start, plan and script of an order its admission started, in one step.
+  'prepare-order': { table: CHANGE, providers: ['llm'] },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
   'regen-script': { table: CHANGE, providers: ['llm'] },
   'render-video': { table: CHANGE, bucket: ['PutObject'], providers: ['images', 'speech'] },

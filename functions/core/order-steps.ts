@@ -118,6 +118,16 @@ export class OrderSteps {
     return stateOf(order);
   }
 
+  /**
+   * An order its admission started, its slot in hand (core/capacity.ts START_AT_ADMISSION): Start, Plan and Write in one
+   * step, so such an order costs four state transitions fewer (each part is idempotent, as in its own step).
+   */
+  async prepare(orderId: string, execution?: string): Promise<StepState> {
+    await this.start(orderId, execution);
+    await this.plan(orderId, execution);
+    return this.write(orderId, execution);
+  }
+
   /** Quick orders: the planner refines the parameters that do not change the price. */
   async plan(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);

@@ -28,6 +28,7 @@ export interface Step {
 export const STEPS: readonly Step[] = [
   { machine: 'order', state: 'AwaitSlot', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
   { machine: 'order', state: 'Start', placeholder: 'StartOrder', module: 'start-order' },
+  { machine: 'order', state: 'Prepare', placeholder: 'PrepareOrder', module: 'prepare-order' },
   { machine: 'order', state: 'Plan', placeholder: 'PlanOrder', module: 'plan-order' },
   { machine: 'order', state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
   { machine: 'order', state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },

@@ -89,6 +89,7 @@ export class World {
         },
         StartOrder: (p) => steps().start(p.orderId, p.execution),
         PlanOrder: (p) => steps().plan(p.orderId, p.execution),
+        PrepareOrder: (p) => steps().prepare(p.orderId, p.execution),
         WriteScript: (p) => steps().write(p.orderId, p.execution),
         AwaitReview: async (p) => {
           await steps().awaitReview(p.orderId, p.taskToken, p.execution);

@@ -76,6 +76,7 @@ const UNSEEN: Record<string, Record<string, string>> = {
   },
   'custom-methods': { 'states:SendTaskSuccess': ADMITS('a running wait next in line at a quick creation') },
   'await-slot': { 'states:StartExecution:order': ADMITS('a queued order next in line when a wait found a free slot') },
+
   'mark-failed': { 'states:SendTaskSuccess': ADMITS('a running wait next in line when a failure freed its slot') },
   'get-video': { 'secretsmanager:GetSecretValue': `signs result_url and cover_url of a done order; ${NO_SECRET_HERE}` },
   sweep: {
@@ -292,6 +293,13 @@ describe('least privilege', () => {
     await waitForStatus(t, key, lapse.body.id, ['awaiting_review']);
     await t.stack.sfn.goAway();
     await invoke('mark-failed', () => markFailed({ orderId: lapse.body.id, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
+    // A quick order whose execution began before its admission (its wait had a token) plans in its own step, Plan:
+    // run here as that step would run it, while its admission cannot start it.
+    const unplanned = await t.api('POST', '/videos:quick', { key, body: { prompt: 'A 10 second video about juice, no music, no voiceover' } });
+    assert.equal(unplanned.status, 201);
+    const { handler: planStep } = await import('../../functions/steps/plan-order.ts');
+    await invoke('plan-order', () => planStep({ orderId: unplanned.body.id, execution: unplanned.body.id }, lambdaContext('plan-order')));
+    assert.equal((await services().orders.get(unplanned.body.id))!.planned, true);
     await t.stack.sfn.listen();
     assert.ok((await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')))).sent >= 1, 'the sweep started the lost delivery');
     const errorEvent = `${lapse.body.id}:error`;

@@ -440,7 +440,7 @@ describe('the CDK stack', () => {
         .map((st) => JSON.stringify(st.Resource));
     };
     const llm = { GENERATOR_LLM_URL: PROVIDERS.llm.url, GENERATOR_LLM_API_KEY_SECRET: 'video-service/llm-key' };
-    for (const step of ['plan-order', 'write-script', 'regen-script']) {
+    for (const step of ['plan-order', 'write-script', 'regen-script', 'prepare-order']) {
       assert.deepEqual(generatorEnv(prodFn('step', step)), llm, step);
       // By name: IAM matches the secret's ARN with the six characters Secrets Manager appends to the name.
       assert.deepEqual(keyReads(prodFn('step', step)), [
@@ -472,7 +472,7 @@ describe('the CDK stack', () => {
       assert.deepEqual(keyReads(prodFn(kind, name)), [], name);
     }
     // Every other function knows nothing of the providers.
-    const known = ['plan-order', 'write-script', 'regen-script', 'render-video', 'create-video', 'custom-methods', 'place-order'];
+    const known = ['plan-order', 'write-script', 'regen-script', 'prepare-order', 'render-video', 'create-video', 'custom-methods', 'place-order'];
     for (const r of Object.values(prod.Resources as Record<string, Resource>).filter((x) => x.Type === 'AWS::Lambda::Function')) {
       const path = r.Metadata?.['aws:cdk:path'] ?? '';
       if (!/\/(http|step|bot|job)-/.test(path) || known.some((k) => path.endsWith(`-${k}/Resource`))) continue;
