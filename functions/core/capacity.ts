@@ -224,7 +224,10 @@ export class RenderQueue {
     });
     await placed?.({ shard, ticket });
     if (!(await this.fill(shard)).full) return;
-    // Its own shard's slots are all held: a free slot of another shard takes this shard's head.
+    // Its own shard's slots are all held, perhaps by this order now (a fill goes on until no slot is free): only an
+    // order still waiting looks further, or it would race the other shards' own admissions for their heads.
+    if (await this.held(order.id)) return;
+    // A free slot of another shard takes this shard's head.
     const states = await this.p.store.states(this.allShards());
     const idle = this.allShards()
       .filter((k) => k !== shard && states[k]!.busy < slotsOf(k, this.p.slots, this.shards).length)
