@@ -223,7 +223,9 @@ export class RenderQueue {
       ...(order.videoSeconds !== undefined ? { videoSeconds: order.videoSeconds } : {}),
     });
     await placed?.({ shard, ticket });
-    if (!(await this.fill(shard)).full) return;
+    // Its own shard's waits only: another shard's waits are admitted by their own waits and by releases, so
+    // admissions in different shards never race for the same head.
+    if (!(await this.fill(shard, shard)).full) return;
     // Its own shard's slots are all held, perhaps by this order now (a fill goes on until no slot is free): only an
     // order still waiting looks further, or it would race the other shards' own admissions for their heads.
     if (await this.held(order.id)) return;
@@ -310,7 +312,8 @@ export class RenderQueue {
 
   /**
    * Gives the free slots of slot shard `shard` to waiters by the admission rule: its own shard's, else those of `from`
-   * (a wait that found its shard full) or of the shard with the most waiting. `full`: no free slot was left.
+   * (a wait that found its shard full; none when `from` is `shard`) or of the shard with the most waiting. `full`: no
+   * free slot was left.
    */
   private async fill(shard: number, from?: number): Promise<{ admitted: number; full: boolean }> {
     const ns = slotsOf(shard, this.p.slots, this.shards);
