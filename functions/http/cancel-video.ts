@@ -3,8 +3,9 @@ import { cancelOrder } from '../core/cancel-order.ts';
 import { toRecord } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true, countPost: 'before' }, async (req) => {
+export const handler = httpRoute(operations.cancelVideo)(async (req) => {
   const order = await cancelOrder(services().cancellation, req.account.userId, req.pathParameters.id);
   return { status: 200, body: toRecord(order) };
 });

@@ -2,7 +2,8 @@
 import { InvalidParams } from '../core/errors.ts';
 import type { OrderRequest } from '../core/create-order.ts';
 import { services } from '../app/services.ts';
-import type { AuthedRequest, HttpRequest, Reply } from './middleware.ts';
+import type { AuthedRequest, HttpRequest, ReplyOf } from './middleware.ts';
+import type { createVideo } from './operations.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
@@ -23,7 +24,8 @@ export function orderOptions(body: { deadline_seconds?: number | undefined; quot
   };
 }
 
-export async function createOrderReply(req: AuthedRequest, request: OrderRequest): Promise<Reply> {
+/** Both creation operations declare the same answers. */
+export async function createOrderReply(req: AuthedRequest, request: OrderRequest): Promise<ReplyOf<typeof createVideo>> {
   const key = idempotencyKey(req);
   const result = await services().creation.create({
     account: req.account,

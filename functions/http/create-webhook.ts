@@ -1,10 +1,10 @@
 /** POST /webhooks: register (or replace) the key's one webhook; the secret is shown in this answer only. */
-import { createWebhookBody } from '../contract/webhooks.ts';
 import { registerWebhook, toView } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true, body: createWebhookBody, countPost: 'before' }, async (req) => {
+export const handler = httpRoute(operations.createWebhook)(async (req) => {
   const { url } = req.body;
   const { webhooks, urlPolicy } = services();
   const webhook = await registerWebhook(webhooks, urlPolicy, req.account.userId, url, req.now);

@@ -2,8 +2,9 @@
 import { deleteWebhook } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true }, async (req) => {
+export const handler = httpRoute(operations.deleteWebhook)(async (req) => {
   await deleteWebhook(services().webhooks, req.account.userId, req.pathParameters.id);
   return { status: 204 };
 });

@@ -8,8 +8,9 @@ import { notFound } from '../core/errors.ts';
 import { ORDER_ID_RE } from '../core/ids.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: false }, async (req) => {
+export const handler = httpRoute(operations.downloadFile)(async (req) => {
   const { id, file: name } = req.pathParameters;
   if (!id || !ORDER_ID_RE.test(id) || !name) throw notFound('file');
   const query = req.event.queryStringParameters ?? {};

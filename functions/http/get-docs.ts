@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { notFound } from '../core/errors.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
 const ASSETS: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8', 'swagger-ui.css': 'text/css; charset=utf-8' };
 const read = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`), 'utf8');
@@ -29,7 +30,7 @@ window.ui = SwaggerUIBundle({ url: '${base}/openapi.json', dom_id: '#reference',
 </html>
 `;
 
-export const handler = httpRoute({ auth: false }, async (req) => {
+export const handler = httpRoute(operations.getDocs)(async (req) => {
   // The base path as the client reached it (/v1, or a custom domain's mapping).
   const base = req.event.rawPath.replace(/\/docs(\/[^/]*)?$/, '');
   const asset = req.pathParameters.asset;

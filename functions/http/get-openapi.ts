@@ -2,8 +2,9 @@
 import { services } from '../app/services.ts';
 import { openApiDocument } from './openapi.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: false }, async () => ({
+export const handler = httpRoute(operations.getOpenApi)(async () => ({
   status: 200,
   body: openApiDocument(services().config.publicBaseUrl),
   headers: { 'cache-control': 'public, max-age=300' },

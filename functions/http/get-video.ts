@@ -3,9 +3,10 @@ import { pollAfterSeconds } from '../core/eta.ts';
 import { readOwnOrder } from '../core/read-order.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 import { orderView } from './order-view.ts';
 
-export const handler = httpRoute({ auth: true }, async (req) => {
+export const handler = httpRoute(operations.getVideo)(async (req) => {
   const order = await readOwnOrder(services().orders, req.account.userId, req.pathParameters.id);
   const { record, standing } = await orderView(order, req.now);
   const after = standing && pollAfterSeconds(order.status, standing.eta);

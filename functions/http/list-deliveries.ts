@@ -2,10 +2,11 @@
 import { ownWebhookId } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
 const RECENT = 50;
 
-export const handler = httpRoute({ auth: true }, async (req) => {
+export const handler = httpRoute(operations.listDeliveries)(async (req) => {
   const { webhooks, deliveries } = services();
   await ownWebhookId(webhooks, req.account.userId, req.pathParameters.id);
   const attempts = await deliveries.events.attemptsOfUser(req.account.userId, RECENT);

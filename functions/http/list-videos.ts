@@ -1,12 +1,12 @@
 /** GET /videos: the key's orders, newest first, a page at a time. */
-import { listOrdersQuery } from '../contract/orders.ts';
 import { listOrders } from '../core/list-orders.ts';
 import { holdsSlot } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 import { orderView } from './order-view.ts';
 
-export const handler = httpRoute({ auth: true, query: listOrdersQuery }, async (req) => {
+export const handler = httpRoute(operations.listVideos)(async (req) => {
   const { orders } = services();
   const q = req.query;
   const page = await listOrders(orders, req.account.userId, {

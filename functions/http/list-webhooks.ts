@@ -2,8 +2,9 @@
 import { toView } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true }, async (req) => {
+export const handler = httpRoute(operations.listWebhooks)(async (req) => {
   const webhook = await services().webhooks.ofUser(req.account.userId);
   return { status: 200, body: { data: webhook ? [toView(webhook)] : [] } };
 });

@@ -16,6 +16,7 @@ import { logger, services } from '../app/services.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
 import { validate } from '../app/validate.ts';
+import type { Operation, Route } from './operations.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -54,24 +55,23 @@ export interface Reply {
   raw?: boolean;
 }
 
-export interface RouteOptions {
-  auth: boolean;
-  /** The JSON body's schema: the chain parses and validates the body (422 naming the field) before the handler runs. */
-  body?: z.ZodMiniType;
-  /** The query string's schema, validated the same way (its values arrive as strings). */
-  query?: z.ZodMiniType;
-  /**
-   * How an authenticated POST is counted against the per-minute limit: `before` the handler, or `deferred` to a
-   * handler that counts it inside its own transaction (creation); whatever that handler did not count is counted
-   * when it returns or fails.
-   */
-  countPost?: 'before' | 'deferred';
-}
+/** What the chain needs of an operation (functions/http/operations.ts); the 404 of no route has only `auth`. */
+export type RouteOptions = { route: Pick<Route, 'auth'> & Partial<Pick<Route, 'method'>> } & Pick<Operation, 'body' | 'query' | 'countPost'> &
+  Partial<Pick<Operation, 'answers'>>;
 
 /** The request a route's options promise its handler: the account only with auth, the typed body only with a schema. */
-export type RequestOf<O extends RouteOptions> = (O extends { auth: true } ? AuthedRequest : HttpRequest) &
+export type RequestOf<O extends RouteOptions> = (O extends { route: { auth: true } } ? AuthedRequest : HttpRequest) &
   (O extends { body: infer S extends z.ZodMiniType } ? { body: z.output<S> } : unknown) &
   (O extends { query: infer Q extends z.ZodMiniType } ? { query: z.output<Q> } : unknown);
+
+/** The replies an operation declares: for each success status, its schema's body (or, with none, any body). */
+export type ReplyOf<O extends RouteOptions> = O extends { answers: infer A }
+  ? {
+      [S in keyof A & number]: A[S] extends { schema: infer B extends z.ZodMiniType }
+        ? { status: S; body: z.output<B>; headers?: Record<string, string> }
+        : { status: S; body?: unknown; headers?: Record<string, string>; raw?: boolean };
+    }[keyof A & number]
+  : never;
 
 /** The request as the chain fills it in; a handler sees it as its route's RequestOf. */
 type Filling = HttpRequest & Partial<Omit<AuthedRequest, keyof HttpRequest>> & { body?: unknown; query?: unknown };
@@ -227,28 +227,36 @@ const queryString = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV
   },
 });
 
-/** Wraps a route's logic in the shared chain and turns its reply into an API Gateway response. */
-export function httpRoute<const O extends RouteOptions>(options: O, fn: (req: RequestOf<O>) => Promise<Reply>) {
-  const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(publishMetrics())
-    .use(envelope())
-    .use(maintenance());
-  if (options.auth) chain.use(apiKeyAuth());
-  if (options.auth && options.countPost) chain.use(postCounter(options.countPost));
-  if (options.auth && !options.countPost) chain.use(getCounter());
-  if (options.body) chain.use(jsonBody(options.body));
-  if (options.query) chain.use(queryString(options.query));
-  return chain.handler(async (_event, context) => {
-    // The middlewares above have filled in what the options promise (or failed the request).
-    const reply = await fn(context.req as RequestOf<O>);
-    const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
-    if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
-    if (reply.raw) return { statusCode: reply.status, headers, body: String(reply.body) };
-    return {
-      statusCode: reply.status,
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(reply.body),
-    };
-  });
+/**
+ * Wraps a route's logic in the shared chain and turns its reply into an API Gateway response:
+ * `httpRoute(operation)(async (req) => reply)`. Curried so the operation fixes the reply's type before the handler is
+ * checked: a `status: 200` then stays the literal its answer is declared under.
+ */
+export function httpRoute<const O extends RouteOptions>(options: O) {
+  return (fn: (req: RequestOf<O>) => Promise<ReplyOf<O>>) => {
+    const chain = middy<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>()
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(publishMetrics())
+      .use(envelope())
+      .use(maintenance());
+    const { auth, method } = options.route;
+    if (auth) chain.use(apiKeyAuth());
+    // Every keyed POST counts in its key's window, before its handler or (`deferred`) in the handler's own transaction.
+    if (auth && method === 'POST') chain.use(postCounter(options.countPost ?? 'before'));
+    if (auth && method !== 'POST') chain.use(getCounter());
+    if (options.body) chain.use(jsonBody(options.body));
+    if (options.query) chain.use(queryString(options.query));
+    return chain.handler(async (_event, context) => {
+      // The middlewares above have filled in what the options promise (or failed the request).
+      const reply: Reply = await fn(context.req as RequestOf<O>);
+      const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
+      if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
+      if (reply.raw) return { statusCode: reply.status, headers, body: String(reply.body) };
+      return {
+        statusCode: reply.status,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(reply.body),
+      };
+    });
+  };
 }

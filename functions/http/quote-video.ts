@@ -1,9 +1,9 @@
 /** POST /videos:quote: what an order would cost, item by item, and a quote that holds that price. Nothing is charged. */
-import { quoteRequest } from '../contract/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true, body: quoteRequest, countPost: 'before' }, async (req) => {
+export const handler = httpRoute(operations.quoteVideo)(async (req) => {
   const body = req.body;
   const request =
     'prompt' in body

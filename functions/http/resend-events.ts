@@ -1,11 +1,11 @@
 /** POST /webhooks/{id}/resend: one event delivered again, or every event dropped since a time. */
-import { resendBody } from '../contract/webhooks.ts';
 import { resendDropped, resendEvent } from '../core/deliveries.ts';
 import { ownWebhookId } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
+import * as operations from './operations.ts';
 
-export const handler = httpRoute({ auth: true, body: resendBody, countPost: 'before' }, async (req) => {
+export const handler = httpRoute(operations.resendEvents)(async (req) => {
   const { webhooks, deliveries, config } = services();
   const userId = req.account.userId;
   await ownWebhookId(webhooks, userId, req.pathParameters.id);

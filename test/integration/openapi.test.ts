@@ -146,6 +146,14 @@ describe('the OpenAPI document', () => {
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 418, 'application/json', { error: { code: 'teapot', message: 'x' } }), /error envelope/);
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 201, 'application/json', {}), /status not in the OpenAPI document/);
     assert.doesNotThrow(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: 12, trial_videos_left: 0 }));
+    // A documented status with a code the operation does not list for it.
+    assert.throws(
+      () => checkAgainstContract('POST', '/v1/videos/vid_x/cancel', 409, 'application/json', { error: { code: 'quote_invalid', message: 'x' } }),
+      /error code quote_invalid is not among those the operation documents/,
+    );
+    assert.doesNotThrow(() =>
+      checkAgainstContract('POST', '/v1/videos/vid_x/cancel', 409, 'application/json', { error: { code: 'not_cancelable', message: 'x' } }),
+    );
   });
 
   it('checks every fetch to a checked address: a server breaking the document makes the fetch fail', async () => {

@@ -1,6 +1,6 @@
 /**
- * Checks an answer of the service against the OpenAPI document it serves: the route's operation must list the status,
- * and the body must validate (with Ajv, JSON Schema 2020-12) against the schema listed there. An error answer must be
+ * Checks an answer of the service against the OpenAPI document it serves: the route's operation must list the status
+ * (and, for an error, its code), and the body must validate (with Ajv, JSON Schema 2020-12) against the schema listed there. An error answer must be
  * the error envelope whatever the route. The published answers are open to fields added later; here every object is
  * held closed, so that the service sends no field its document does not describe.
  */
@@ -71,6 +71,11 @@ export function checkAgainstContract(method: string, path: string, status: numbe
   }
   const response = op.responses[String(status)];
   if (!response) throw new Error(`${where}: status not in the OpenAPI document (${Object.keys(op.responses).join(', ')})`);
+  // The operation lists the error codes each status may carry, each named in backquotes in its description.
+  const code = status >= 400 ? (body as Json | undefined)?.error?.code : undefined;
+  if (code !== undefined && !String(response.description).includes(`\`${code}\``)) {
+    throw new Error(`${where}: error code ${code} is not among those the operation documents (${response.description})`);
+  }
   const schema = response.content?.['application/json']?.schema;
   if (schema && contentType?.startsWith('application/json')) {
     const ok = validatorOf(schema);

@@ -1,0 +1,456 @@
+/**
+ * The operations of the API, each defined once: its route (method, path, the handler that serves it, whether it takes
+ * a key), what it reads (body and query schemas), what it answers (statuses, their schemas and headers, the errors it
+ * may return) and how it is documented (summary, description, examples). The route table (routes.ts), the
+ * middleware's options (middleware.ts), the OpenAPI document (openapi.ts), the HTTP API and the local gateway (by the
+ * route table), and the IAM table's keys (lib/access.ts, by handler) all derive from this list.
+ *
+ * A new route is one more operation here and its handler, functions/http/<handler>.ts:
+ * `export const handler = httpRoute(myOperation)(async (req) => ({ status: 200, body: ... }))`; the body is typed by
+ * the answer schema the operation declares for that status.
+ */
+import type * as z from 'zod/mini';
+import { balanceResponse, listTransactionsQuery, transactionList } from '../contract/balance.ts';
+import {
+  creationResponse,
+  createVideoRequest,
+  listOrdersQuery,
+  orderList,
+  orderRecord,
+  quickVideoBody,
+  quoteRequest,
+  quoteResponse,
+} from '../contract/orders.ts';
+import { reviewBody } from '../contract/review.ts';
+import {
+  createWebhookBody,
+  deliveryList,
+  resendBody,
+  resendResult,
+  rotateWebhookBody,
+  webhookCreated,
+  webhookList,
+  webhookRotated,
+  webhookTestResult,
+} from '../contract/webhooks.ts';
+import type { ErrorCode } from '../core/errors.ts';
+
+/** The answer headers an operation may name; openapi.ts describes each once. */
+export type AnswerHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Location';
+
+/** A success answer of an operation. */
+export interface Answer {
+  description: string;
+  /** The JSON body's schema (the handler's reply body is typed by it). */
+  schema?: z.ZodMiniType;
+  /** A body that is not a schema's JSON (a page, a file, this document): its media types as OpenAPI writes them. */
+  content?: Readonly<Record<string, { schema: Readonly<Record<string, unknown>> }>>;
+  headers?: readonly AnswerHeader[];
+}
+
+/** A query parameter the handler checks by itself (a signed link's, refused 403 rather than 422): documented only. */
+export interface CheckedQueryParameter {
+  name: string;
+  description: string;
+  schema: Readonly<Record<string, unknown>>;
+}
+
+/** Where an operation is served: the route table's entry (routes.ts). */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Relative to the /v1 prefix. */
+  path: string;
+  /** functions/http/<handler>.ts exports `handler`; one function per handler (two operations may share one). */
+  handler: string;
+  /** false only for the routes that need no key (this document, the docs page, download links). */
+  auth: boolean;
+}
+
+export interface Operation {
+  /** The OpenAPI operationId, and the clients' method name. */
+  id: string;
+  route: Route;
+  /**
+   * A keyed POST counts against the key's POSTs a minute before its handler runs; `deferred`: the handler counts it
+   * inside its own transaction (creation), and whatever it did not count is counted when it returns or fails.
+   */
+  countPost?: 'deferred';
+  /** The JSON body's schema: the chain parses and validates the body (422 naming the field) before the handler runs. */
+  body?: z.ZodMiniType;
+  /** The query string's schema, validated the same way (its values arrive as strings); each property is a parameter. */
+  query?: z.ZodMiniType;
+  checkedQuery?: readonly CheckedQueryParameter[];
+  /** It takes an Idempotency-Key header: a repeat answers the original result and charges nothing. */
+  idempotent?: boolean;
+  /** Success answers by status. */
+  answers: Readonly<Record<number, Answer>>;
+  /** The error codes it can answer with, beyond those every operation shares and those its key, body and query add. */
+  errors?: readonly ErrorCode[];
+  /** What an error code means here, beyond its name. */
+  notes?: Readonly<Partial<Record<ErrorCode, string>>>;
+  summary: string;
+  description: string;
+  tag: 'Orders' | 'Webhooks' | 'Account' | 'Files' | 'Contract';
+  examples?: { curl: string; js: string; python: string };
+}
+
+/** What both creation routes answer: 201, or 200 for a repeated Idempotency-Key, and the pricing refusals. */
+const creation = {
+  countPost: 'deferred',
+  idempotent: true,
+  answers: {
+    201: { description: 'Order accepted', schema: creationResponse },
+    200: { description: 'Idempotent repeat: the original order', schema: creationResponse, headers: ['Idempotent-Replayed'] },
+  },
+  // generator_unavailable: reserved by the contract for a planner that cannot be reached.
+  errors: [
+    'insufficient_funds',
+    'fair_use_exceeded',
+    'active_tasks_exceeded',
+    'review_limit_exceeded',
+    'generator_unavailable',
+    'quote_invalid',
+    'max_cost_exceeded',
+  ],
+  notes: {
+    invalid_params:
+      'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
+  },
+} as const;
+
+// Each operation is a plain object, so a function's bundle keeps only the operations its handler imports.
+
+export const createQuickVideo = {
+  id: 'createQuickVideo',
+  route: { method: 'POST', path: '/videos:quick', handler: 'create-quick', auth: true },
+  body: quickVideoBody,
+  ...creation,
+  summary: 'Order a video from a one-line prompt',
+  description:
+    "The planner turns the prompt into order parameters (shown under `params` of the order). Charged at once; 200 with the original order when the Idempotency-Key repeats. A prompt asking for a paid extra the service cannot make now (AI visuals, a cloned voice) gets 422 `invalid_params` naming the extra's field, before any charge.",
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s -X POST "$BASE/videos:quick" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: 7f0c...' -d '{"prompt": "Funny 20 second video about cats with a song"}'`,
+    js: `const order = await client.createQuick('Funny 20 second video about cats with a song');`,
+    python: `order = client.create_quick("Funny 20 second video about cats with a song")`,
+  },
+} as const satisfies Operation;
+
+export const quoteVideo = {
+  id: 'quoteVideo',
+  route: { method: 'POST', path: '/videos:quote', handler: 'quote-video', auth: true },
+  body: quoteRequest,
+  answers: { 200: { description: 'The price and the quote that holds it', schema: quoteResponse } },
+  errors: ['fair_use_exceeded'],
+  summary: 'Price an order before placing it, and hold that price',
+  description:
+    'Takes the body of POST /videos or of POST /videos:quick and answers what that order would cost this key now, item by item (the base, each paid extra, whether a trial video or the plan’s allowance pays), its eta_seconds, and a `quote_id`. ' +
+    'The same request with `quote_id` within 15 minutes (`expires_at`) is charged exactly `cost`, even if prices change meanwhile; a quote prices one order. It is refused with 409 `quote_invalid` when it has expired or was used, was made for another request, or counted on a trial video or a plan allowance that is no longer there. Nothing is charged by a quote. ' +
+    'A request the creation would refuse for what it asks (an extra the service cannot make now, a used-up plan allowance) is refused alike.',
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s -X POST "$BASE/videos:quote" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"topic": "Green tea", "music": "song"}'`,
+    js: `const { quote_id, cost } = await client.quote({ topic: 'Green tea', music: 'song' });`,
+    python: `quote = client.quote({"topic": "Green tea", "music": "song"})`,
+  },
+} as const satisfies Operation;
+
+export const createVideo = {
+  id: 'createVideo',
+  route: { method: 'POST', path: '/videos', handler: 'create-video', auth: true },
+  body: createVideoRequest,
+  ...creation,
+  summary: 'Order a video with explicit parameters',
+  description:
+    'Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review. ' +
+    'A paid extra the service cannot make now is refused with 422 `invalid_params` naming its field, before any charge: today `ai_visual: true` and `voice: "clone"` (no image generator or voice-cloning speech provider is configured).',
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s -X POST "$BASE/videos" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"topic": "Green tea", "duration_seconds": 15, "director_mode": true}'`,
+    js: `const order = await client.createVideo({ topic: 'Green tea', duration_seconds: 15, director_mode: true });`,
+    python: `order = client.create_video({"topic": "Green tea", "duration_seconds": 15, "director_mode": True})`,
+  },
+} as const satisfies Operation;
+
+export const listVideos = {
+  id: 'listVideos',
+  route: { method: 'GET', path: '/videos', handler: 'list-videos', auth: true },
+  query: listOrdersQuery,
+  answers: { 200: { description: 'A page of orders', schema: orderList } },
+  summary: "List the key's orders, newest first",
+  description:
+    'A page of orders (each as GET /videos/{id} answers it), newest first. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true. ' +
+    'Read strongly consistent: an order is listed as soon as its creation has answered. The time filters narrow the read; a `status` filter looks at no more than three times `limit` orders per request, so a page may be short, even empty, with `has_more: true` and a cursor to go on from. ' +
+    '`created_gte` after `created_lt` is 422; times outside the data (before 1970, far ahead) and a cursor older than `created_gte` give an empty page.',
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s "$BASE/videos?limit=10&status=done" -H "X-API-Key: $KEY"`,
+    js: `for await (const order of client.listVideos({ status: 'done' })) console.log(order.id);`,
+    python: `for order in client.list_videos(status="done"): print(order["id"])`,
+  },
+} as const satisfies Operation;
+
+export const getVideo = {
+  id: 'getVideo',
+  route: { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
+  answers: { 200: { description: 'The order', schema: orderRecord, headers: ['Retry-After'] } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Read an order',
+  description:
+    'The same JSON is every webhook body. A done order carries a fresh 7-day `result_url` on every read (`expires_at`). While the order is active it shows `eta_seconds`, its `queue_position` (queued) or `progress` (running), and `Retry-After` says when polling again is worthwhile.',
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s "$BASE/videos/vid_..." -H "X-API-Key: $KEY"`,
+    js: `const order = await client.getVideo('vid_...');`,
+    python: `order = client.get_video("vid_...")`,
+  },
+} as const satisfies Operation;
+
+export const reviewVideo = {
+  id: 'reviewVideo',
+  route: { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
+  body: reviewBody,
+  answers: { 200: { description: 'The order, now running', schema: orderRecord } },
+  errors: ['forbidden', 'not_found', 'not_awaiting_review', 'regen_limit_reached', 'active_tasks_exceeded'],
+  summary: 'Approve, edit or regenerate the script of an order in awaiting_review',
+  description:
+    "approve and edit continue to rendering; regen rewrites the script along the note and the order comes back to awaiting_review. Each decision makes the order `running` again, which takes one of the key's active tasks: at the limit it is 429 `active_tasks_exceeded` with Retry-After and the order stays in awaiting_review. An order's script is rewritten at most 3 times (then 409 `regen_limit_reached`: approve it, edit it or cancel the order).",
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s -X POST "$BASE/videos/vid_.../review" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"action": "approve"}'`,
+    js: `await client.review('vid_...', { action: 'approve' });`,
+    python: `client.review("vid_...", {"action": "approve"})`,
+  },
+} as const satisfies Operation;
+
+export const cancelVideo = {
+  id: 'cancelVideo',
+  route: { method: 'POST', path: '/videos/{id}/cancel', handler: 'cancel-video', auth: true },
+  answers: { 200: { description: 'The canceled order', schema: orderRecord } },
+  errors: ['forbidden', 'not_found', 'not_cancelable'],
+  summary: 'Cancel an order that is queued or awaiting review, with a full refund',
+  description:
+    'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).',
+  tag: 'Orders',
+  examples: {
+    curl: `curl -s -X POST "$BASE/videos/vid_.../cancel" -H "X-API-Key: $KEY"`,
+    js: `const order = await client.cancel('vid_...');`,
+    python: `order = client.cancel("vid_...")`,
+  },
+} as const satisfies Operation;
+
+export const createWebhook = {
+  id: 'createWebhook',
+  route: { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },
+  body: createWebhookBody,
+  answers: { 201: { description: 'The webhook with its signing secret', schema: webhookCreated } },
+  summary: 'Register (or replace) the webhook',
+  description: 'One webhook per key; a repeat replaces the url and issues a new secret, shown only in this answer. The url must be public HTTPS.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s -X POST "$BASE/webhooks" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"url": "https://example.com/hooks/video"}'`,
+    js: `const { secret } = await client.createWebhook('https://example.com/hooks/video');`,
+    python: `secret = client.create_webhook("https://example.com/hooks/video")["secret"]`,
+  },
+} as const satisfies Operation;
+
+export const listWebhooks = {
+  id: 'listWebhooks',
+  route: { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
+  answers: { 200: { description: 'The webhooks', schema: webhookList } },
+  summary: 'The webhook of the key',
+  description: 'A list of at most one webhook, without its secret.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s "$BASE/webhooks" -H "X-API-Key: $KEY"`,
+    js: `const { data } = await client.listWebhooks();`,
+    python: `webhooks = client.list_webhooks()["data"]`,
+  },
+} as const satisfies Operation;
+
+export const deleteWebhook = {
+  id: 'deleteWebhook',
+  route: { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
+  answers: { 204: { description: 'Deleted' } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Delete the webhook',
+  description: 'Events from then on are not delivered.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s -X DELETE "$BASE/webhooks/wh_..." -H "X-API-Key: $KEY"`,
+    js: `await client.deleteWebhook('wh_...');`,
+    python: `client.delete_webhook("wh_...")`,
+  },
+} as const satisfies Operation;
+
+export const listDeliveries = {
+  id: 'listDeliveries',
+  route: { method: 'GET', path: '/webhooks/{id}/deliveries', handler: 'list-deliveries', auth: true },
+  answers: { 200: { description: 'Delivery attempts', schema: deliveryList } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Recent delivery attempts of the webhook',
+  description: 'The latest 50 attempts, newest first: time, HTTP status or error, latency and outcome.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s "$BASE/webhooks/wh_.../deliveries" -H "X-API-Key: $KEY"`,
+    js: `const { data } = await client.listDeliveries('wh_...');`,
+    python: `attempts = client.list_deliveries("wh_...")["data"]`,
+  },
+} as const satisfies Operation;
+
+export const rotateWebhookSecret = {
+  id: 'rotateWebhookSecret',
+  route: { method: 'POST', path: '/webhooks/{id}/rotate', handler: 'rotate-webhook', auth: true },
+  body: rotateWebhookBody,
+  answers: { 200: { description: 'The webhook with its new secret', schema: webhookRotated } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Rotate the webhook secret, with an overlap',
+  description:
+    'A new secret, shown only in this answer. The previous one keeps signing beside it for `overlap_seconds` (default a day, at most 7 days; 0 stops it at once): X-Service-Signature-Previous and a second `webhook-signature` entry carry it, so a receiver verifies with either secret until `previous_secret_expires_at`, and only with the new one after.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s -X POST "$BASE/webhooks/wh_.../rotate" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"overlap_seconds": 3600}'`,
+    js: `const { secret } = await client.rotateWebhookSecret('wh_...', { overlap_seconds: 3600 });`,
+    python: `secret = client.rotate_webhook_secret("wh_...", overlap_seconds=3600)["secret"]`,
+  },
+} as const satisfies Operation;
+
+export const testWebhook = {
+  id: 'testWebhook',
+  route: { method: 'POST', path: '/webhooks/{id}/test', handler: 'test-webhook', auth: true },
+  answers: { 200: { description: 'The attempt', schema: webhookTestResult } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Send a test event to the webhook now',
+  description:
+    'One `webhook.test` delivery, signed as every event is, sent now and not retried; the answer says whether the receiver took it (2xx within 5 s), its HTTP status or the kind of error (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...; never an address), and the latency.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s -X POST "$BASE/webhooks/wh_.../test" -H "X-API-Key: $KEY"`,
+    js: `const { delivered } = await client.testWebhook('wh_...');`,
+    python: `result = client.test_webhook("wh_...")`,
+  },
+} as const satisfies Operation;
+
+export const resendEvents = {
+  id: 'resendEvents',
+  route: { method: 'POST', path: '/webhooks/{id}/resend', handler: 'resend-events', auth: true },
+  body: resendBody,
+  answers: { 202: { description: 'The events being sent again', schema: resendResult } },
+  errors: ['forbidden', 'not_found', 'delivery_in_progress'],
+  summary: 'Deliver events again: one, or every dropped one since a time',
+  description:
+    '`{"event_id": "vid_...:done"}` sends that event again (delivered, dropped or never sent for want of a webhook; 409 `delivery_in_progress` while its attempts go on); `{"since": "<ISO 8601>"}` sends again every event whose delivery was dropped since then (attempts are kept 30 days), at most 100 a call (`has_more`: call again). Each gets one attempt (it ends delivered, or dropped again), to the webhook as it is now, with the same event id (deduplicate on it) and the order record of its moment. A key may have at most 100 events resent per hour (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the hour’s end); a replay sends what the budget has left and says `has_more`.',
+  tag: 'Webhooks',
+  examples: {
+    curl: `curl -s -X POST "$BASE/webhooks/wh_.../resend" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"since": "2026-11-24T00:00:00Z"}'`,
+    js: `const { resent } = await client.resendEvents('wh_...', { since: '2026-11-24T00:00:00Z' });`,
+    python: `resent = client.resend_events("wh_...", since="2026-11-24T00:00:00Z")["resent"]`,
+  },
+} as const satisfies Operation;
+
+export const getBalance = {
+  id: 'getBalance',
+  route: { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
+  answers: { 200: { description: 'The balance', schema: balanceResponse } },
+  summary: 'The balance in doubloons',
+  description: 'Doubloons, trial videos left and, for users with a plan, the heavy videos left this month.',
+  tag: 'Account',
+  examples: {
+    curl: `curl -s "$BASE/balance" -H "X-API-Key: $KEY"`,
+    js: `const balance = await client.getBalance();`,
+    python: `balance = client.get_balance()`,
+  },
+} as const satisfies Operation;
+
+export const listTransactions = {
+  id: 'listTransactions',
+  route: { method: 'GET', path: '/balance/transactions', handler: 'list-transactions', auth: true },
+  query: listTransactionsQuery,
+  answers: { 200: { description: 'A page of ledger entries', schema: transactionList } },
+  summary: 'Where the money went: the ledger, newest first',
+  description:
+    'Every entry of the balance: charges (`charge`; `trial` when a trial video paid the base, `plan_allowance` when the plan paid the heavy extras), refunds with their reason (the order’s error code), top-ups; each with the balance after it (the older entry’s plus its amount, in the order the entries were committed) and its order. Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
+  tag: 'Account',
+  examples: {
+    curl: `curl -s "$BASE/balance/transactions?limit=20" -H "X-API-Key: $KEY"`,
+    js: `for await (const t of client.listTransactions()) console.log(t.kind, t.amount, t.balance_after);`,
+    python: `for t in client.list_transactions(): print(t["kind"], t["amount"], t["balance_after"])`,
+  },
+} as const satisfies Operation;
+
+export const downloadFile = {
+  id: 'downloadFile',
+  route: { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },
+  checkedQuery: [
+    { name: 'expires', description: 'Unix time the link stops working', schema: { type: 'integer' } },
+    { name: 'sig', description: 'The link signature', schema: { type: 'string' } },
+  ],
+  answers: {
+    302: { description: 'Redirect to the file', headers: ['Location'] },
+    200: {
+      description: 'The file itself, where the redirect leads (a client that follows redirects gets this): the mp4 or the JPEG cover',
+      content: {
+        'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } },
+        'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
+      },
+    },
+  },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Download an order file through its signed link',
+  description:
+    'The target of `result_url` and `cover_url`: no key. A valid link redirects to the file; a tampered or expired one is 403, a file past its 30 days 404.',
+  tag: 'Files',
+} as const satisfies Operation;
+
+export const getOpenApi = {
+  id: 'getOpenApi',
+  route: { method: 'GET', path: '/openapi.json', handler: 'get-openapi', auth: false },
+  answers: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
+  summary: 'This document',
+  description: 'The OpenAPI 3.1 document of the contract. No key.',
+  tag: 'Contract',
+} as const satisfies Operation;
+
+const docsPage = {
+  answers: { 200: { description: 'The reference page (HTML)', content: { 'text/html': { schema: { type: 'string' } } } } },
+  errors: ['not_found'],
+  summary: 'The interactive reference',
+  description: 'An HTML page rendering this document, served with its assets by the service. No key.',
+  tag: 'Contract',
+} as const;
+
+export const getDocs = {
+  id: 'getDocs',
+  route: { method: 'GET', path: '/docs', handler: 'get-docs', auth: false },
+  ...docsPage,
+} as const satisfies Operation;
+/** The page's assets, served by the page's own function. */
+export const getDocsAsset = {
+  id: 'getDocsAsset',
+  route: { method: 'GET', path: '/docs/{asset}', handler: 'get-docs', auth: false },
+  ...docsPage,
+} as const satisfies Operation;
+
+/** Every operation, in the order of the route table and the document. */
+export const OPERATIONS: readonly Operation[] = [
+  createQuickVideo,
+  quoteVideo,
+  createVideo,
+  listVideos,
+  getVideo,
+  reviewVideo,
+  cancelVideo,
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  listDeliveries,
+  rotateWebhookSecret,
+  testWebhook,
+  resendEvents,
+  getBalance,
+  listTransactions,
+  downloadFile,
+  getOpenApi,
+  getDocs,
+  getDocsAsset,
+];
