@@ -114,6 +114,9 @@ export const ACCESS: Record<string, Access> = {
     orderMachine: ['SendTaskSuccess', 'StartExecution'],
   },
   'mark-failed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess', 'StartExecution'] },
+  // An unreviewed order's transition to error (order, user, ledger, event, pending marker; the open marker deleted),
+  // its event's delivery started; as every close, it gives the queue a chance to admit the next order.
+  'review-lapsed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   // An attempt's record; a settled event's marker is deleted.
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   // A cancel: the transition to error (order, user, ledger, event, pending marker; the open marker deleted), the order's

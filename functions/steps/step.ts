@@ -13,8 +13,6 @@ const stepInput = z.object({
   taskToken: z.optional(z.string()),
   eventId: z.optional(z.string()),
   failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
-  /** The review deadline passed (ReviewLapsed). */
-  lapsed: z.optional(z.boolean()),
 });
 export type StepInput = z.infer<typeof stepInput>;
 

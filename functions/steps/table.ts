@@ -27,18 +27,18 @@ export interface Step {
 
 export const STEPS: readonly Step[] = [
   { machine: 'order', state: 'AwaitSlot', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
-  { machine: 'order', state: 'Start', placeholder: 'StartOrder', module: 'start-order' },
-  { machine: 'order', state: 'Prepare', placeholder: 'PrepareOrder', module: 'prepare-order' },
-  { machine: 'order', state: 'Plan', placeholder: 'PlanOrder', module: 'plan-order' },
-  { machine: 'order', state: 'Write', placeholder: 'WriteScript', module: 'write-script' },
+  { machine: 'order', state: 'StartOrder', placeholder: 'StartOrder', module: 'start-order' },
+  { machine: 'order', state: 'PrepareOrder', placeholder: 'PrepareOrder', module: 'prepare-order' },
+  { machine: 'order', state: 'PlanOrder', placeholder: 'PlanOrder', module: 'plan-order' },
+  { machine: 'order', state: 'WriteScript', placeholder: 'WriteScript', module: 'write-script' },
   { machine: 'order', state: 'AwaitReview', placeholder: 'AwaitReview', module: 'await-review', waitForTaskToken: true },
-  { machine: 'order', state: 'Regen', placeholder: 'RegenScript', module: 'regen-script' },
+  { machine: 'order', state: 'RegenScript', placeholder: 'RegenScript', module: 'regen-script' },
   { machine: 'order', state: 'AwaitSlotToRender', placeholder: 'AwaitSlot', module: 'await-slot', waitForTaskToken: true },
-  { machine: 'order', state: 'Render', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
-  { machine: 'order', state: 'Publish', placeholder: 'PublishOrder', module: 'publish-order' },
-  { machine: 'order', state: 'ReviewLapsed', placeholder: 'MarkFailed', module: 'mark-failed' },
+  { machine: 'order', state: 'RenderVideo', placeholder: 'RenderVideo', module: 'render-video', heavy: true },
+  { machine: 'order', state: 'PublishOrder', placeholder: 'PublishOrder', module: 'publish-order' },
+  { machine: 'order', state: 'ReviewLapsed', placeholder: 'ReviewLapsed', module: 'review-lapsed' },
   { machine: 'order', state: 'MarkFailed', placeholder: 'MarkFailed', module: 'mark-failed' },
-  { machine: 'delivery', state: 'Deliver', placeholder: 'DeliverEvent', module: 'deliver-event', reservedBy: 'DELIVERY_CONCURRENCY' },
+  { machine: 'delivery', state: 'DeliverEvent', placeholder: 'DeliverEvent', module: 'deliver-event', reservedBy: 'DELIVERY_CONCURRENCY' },
 ];
 
 /** The definition with each placeholder replaced by `arnOf(step)`. */

@@ -101,8 +101,8 @@ export class World {
           await steps().publish(p.orderId, p.execution);
           return {};
         },
+        ReviewLapsed: (p) => steps().lapse(p.orderId, p.failure, p.execution),
         MarkFailed: async (p) => {
-          if (p.lapsed) return steps().lapse(p.orderId, p.failure, p.execution);
           await steps().fail(p.orderId, p.failure, p.execution);
           return {};
         },
@@ -336,7 +336,7 @@ export class World {
   async finishRender(h: HeldRender, outcome: 'ok' | 'fail' | 'timeout') {
     this.held.splice(this.held.indexOf(h), 1);
     h.release(outcome);
-    const task = this.engine.inFlight.find((t) => t.state === 'Render' && this.engine.executions.get(t.execution)?.data.orderId === h.orderId);
+    const task = this.engine.inFlight.find((t) => t.state === 'RenderVideo' && this.engine.executions.get(t.execution)?.data.orderId === h.orderId);
     if (task) await this.engine.finish(task);
     else await new Promise((r) => setImmediate(r));
   }

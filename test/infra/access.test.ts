@@ -78,6 +78,10 @@ const UNSEEN: Record<string, Record<string, string>> = {
   'await-slot': { 'states:StartExecution:order': ADMITS('a queued order next in line when a wait found a free slot') },
 
   'mark-failed': { 'states:SendTaskSuccess': ADMITS('a running wait next in line when a failure freed its slot') },
+  'review-lapsed': {
+    'states:SendTaskSuccess': ADMITS('a running wait next in line when a slot was free at the lapse'),
+    'states:StartExecution:order': ADMITS('a queued order next in line when a slot was free at the lapse'),
+  },
   'get-video': { 'secretsmanager:GetSecretValue': `signs result_url and cover_url of a done order; ${NO_SECRET_HERE}` },
   sweep: {
     'states:SendTaskSuccess': ADMITS('a running wait next in line when the audit freed a slot'),
@@ -290,9 +294,15 @@ describe('least privilege', () => {
     // An event recorded while Step Functions could not be reached: the step that recorded it returns only after its
     // delivery's start has failed (the SDK's retries included), and the sweep starts that delivery.
     const lapse = await t.api('POST', '/videos', { key, body: { topic: 'Soda', ...VIDEO, director_mode: true } });
-    await waitForStatus(t, key, lapse.body.id, ['awaiting_review']);
+    const failed = await t.api('POST', '/videos', { key, body: { topic: 'Kvass', ...VIDEO, director_mode: true } });
+    for (const o of [lapse, failed]) await waitForStatus(t, key, o.body.id, ['awaiting_review']);
     await t.stack.sfn.goAway();
-    await invoke('mark-failed', () => markFailed({ orderId: lapse.body.id, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
+    await invoke('mark-failed', () => markFailed({ orderId: failed.body.id, failure: { Error: 'States.TaskFailed' } }, lambdaContext('mark-failed')));
+    const { handler: reviewLapsed } = await import('../../functions/steps/review-lapsed.ts');
+    await assert.rejects(
+      invoke('review-lapsed', () => reviewLapsed({ orderId: lapse.body.id, failure: { Error: 'States.Timeout' } }, lambdaContext('review-lapsed'))),
+      { name: 'OrderClosed' },
+    );
     // A quick order whose execution began before its admission (its wait had a token) plans in its own step, Plan:
     // run here as that step would run it, while its admission cannot start it.
     const unplanned = await t.api('POST', '/videos:quick', { key, body: { prompt: 'A 10 second video about juice, no music, no voiceover' } });
