@@ -21,5 +21,14 @@ export const text = (max: number) =>
     z.refine((s) => !UNPRINTABLE.test(s), 'must not contain control characters or unpaired surrogates'),
   );
 
-/** A time as the service writes it: ISO 8601 in UTC (`2026-11-25T07:24:51.123Z`). */
-export const timestamp = z.iso.datetime();
+export const timestamp = z.iso.datetime().check(z.describe('A time as the service writes it: ISO 8601 in UTC (`2026-11-25T07:24:51.123Z`).'));
+
+/** A named enum whose description explains each value, in order: `intro`, then "`value`: meaning" for each. */
+export const explainedEnum = <const V extends string>(intro: string, meanings: Record<V, string>) =>
+  z.enum(Object.keys(meanings) as [V, ...V[]]).check(
+    z.describe(
+      `${intro} ${Object.entries(meanings)
+        .map(([value, meaning]) => `\`${value}\`: ${meaning}`)
+        .join('; ')}.`,
+    ),
+  );

@@ -15,17 +15,29 @@ import { type AnswerHeader, type Operation, OPERATIONS } from './operations.ts';
 type Schema = z.core.$ZodType;
 type Json = Record<string, unknown>;
 
-const errorCode = z.enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]]);
-/** The error envelope every failure answers with; request_id is additive. */
-const errorEnvelope = z.object({
-  error: z.object({
-    code: errorCode,
-    message: z.string(),
-    request_id: z.optional(z.string()),
-  }),
-});
-/** What API Gateway answers by itself on AWS (its throttling): not the envelope. */
-const gatewayMessage = z.object({ message: z.string() });
+const errorCode = z
+  .enum(Object.keys(STATUS_OF) as [keyof typeof STATUS_OF, ...(keyof typeof STATUS_OF)[]])
+  .check(
+    z.describe(
+      'A machine-readable error code, stable in v1, each with one HTTP status. Every operation lists the codes it can answer with, and what they mean there.',
+    ),
+  );
+const errorEnvelope = z
+  .object({
+    error: z
+      .object({
+        code: errorCode.check(z.describe('What went wrong, for programs: branch on this, not on the message.')),
+        message: z
+          .string()
+          .check(z.describe('What went wrong, for humans; its wording may change. A 422 names the field first (`placement.product: is required`).')),
+        request_id: z.optional(z.string().check(z.describe('The request’s id, as its X-Request-Id header: quote it when asking about a failure (additive).'))),
+      })
+      .check(z.describe('The failure: its code, a message, and the request id.')),
+  })
+  .check(z.describe('The body of every error the service answers: `{error: {code, message, request_id}}`.'));
+const gatewayMessage = z
+  .object({ message: z.string().check(z.describe("API Gateway's own text, such as `Too Many Requests`.")) })
+  .check(z.describe('What API Gateway answers by itself on AWS (its throttling, and some 500, 503 and 504): `{message}`, not the error envelope.'));
 
 const HEADERS: Record<AnswerHeader | 'X-Request-Id' | 'RateLimit-Policy' | 'RateLimit', Json> = {
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },

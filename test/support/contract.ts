@@ -37,6 +37,12 @@ const validatorOf = (schema: Json) => {
   return validators.get(key)!;
 };
 
+/** Why `value` does not match the document's schema `name` (its objects closed as above), or undefined when it does. */
+export function componentErrors(name: string, value: unknown): string | undefined {
+  const ok = validatorOf({ $ref: `#/components/schemas/${name}` });
+  return ok(value) ? undefined : ajv.errorsText(ok.errors);
+}
+
 /** A path segment as the service reads it: decoded once (`videos%3Aquick` is `videos:quick`), or as sent when it cannot be. */
 const decoded = (segment: string) => {
   try {

@@ -743,312 +743,826 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description Body of POST /videos:quick: a one-line prompt, which the planner turns into the order's parameters (the order shows them under `params`), and the order's options. Extras the prompt asks for are priced as on POST /videos. The price is the base (100 doubloons) plus the paid extras: `placement` +50, `music: song` +70, `voice: clone` +100, `ai_visual` +100 (the default prices; POST /videos:quote gives this deployment’s for this key). A trial video pays the base; a plan’s monthly allowance pays the heavy extras.
+         * @example {
+         *       "prompt": "Funny 20 second video about cats with a song"
+         *     }
+         * @example {
+         *       "prompt": "Видео про зелёный чай на 15 секунд, спокойно",
+         *       "max_cost": 100
+         *     }
+         */
         QuickVideoRequest: {
+            /** @description What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the length, tone, language and extras ("Funny 20 second video about cats with a song"). */
             prompt: string;
+            /** @description Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as `deadline_at`. */
             deadline_seconds?: number;
+            /** @description A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes and for one order; otherwise 409 `quote_invalid`. */
             quote_id?: string;
+            /** @description The most the order may cost, in doubloons: one that would cost more is refused with 409 `max_cost_exceeded`, before any charge. */
             max_cost?: number;
         };
+        /**
+         * @description Body of POST /videos: the video's parameters (every field but `topic` optional, with its default) and the order's options (`deadline_seconds`, `quote_id`, `max_cost`). The price is the base (100 doubloons) plus the paid extras: `placement` +50, `music: song` +70, `voice: clone` +100, `ai_visual` +100 (the default prices; POST /videos:quote gives this deployment’s for this key). A trial video pays the base; a plan’s monthly allowance pays the heavy extras.
+         * @example {
+         *       "topic": "Green tea",
+         *       "duration_seconds": 15,
+         *       "director_mode": true
+         *     }
+         * @example {
+         *       "topic": "Morning routine for busy people",
+         *       "duration_seconds": 45,
+         *       "language": "en",
+         *       "tone": "energetic",
+         *       "placement": {
+         *         "product": "Sunrise Coffee",
+         *         "description": "Cold brew in a can, no sugar"
+         *       },
+         *       "cta": "Try it this week",
+         *       "music": "song",
+         *       "deadline_seconds": 3600,
+         *       "max_cost": 250
+         *     }
+         */
         CreateVideoRequest: {
+            /** @description What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its language when `language` is `auto`. */
             topic: string;
-            /** @default false */
+            /**
+             * @description Script review: true stops the order at `awaiting_review` once its script is written, until POST /videos/{id}/review approves, edits or regenerates it (a key holds at most 20 such orders before their approval). Included in the price.
+             * @default false
+             */
             director_mode?: boolean;
-            /** @default 30 */
+            /**
+             * @description Length of the video in seconds, 10 to 60. Included in the base price.
+             * @default 30
+             */
             duration_seconds?: number;
-            /** @default auto */
+            /**
+             * @description The language of the video (see Language).
+             * @default auto
+             */
             language?: components["schemas"]["Language"];
-            /** @default neutral */
+            /**
+             * @description The tone of the script and the music (see Tone).
+             * @default neutral
+             */
             tone?: components["schemas"]["Tone"];
+            /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
             placement?: {
+                /** @description The product's name, shown and spoken, 1 to 80 characters. */
                 product: string;
+                /** @description What to say about the product, at most 300 characters. */
                 description?: string;
             };
+            /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
             cta?: string;
-            /** @default true */
+            /**
+             * @description Captions on every scene. Included in the base price.
+             * @default true
+             */
             captions?: boolean;
-            /** @default stock */
+            /**
+             * @description The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons).
+             * @default stock
+             */
             music?: components["schemas"]["Music"];
-            /** @default standard */
+            /**
+             * @description The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider makes it.
+             * @default standard
+             */
             voice?: components["schemas"]["Voice"];
-            /** @default false */
+            /**
+             * @description AI-generated pictures instead of the included ones: a paid heavy extra (+100 doubloons), refused with 422 while the deployment has no image generator.
+             * @default false
+             */
             ai_visual?: boolean;
-            /** @default auto */
+            /**
+             * @description How heavy extras are paid (see Billing): `doubloons` pays their full price instead of the plan's allowance, and so avoids 409 `fair_use_exceeded`.
+             * @default auto
+             */
             billing?: components["schemas"]["Billing"];
+            /** @description Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as `deadline_at`. */
             deadline_seconds?: number;
+            /** @description A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes and for one order; otherwise 409 `quote_invalid`. */
             quote_id?: string;
+            /** @description The most the order may cost, in doubloons: one that would cost more is refused with 409 `max_cost_exceeded`, before any charge. */
             max_cost?: number;
         };
+        /**
+         * @description Body of POST /videos/{id}/review: the decision on the script of an order in `awaiting_review`, one branch per `action`. Each decision makes the order `running` again, which takes one of the key’s active tasks.
+         * @example {
+         *       "action": "approve"
+         *     }
+         * @example {
+         *       "action": "regen",
+         *       "note": "Shorter sentences, and end with a question"
+         *     }
+         */
         ReviewRequest: components["schemas"]["ReviewApprove"] | components["schemas"]["ReviewEdit"] | components["schemas"]["ReviewRegen"];
+        /**
+         * @description Approve the script as it is: the order goes on to rendering.
+         * @example {
+         *       "action": "approve"
+         *     }
+         */
         ReviewApprove: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description `approve`: Approve the script as it is: the order goes on to rendering. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             action: "approve";
         };
+        /**
+         * @description Replace the script with the client's own text: the order goes on to rendering with it.
+         * @example {
+         *       "action": "edit",
+         *       "text": "Scene 1\nCaption: Green tea\nVoice: Three cups a day, and here is why.\nVisual: steam over a cup\n\nScene 2\nCaption: Follow for more\nVoice: Follow for more tea facts.\nVisual: bell"
+         *     }
+         */
         ReviewEdit: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description `edit`: Replace the script with the client's own text: the order goes on to rendering with it. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             action: "edit";
+            /** @description The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and `Visual:` lines, blocks separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a script. */
             text: string;
         };
+        /**
+         * @description Have the script rewritten along a note; it comes back for review.
+         * @example {
+         *       "action": "regen",
+         *       "note": "Make it funnier and mention that it is best brewed at 80 °C"
+         *     }
+         */
         ReviewRegen: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description `regen`: Have the script rewritten along a note; it comes back for review. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             action: "regen";
+            /** @description What to change, 1 to 1000 characters. The script is rewritten along it and the order comes back to `awaiting_review` (at most 3 rewrites per order; then 409 `regen_limit_reached`). */
             note: string;
         };
+        /**
+         * @description Body of POST /webhooks: the one webhook of the key, registered or replaced (a new secret either way).
+         * @example {
+         *       "url": "https://example.com/hooks/video"
+         *     }
+         */
         CreateWebhookRequest: {
+            /** @description Where events are POSTed: a public HTTPS address, at most 2048 characters, without credentials or a fragment; every address its host resolves to must be public, and its certificate must verify. */
             url: string;
         };
+        /**
+         * @description Body of POST /videos:quote: the body of POST /videos or of POST /videos:quick, as the order would be placed (the shape it is nearer to decides which). Nothing is charged.
+         * @example {
+         *       "topic": "Green tea",
+         *       "music": "song"
+         *     }
+         * @example {
+         *       "prompt": "Funny 20 second video about cats with a song"
+         *     }
+         */
         QuoteRequest: components["schemas"]["QuickVideoRequest"] | components["schemas"]["CreateVideoRequest"];
+        /**
+         * @description Body of POST /webhooks/{id}/rotate (additive; may be left out): how long the old secret keeps signing beside the new one.
+         * @example {
+         *       "overlap_seconds": 3600
+         *     }
+         */
         RotateWebhookRequest: {
-            /** @default 86400 */
+            /**
+             * @description Seconds the previous secret keeps signing beside the new one, 0 to 604800 (7 days); 0 stops it at once.
+             * @default 86400
+             */
             overlap_seconds?: number;
         };
+        /**
+         * @description Body of POST /webhooks/{id}/resend (additive): one event, or every event dropped since a time. Each gets one attempt.
+         * @example {
+         *       "event_id": "vid_01m88sfkhke0327c8bwnnsgp83:done"
+         *     }
+         * @example {
+         *       "since": "2026-11-24T00:00:00Z"
+         *     }
+         */
         ResendRequest: {
+            /** @description One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`): delivered, dropped or never sent for want of a webhook. */
             event_id: string;
         } | {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Send again every event whose delivery was dropped since this time (attempts are kept 30 days), at most 100 a call.
+             */
             since: string;
         };
-        /** @enum {string} */
+        /**
+         * @description Where an order stands; `queued` and `running` count as active tasks (10 per key). `queued`: accepted and paid, waiting for a render slot; `running`: being planned, written or rendered (a director-mode order also waits for its slot in `running` after its review); `awaiting_review`: director mode, the script waits for POST /videos/{id}/review; `done`: the video is ready (`result_url`, `metadata`); `error`: failed, canceled or past its deadline, and refunded (`error`, `refund`).
+         * @enum {string}
+         */
         OrderStatus: "queued" | "running" | "awaiting_review" | "done" | "error";
-        /** @enum {string} */
+        /**
+         * @description The language of the voiceover, the captions and the posting pack. `auto`: the language the topic (or the prompt) is written in; `ru`: Russian; `en`: English.
+         * @enum {string}
+         */
         Language: "auto" | "ru" | "en";
-        /** @enum {string} */
+        /**
+         * @description The tone of the script, and the music's tempo and mode. `neutral`: plain and informative; `energetic`: upbeat and fast; `calm`: slow and soothing; `funny`: light, with a joke; `serious`: sober and factual.
+         * @enum {string}
+         */
         Tone: "neutral" | "energetic" | "calm" | "funny" | "serious";
-        /** @enum {string} */
+        /**
+         * @description The soundtrack under the voice. `stock`: background music, included in the base price; `song`: an original song with a melody, a paid heavy extra (+70 doubloons); `none`: no music.
+         * @enum {string}
+         */
         Music: "stock" | "song" | "none";
-        /** @enum {string} */
+        /**
+         * @description The voiceover. `standard`: the service's synthetic voice, included; `clone`: the account holder's cloned voice, a paid heavy extra (+100 doubloons), refused with 422 while the deployment has no voice-cloning provider; `none`: no voiceover (captions and music only).
+         * @enum {string}
+         */
         Voice: "standard" | "clone" | "none";
-        /** @enum {string} */
+        /**
+         * @description How the heavy extras (`music: song`, `voice: clone`, `ai_visual`) are paid for a user with a plan; without a plan both pay in doubloons. `auto`: from the plan's monthly allowance of heavy videos while it lasts (then 409 `fair_use_exceeded`); `doubloons`: at their full price in doubloons, leaving the allowance alone.
+         * @enum {string}
+         */
         Billing: "auto" | "doubloons";
-        /** @enum {string} */
+        /**
+         * @description Where an order came from. Bot orders are rendered first (after 3 bot orders in a row, the oldest waiting API order). `api`: this API, with an API key; `bot`: the operators' chat bot, for the same account and balance.
+         * @enum {string}
+         */
         Channel: "api" | "bot";
-        /** @enum {string} */
+        /**
+         * @description An order event, delivered to the webhook with the order as its body. `video.awaiting_review`: director mode, the script waits for a decision; `video.done`: the video is ready; `video.error`: the order failed or was canceled, and is refunded.
+         * @enum {string}
+         */
         WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
-        /** @enum {string} */
+        /**
+         * @description The kind of a ledger entry. `charge`: doubloons taken for an order; `refund`: what a failed or canceled order took, given back (`reason`); `top_up`: doubloons added in the chat bot; `trial`: a charge whose base price a trial video paid (its amount covers only the extras: 0 without any); `plan_allowance`: a charge whose heavy extras the plan's monthly allowance paid.
+         * @enum {string}
+         */
         TransactionKind: "charge" | "refund" | "top_up" | "trial" | "plan_allowance";
-        /** @enum {string} */
+        /**
+         * @description A machine-readable error code, stable in v1, each with one HTTP status. Every operation lists the codes it can answer with, and what they mean there.
+         * @enum {string}
+         */
         ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "review_limit_exceeded" | "regen_limit_reached" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        /**
+         * @description The answer of both creation routes: 201 for a new order, 200 with the original order for a repeated Idempotency-Key (nothing charged again).
+         * @example {
+         *       "id": "vid_01m88sfkhke0327c8bwnnsgp83",
+         *       "status": "queued",
+         *       "cost": 170,
+         *       "eta_seconds": 95
+         *     }
+         */
         CreationResponse: {
+            /** @description The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque. */
             id: string;
+            /** @description `queued`: every new order starts there; a repeated Idempotency-Key answers the status as it is now. */
             status: components["schemas"]["OrderStatus"];
+            /** @description Doubloons charged at creation, all at once; refunded in full if the order ends in error. */
             cost: number;
+            /** @description Estimated seconds until the order is done, from the render queue (the orders ahead of it and the measured render speed); it may drift at peak time. */
             eta_seconds: number;
         };
+        /**
+         * @description An order (a video task) as GET /videos/{id} answers it; the same JSON is the body of every webhook event. Optional fields appear in the statuses their descriptions name. v1 only adds fields: ignore those you do not know.
+         * @example {
+         *       "id": "vid_01m88sfkhke0327c8bwnnsgp83",
+         *       "status": "done",
+         *       "cost": 170,
+         *       "created_at": "2026-11-25T07:24:51.123Z",
+         *       "updated_at": "2026-11-25T07:26:58.702Z",
+         *       "director_mode": false,
+         *       "trial": false,
+         *       "channel": "api",
+         *       "params": {
+         *         "topic": "Cats",
+         *         "director_mode": false,
+         *         "duration_seconds": 20,
+         *         "language": "en",
+         *         "tone": "funny",
+         *         "captions": true,
+         *         "music": "song",
+         *         "voice": "standard",
+         *         "ai_visual": false
+         *       },
+         *       "started_at": "2026-11-25T07:24:52.310Z",
+         *       "finished_at": "2026-11-25T07:26:58.702Z",
+         *       "script": "Scene 1 (4.8s)\nCaption: Cats, but honestly\nVoice: Cats. Yes, really. Stay with me.\nVisual: Cats, close-up\n\nScene 2 (5.7s)\nCaption: Keep it fun\nVoice: Keep it fun and you will keep going.\nVisual: party popper\n\nScene 3 (4.8s)\nCaption: Skip this mistake\nVoice: Most people get this part wrong.\nVisual: warning, caution\n\nScene 4 (4.7s)\nCaption: Follow for more\nVoice: Follow for more ideas like this.\nVisual: bell sound",
+         *       "result_url": "https://api.example.com/v1/files/vid_01m88sfkhke0327c8bwnnsgp83/video.mp4?expires=1796196662&sig=j7LSdIqhh9ApE7wLz8garEtRgf5X4WURnCJZQG6woE8",
+         *       "cover_url": "https://api.example.com/v1/files/vid_01m88sfkhke0327c8bwnnsgp83/cover.jpg?expires=1796196662&sig=iY4SZ-H_Zem6dxlo5imJi-WESt7qkDBZxaksSj6ky30",
+         *       "expires_at": "2026-12-02T07:31:02.000Z",
+         *       "metadata": {
+         *         "title": "Cats: 2 things to know",
+         *         "description": "Everything about Cats in one short video. Follow for more.",
+         *         "hashtags": [
+         *           "#cats",
+         *           "#shorts",
+         *           "#reels",
+         *           "#tips"
+         *         ]
+         *       },
+         *       "charge": {
+         *         "amount": 170,
+         *         "trial": false,
+         *         "plan_allowance": false
+         *       }
+         *     }
+         * @example {
+         *       "id": "vid_01m88srrgk071f87z1hvc1cnx7",
+         *       "status": "queued",
+         *       "cost": 0,
+         *       "created_at": "2026-11-25T07:30:01.123Z",
+         *       "updated_at": "2026-11-25T07:30:01.123Z",
+         *       "director_mode": false,
+         *       "trial": true,
+         *       "channel": "api",
+         *       "params": {
+         *         "topic": "Green tea",
+         *         "director_mode": false,
+         *         "duration_seconds": 30,
+         *         "language": "auto",
+         *         "tone": "neutral",
+         *         "captions": true,
+         *         "music": "stock",
+         *         "voice": "standard",
+         *         "ai_visual": false
+         *       },
+         *       "eta_seconds": 95,
+         *       "queue_position": 3,
+         *       "charge": {
+         *         "amount": 0,
+         *         "trial": true,
+         *         "plan_allowance": false
+         *       }
+         *     }
+         */
         Order: {
+            /** @description The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque. */
             id: string;
+            /** @description Where the order stands (see OrderStatus); webhook events are sent on `awaiting_review`, `done` and `error`. */
             status: components["schemas"]["OrderStatus"];
+            /** @description Doubloons charged at creation (as `charge.amount`). */
             cost: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order was created.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order last changed.
+             */
             updated_at: string;
+            /** @description Whether the order stops for a script review (`params.director_mode`). */
             director_mode: boolean;
+            /** @description True when a trial video paid for the order: the video carries the trial watermark (the service address and "(AI)"). */
             trial: boolean;
+            /** @description Where the order came from (see Channel). */
             channel: components["schemas"]["Channel"];
+            /** @description The parameters the order runs with (for a quick order: what the planner chose from the prompt). */
             params: {
+                /** @description What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its language when `language` is `auto`. */
                 topic: string;
-                /** @default false */
+                /**
+                 * @description Script review: true stops the order at `awaiting_review` once its script is written, until POST /videos/{id}/review approves, edits or regenerates it (a key holds at most 20 such orders before their approval). Included in the price.
+                 * @default false
+                 */
                 director_mode: boolean;
-                /** @default 30 */
+                /**
+                 * @description Length of the video in seconds, 10 to 60. Included in the base price.
+                 * @default 30
+                 */
                 duration_seconds: number;
-                /** @default auto */
+                /**
+                 * @description The language of the video (see Language).
+                 * @default auto
+                 */
                 language: components["schemas"]["Language"];
-                /** @default neutral */
+                /**
+                 * @description The tone of the script and the music (see Tone).
+                 * @default neutral
+                 */
                 tone: components["schemas"]["Tone"];
+                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
                 placement?: {
+                    /** @description The product's name, shown and spoken, 1 to 80 characters. */
                     product: string;
+                    /** @description What to say about the product, at most 300 characters. */
                     description?: string;
                 };
+                /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
                 cta?: string;
-                /** @default true */
+                /**
+                 * @description Captions on every scene. Included in the base price.
+                 * @default true
+                 */
                 captions: boolean;
-                /** @default stock */
+                /**
+                 * @description The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons).
+                 * @default stock
+                 */
                 music: components["schemas"]["Music"];
-                /** @default standard */
+                /**
+                 * @description The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider makes it.
+                 * @default standard
+                 */
                 voice: components["schemas"]["Voice"];
-                /** @default false */
+                /**
+                 * @description AI-generated pictures instead of the included ones: a paid heavy extra (+100 doubloons), refused with 422 while the deployment has no image generator.
+                 * @default false
+                 */
                 ai_visual: boolean;
             };
+            /** @description Queued or running: estimated seconds until done (see `Retry-After` for when to poll again). */
             eta_seconds?: number;
+            /** @description Running: how far the generation is, 0 to 100 (5 until it holds a render slot, 20 with its script written, up to 94 while rendering, 95 once rendered). An estimate; it only grows. */
             progress?: number;
+            /** @description Queued: the order's place in the render queue, 1 for the next to start. */
             queue_position?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order started running.
+             */
             started_at?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order ended, done or in error.
+             */
             finished_at?: string;
+            /** @description Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:` lines), blocks separated by a blank line. A review `edit` takes the same form. */
             script?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Done: a signed link to the mp4, no key needed, valid 7 days (`expires_at`); every GET signs a fresh one. Files are kept 30 days from the order’s creation, then 404.
+             */
             result_url?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Done: the cover image (JPEG), signed like `result_url`.
+             */
             cover_url?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Done: when `result_url` and `cover_url` stop working (7 days on; every GET signs fresh ones).
+             */
             expires_at?: string;
+            /** @description Done: the posting pack, ready to publish beside the video. */
             metadata?: {
+                /** @description The post's title. */
                 title: string;
+                /** @description The post's text. */
                 description: string;
+                /** @description Hashtags for the post, each starting with `#`. */
                 hashtags: string[];
             };
+            /** @description In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded. */
             error?: {
+                /** @description Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days), `internal_error`, `canceled` (POST /videos/{id}/cancel) or `deadline_exceeded` (`deadline_seconds`). */
                 code: string;
+                /** @description For humans; the wording may change. */
                 message: string;
             };
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the order is canceled and refunded unless its render has started (its creation’s `deadline_seconds`).
+             */
             deadline_at?: string;
+            /** @description What the order took: doubloons, a trial video, the plan’s allowance of heavy videos. */
             charge: {
+                /** @description Doubloons taken (the order’s `cost`). */
                 amount: number;
+                /** @description A trial video paid the base price. */
                 trial: boolean;
+                /** @description The plan's monthly allowance of heavy videos paid the heavy extras. */
                 plan_allowance: boolean;
             };
+            /** @description In error: what was given back, and why. */
             refund?: {
+                /** @description Doubloons given back: the whole charge (a trial video or the allowance taken is given back too). */
                 amount: number;
+                /** @description Why: the order’s error code (`canceled`, `generation_failed`, ...). */
                 reason: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was given back.
+                 */
                 at: string;
             };
         };
+        /** @description A page of the key’s orders (GET /videos), newest first, each as GET /videos/{id} answers it. */
         OrderList: {
+            /** @description The orders of this page, newest first. */
             data: components["schemas"]["Order"][];
+            /** @description More orders may follow: ask again with `starting_after` set to `next_starting_after`. */
             has_more: boolean;
+            /** @description The cursor of the next page, present when `has_more` is true. */
             next_starting_after?: string;
         };
+        /**
+         * @description What an order would cost this key now (200 of POST /videos:quote), item by item, and the quote that holds that price.
+         * @example {
+         *       "quote_id": "quo_01m88sdrykmmkkdgyfr9yzsa5f",
+         *       "cost": 170,
+         *       "breakdown": {
+         *         "base": 100,
+         *         "extras": {
+         *           "song": 70
+         *         },
+         *         "trial": false,
+         *         "plan_allowance": false
+         *       },
+         *       "params": {
+         *         "topic": "Green tea",
+         *         "director_mode": false,
+         *         "duration_seconds": 30,
+         *         "language": "auto",
+         *         "tone": "neutral",
+         *         "captions": true,
+         *         "music": "song",
+         *         "voice": "standard",
+         *         "ai_visual": false
+         *       },
+         *       "eta_seconds": 140,
+         *       "expires_at": "2026-11-25T07:38:51.123Z"
+         *     }
+         */
         Quote: {
+            /** @description Pass it as `quote_id` with the same request to be charged exactly `cost`: valid until `expires_at`, for one order. */
             quote_id: string;
+            /** @description What the order would be charged now, in doubloons: `breakdown.base` plus the extras. */
             cost: number;
+            /** @description The price item by item. */
             breakdown: {
+                /** @description The base price in doubloons; 0 when a trial video pays for the order. */
                 base: number;
+                /** @description Each paid extra's price in doubloons, by name (`placement`, `song`, `voice_clone`, `ai_visual`); 0 when the plan's allowance covers it. */
                 extras: {
                     [key: string]: number;
                 };
+                /** @description A trial video would pay the base (the video would carry the trial watermark). */
                 trial: boolean;
+                /** @description The plan's monthly allowance of heavy videos would pay the heavy extras. */
                 plan_allowance: boolean;
             };
+            /** @description The parameters priced (for a prompt: what the planner chose, as the order would run). */
             params: {
+                /** @description What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its language when `language` is `auto`. */
                 topic: string;
-                /** @default false */
+                /**
+                 * @description Script review: true stops the order at `awaiting_review` once its script is written, until POST /videos/{id}/review approves, edits or regenerates it (a key holds at most 20 such orders before their approval). Included in the price.
+                 * @default false
+                 */
                 director_mode: boolean;
-                /** @default 30 */
+                /**
+                 * @description Length of the video in seconds, 10 to 60. Included in the base price.
+                 * @default 30
+                 */
                 duration_seconds: number;
-                /** @default auto */
+                /**
+                 * @description The language of the video (see Language).
+                 * @default auto
+                 */
                 language: components["schemas"]["Language"];
-                /** @default neutral */
+                /**
+                 * @description The tone of the script and the music (see Tone).
+                 * @default neutral
+                 */
                 tone: components["schemas"]["Tone"];
+                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
                 placement?: {
+                    /** @description The product's name, shown and spoken, 1 to 80 characters. */
                     product: string;
+                    /** @description What to say about the product, at most 300 characters. */
                     description?: string;
                 };
+                /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
                 cta?: string;
-                /** @default true */
+                /**
+                 * @description Captions on every scene. Included in the base price.
+                 * @default true
+                 */
                 captions: boolean;
-                /** @default stock */
+                /**
+                 * @description The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons).
+                 * @default stock
+                 */
                 music: components["schemas"]["Music"];
-                /** @default standard */
+                /**
+                 * @description The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider makes it.
+                 * @default standard
+                 */
                 voice: components["schemas"]["Voice"];
-                /** @default false */
+                /**
+                 * @description AI-generated pictures instead of the included ones: a paid heavy extra (+100 doubloons), refused with 422 while the deployment has no image generator.
+                 * @default false
+                 */
                 ai_visual: boolean;
             };
+            /** @description Estimated seconds until done, were the order placed now. */
             eta_seconds: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the quote stops holding its price: 15 minutes after it was made.
+             */
             expires_at: string;
         };
+        /** @description The webhook as registered (201 of POST /webhooks), with its signing secret. */
         WebhookCreated: {
+            /** @description The webhook's id (`wh_...`). */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where events are delivered.
+             */
             url: string;
+            /** @description Always true in v1: a webhook receives events until it is deleted. */
             active: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the webhook was first registered (a replacement keeps it).
+             */
             created_at: string;
+            /** @description The signing secret of every event from now on. It is `whsec_` and 24 random bytes in base64: X-Service-Signature is the hex HMAC-SHA256 of each raw body keyed by this whole string, and Standard Webhooks libraries take it as it is. Store it: no other answer shows it. */
             secret: string;
         };
+        /** @description The webhooks of the key (GET /webhooks). */
         WebhookList: {
+            /** @description The key's webhook, or none: at most one, without its secret. */
             data: {
+                /** @description The webhook's id (`wh_...`). */
                 id: string;
-                /** Format: uri */
+                /**
+                 * Format: uri
+                 * @description Where events are delivered.
+                 */
                 url: string;
+                /** @description Always true in v1: a webhook receives events until it is deleted. */
                 active: boolean;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the webhook was first registered (a replacement keeps it).
+                 */
                 created_at: string;
             }[];
         };
+        /** @description The latest 50 delivery attempts of the key's webhook, newest first (GET /webhooks/{id}/deliveries, additive). */
         DeliveryList: {
+            /** @description The attempts, newest first. */
             data: {
+                /** @description The event’s id, the same for each of its attempts (X-Service-Event-Id, webhook-id). */
                 event_id: string;
+                /** @description The event’s type. */
                 event: components["schemas"]["WebhookEvent"];
+                /** @description The order the event is about. */
                 order_id: string;
+                /** @description Which attempt this was: 1 to 5, then one more per resend. */
                 attempt: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the attempt was made.
+                 */
                 at: string;
+                /** @description Where it was sent: the webhook’s url then. */
                 url: string;
+                /** @description The receiver's HTTP status, when it answered. */
                 http_status?: number;
+                /** @description When no answer came: the kind of failure (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...), never an address. */
                 error?: string;
+                /** @description Milliseconds from sending to the answer or the failure. */
                 latency_ms: number;
-                /** @enum {string} */
+                /**
+                 * @description What came of the attempt. `delivered`: the receiver took it (2xx within 5 s); `pending`: it failed, and another attempt follows (30 s after the first, the gap doubling); `dropped`: it failed and was the last (resend it with POST /webhooks/{id}/resend); `no_webhook`: the key had no webhook.
+                 * @enum {string}
+                 */
                 outcome: "delivered" | "pending" | "dropped" | "no_webhook";
             }[];
         };
+        /** @description The webhook with its new secret (200 of the rotation), and until when the previous secret still signs. */
         WebhookRotated: {
+            /** @description The webhook's id (`wh_...`). */
             id: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where events are delivered.
+             */
             url: string;
+            /** @description Always true in v1: a webhook receives events until it is deleted. */
             active: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the webhook was first registered (a replacement keeps it).
+             */
             created_at: string;
+            /** @description The new signing secret. It is `whsec_` and 24 random bytes in base64: X-Service-Signature is the hex HMAC-SHA256 of each raw body keyed by this whole string, and Standard Webhooks libraries take it as it is. Store it: no other answer shows it. */
             secret: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the previous secret still signs beside the new one (X-Service-Signature-Previous, a second `webhook-signature` entry); absent when `overlap_seconds` was 0.
+             */
             previous_secret_expires_at?: string;
         };
+        /** @description The one attempt made now (200 of POST /webhooks/{id}/test, additive); it is not retried. */
         WebhookTestResult: {
+            /** @description Whether the receiver answered 2xx within 5 seconds. */
             delivered: boolean;
+            /** @description The receiver's HTTP status, when it answered. */
             http_status?: number;
+            /** @description When no answer came: the kind of failure (`connection refused`, `timed out: no answer within 5 s`, a TLS error, ...), never an address. */
             error?: string;
+            /** @description Milliseconds from sending to the answer or the failure. */
             latency_ms: number;
         };
+        /** @description The body of the `webhook.test` event POST /webhooks/{id}/test sends, signed as every event is. */
         WebhookTestEvent: {
-            /** @constant */
+            /**
+             * @description Always `webhook.test`: not an order event.
+             * @constant
+             */
             type: "webhook.test";
+            /** @description The webhook's id (`wh_...`). */
             webhook_id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the test was sent.
+             */
             created_at: string;
         };
+        /** @description The events being sent again (202 of a resend). */
         ResendResult: {
+            /** @description The ids of the events sent again, one attempt each. */
             resent: string[];
+            /** @description More dropped events remain (a call sends at most 100, or what the hour’s resend budget has left): call again. */
             has_more: boolean;
         };
+        /**
+         * @description The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month.
+         * @example {
+         *       "balance": 830,
+         *       "trial_videos_left": 0
+         *     }
+         * @example {
+         *       "balance": 1250,
+         *       "trial_videos_left": 2,
+         *       "plan": "creator",
+         *       "heavy_videos_left": 17
+         *     }
+         */
         Balance: {
+            /** @description Doubloons on the account (1 doubloon = 1 ruble), topped up in the chat bot. An order that costs more is refused with 402 `insufficient_funds`. */
             balance: number;
+            /** @description Free trial videos left. Each pays an order's base price (its video carries the trial watermark); they are used first, automatically. */
             trial_videos_left: number;
+            /** @description The user's plan, for a user with one: `creator` (20 heavy videos a month) or `studio` (100). */
             plan?: string;
+            /** @description For a user with a plan: the heavy videos (a song, a cloned voice, AI visuals) the plan's allowance still pays this month (UTC calendar month). */
             heavy_videos_left?: number;
         };
+        /** @description A page of the key’s ledger (GET /balance/transactions, additive), newest first. */
         TransactionList: {
+            /** @description The entries of this page, newest first. */
             data: {
+                /** @description The entry’s id (`txn_...`): ids sort in the order the entries were committed. Pass it as `starting_after`. */
                 id: string;
+                /** @description What the entry is (see TransactionKind). */
                 kind: components["schemas"]["TransactionKind"];
+                /** @description Doubloons: negative for a charge, positive for a refund or a top-up (0 when a trial video or the allowance paid it all). */
                 amount: number;
+                /** @description The balance after this entry: the older entry’s `balance_after` plus this amount. */
                 balance_after: number;
+                /** @description The order the entry is for (charges and refunds). */
                 order_id?: string;
+                /** @description A refund’s reason: the order’s error code (`canceled`, `generation_failed`, ...). */
                 reason?: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When the entry was committed.
+                 */
                 created_at: string;
             }[];
+            /** @description More entries may follow: ask again with `starting_after` set to `next_starting_after`. */
             has_more: boolean;
+            /** @description The cursor of the next page, present when `has_more` is true. */
             next_starting_after?: string;
         };
+        /** @description The body of every error the service answers: `{error: {code, message, request_id}}`. */
         ErrorResponse: {
+            /** @description The failure: its code, a message, and the request id. */
             error: {
+                /** @description What went wrong, for programs: branch on this, not on the message. */
                 code: components["schemas"]["ErrorCode"];
+                /** @description What went wrong, for humans; its wording may change. A 422 names the field first (`placement.product: is required`). */
                 message: string;
+                /** @description The request’s id, as its X-Request-Id header: quote it when asking about a failure (additive). */
                 request_id?: string;
             };
         };
+        /** @description What API Gateway answers by itself on AWS (its throttling, and some 500, 503 and 504): `{message}`, not the error envelope. */
         GatewayMessage: {
+            /** @description API Gateway's own text, such as `Too Many Requests`. */
             message: string;
         };
     };

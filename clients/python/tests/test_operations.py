@@ -3,8 +3,10 @@ list and ledger iterators, webhook rotate/test/resend and unwrap), the asyncio c
 models against the served OpenAPI document, and the transport against loopback servers that misbehave as proxies
 and gateways do (a hanging attempt, a dated Retry-After, one past its cap, an answer outside the envelope, the
 call's deadline). Keys 3 to 6 of VIDEO_SERVICE_KEYS are this file's."""
+import ast
 import asyncio
 import email.utils
+import inspect
 import json
 import os
 import subprocess
@@ -127,20 +129,51 @@ class OperationsTest(unittest.TestCase):
     def test_models_match_the_served_document(self) -> None:
         with urllib.request.urlopen(BASE + "/openapi.json") as res:
             schemas = json.load(res)["components"]["schemas"]
+        order, quote = schemas["Order"]["properties"], schemas["Quote"]["properties"]
         pairs = {
-            "Order": models.Order,
-            "Quote": models.Quote,
-            "Balance": models.Balance,
-            "CreationResponse": models.CreationResponse,
-            "WebhookRotated": models.WebhookRotated,
-            "WebhookTestResult": models.WebhookTestResult,
-            "ResendResult": models.ResendResult,
+            "Order": schemas["Order"],
+            "OrderParams": order["params"],
+            "Charge": order["charge"],
+            "Refund": order["refund"],
+            "ErrorInfo": order["error"],
+            "Metadata": order["metadata"],
+            "Quote": schemas["Quote"],
+            "Breakdown": quote["breakdown"],
+            "Balance": schemas["Balance"],
+            "CreationResponse": schemas["CreationResponse"],
+            "Transaction": schemas["TransactionList"]["properties"]["data"]["items"],
+            "WebhookRotated": schemas["WebhookRotated"],
+            "WebhookTestResult": schemas["WebhookTestResult"],
+            "ResendResult": schemas["ResendResult"],
         }
-        for name, model in pairs.items():
-            self.assertEqual(set(typing.get_type_hints(model)), set(schemas[name]["properties"]), name)
-            self.assertEqual(set(model.__required_keys__), set(schemas[name].get("required", [])), name)
-        transaction = schemas["TransactionList"]["properties"]["data"]["items"]
-        self.assertEqual(set(typing.get_type_hints(models.Transaction)), set(transaction["properties"]))
+        docs = model_docstrings()
+        for name, schema in pairs.items():
+            model = getattr(models, name)
+            self.assertEqual(set(typing.get_type_hints(model)), set(schema["properties"]), name)
+            self.assertEqual(set(model.__required_keys__), set(schema.get("required", [])), name)
+            for field, described in schema["properties"].items():
+                self.assertEqual(docs[name][1].get(field), " ".join(described["description"].split()), f"{name}.{field}: its docstring is the document's description")
+        # Every model and every field has its docstring, as editors show it (Created's `replayed` is the client's own).
+        for name, (class_doc, fields) in docs.items():
+            self.assertTrue(class_doc, f"{name} has a docstring")
+            self.assertEqual([f for f, doc in fields.items() if not doc], [], f"{name}: fields without a docstring")
+        self.assertIn("Created", docs)
+
+
+def model_docstrings() -> dict[str, tuple[str | None, dict[str, str | None]]]:
+    """Each TypedDict of the models module: its docstring, and each field's docstring (the string on the line after it),
+    whitespace folded, read from the source as editors read it."""
+    found: dict[str, tuple[str | None, dict[str, str | None]]] = {}
+    for node in ast.parse(inspect.getsource(models)).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields: dict[str, str | None] = {}
+        for stmt, after in zip(node.body, node.body[1:] + [None]):
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                text = after.value.value if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) else None
+                fields[stmt.target.id] = " ".join(text.split()) if isinstance(text, str) else None
+        found[node.name] = (ast.get_docstring(node), fields)
+    return found
 
 
 class CommandLineTest(unittest.TestCase):

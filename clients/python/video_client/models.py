@@ -1,137 +1,307 @@
 """The contract's shapes as typed dictionaries (PEP 589), for editors and type checkers: what the answers carry, as
-/v1/openapi.json describes them. A test keeps their keys equal to the document's. Answers may gain fields (v1 grows
-by additions), so read them as dictionaries and ignore what you do not know."""
+/v1/openapi.json describes them. A test keeps their keys, and each field's docstring, equal to the document's. Answers
+may gain fields (v1 grows by additions), so read them as dictionaries and ignore what you do not know."""
 
 from typing import Dict, List, Literal, NotRequired, TypedDict
 
 OrderStatus = Literal["queued", "running", "awaiting_review", "done", "error"]
+"""Where an order stands. `queued`: accepted and paid, waiting for a render slot; `running`: being planned, written or
+rendered (a director-mode order also waits for its slot in `running` after its review); `awaiting_review`: director
+mode, the script waits for POST /videos/{id}/review; `done`: the video is ready (`result_url`, `metadata`); `error`:
+failed, canceled or past its deadline, and refunded (`error`, `refund`). `queued` and `running` count as active tasks
+(10 per key).
+"""
 
 
 class OrderParams(TypedDict):
+    """The parameters the order runs with (for a quick order: what the planner chose from the prompt)."""
+
     topic: str
+    """What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its
+    language when `language` is `auto`.
+    """
     director_mode: bool
+    """Script review: true stops the order at `awaiting_review` once its script is written, until POST
+    /videos/{id}/review approves, edits or regenerates it (a key holds at most 20 such orders before their approval).
+    Included in the price.
+    """
     duration_seconds: int
+    """Length of the video in seconds, 10 to 60. Included in the base price."""
     language: str
+    """The language of the video (see Language)."""
     tone: str
+    """The tone of the script and the music (see Tone)."""
     captions: bool
+    """Captions on every scene. Included in the base price."""
     music: str
+    """The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons)."""
     voice: str
+    """The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider
+    makes it.
+    """
     ai_visual: bool
+    """AI-generated pictures instead of the included ones: a paid heavy extra (+100 doubloons), refused with 422 while
+    the deployment has no image generator.
+    """
     placement: NotRequired[Dict[str, str]]
+    """Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the
+    video.
+    """
     cta: NotRequired[str]
+    """A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base
+    price.
+    """
 
 
 class Charge(TypedDict):
+    """What the order took: doubloons, a trial video, the plan’s allowance of heavy videos."""
+
     amount: int
+    """Doubloons taken (the order’s `cost`)."""
     trial: bool
+    """A trial video paid the base price."""
     plan_allowance: bool
+    """The plan's monthly allowance of heavy videos paid the heavy extras."""
 
 
 class Refund(TypedDict):
+    """In error: what was given back, and why."""
+
     amount: int
+    """Doubloons given back: the whole charge (a trial video or the allowance taken is given back too)."""
     reason: str
+    """Why: the order’s error code (`canceled`, `generation_failed`, ...)."""
     at: str
+    """When it was given back."""
 
 
 class ErrorInfo(TypedDict):
+    """In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded."""
+
     code: str
+    """Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days),
+    `internal_error`, `canceled` (POST /videos/{id}/cancel) or `deadline_exceeded` (`deadline_seconds`).
+    """
     message: str
+    """For humans; the wording may change."""
 
 
 class Metadata(TypedDict):
+    """Done: the posting pack, ready to publish beside the video."""
+
     title: str
+    """The post's title."""
     description: str
+    """The post's text."""
     hashtags: List[str]
+    """Hashtags for the post, each starting with `#`."""
 
 
 class Order(TypedDict):
+    """An order (a video task) as GET /videos/{id} answers it; the same JSON is the body of every webhook event.
+    Optional fields appear in the statuses their descriptions name. v1 only adds fields: ignore those you do not
+    know.
+    """
+
     id: str
+    """The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque."""
     status: OrderStatus
+    """Where the order stands (see OrderStatus); webhook events are sent on `awaiting_review`, `done` and `error`."""
     cost: int
+    """Doubloons charged at creation (as `charge.amount`)."""
     created_at: str
+    """When the order was created."""
     updated_at: str
+    """When the order last changed."""
     director_mode: bool
+    """Whether the order stops for a script review (`params.director_mode`)."""
     trial: bool
+    """True when a trial video paid for the order: the video carries the trial watermark (the service address and
+    "(AI)").
+    """
     channel: Literal["api", "bot"]
+    """Where the order came from (see Channel)."""
     params: OrderParams
+    """The parameters the order runs with (for a quick order: what the planner chose from the prompt)."""
     charge: Charge
+    """What the order took: doubloons, a trial video, the plan’s allowance of heavy videos."""
     eta_seconds: NotRequired[int]
+    """Queued or running: estimated seconds until done (see `Retry-After` for when to poll again)."""
     progress: NotRequired[int]
+    """Running: how far the generation is, 0 to 100 (5 until it holds a render slot, 20 with its script written, up to
+    94 while rendering, 95 once rendered). An estimate; it only grows.
+    """
     queue_position: NotRequired[int]
+    """Queued: the order's place in the render queue, 1 for the next to start."""
     started_at: NotRequired[str]
+    """When the order started running."""
     finished_at: NotRequired[str]
+    """When the order ended, done or in error."""
     script: NotRequired[str]
+    """Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:`
+    lines), blocks separated by a blank line. A review `edit` takes the same form.
+    """
     result_url: NotRequired[str]
+    """Done: a signed link to the mp4, no key needed, valid 7 days (`expires_at`); every GET signs a fresh one. Files
+    are kept 30 days from the order’s creation, then 404.
+    """
     cover_url: NotRequired[str]
+    """Done: the cover image (JPEG), signed like `result_url`."""
     expires_at: NotRequired[str]
+    """Done: when `result_url` and `cover_url` stop working (7 days on; every GET signs fresh ones)."""
     metadata: NotRequired[Metadata]
+    """Done: the posting pack, ready to publish beside the video."""
     error: NotRequired[ErrorInfo]
+    """In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded."""
     deadline_at: NotRequired[str]
+    """When the order is canceled and refunded unless its render has started (its creation’s `deadline_seconds`)."""
     refund: NotRequired[Refund]
+    """In error: what was given back, and why."""
 
 
 class CreationResponse(TypedDict):
+    """The answer of both creation routes: 201 for a new order, 200 with the original order for a repeated
+    Idempotency-Key (nothing charged again).
+    """
+
     id: str
+    """The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque."""
     status: OrderStatus
+    """`queued`: every new order starts there; a repeated Idempotency-Key answers the status as it is now."""
     cost: int
+    """Doubloons charged at creation, all at once; refunded in full if the order ends in error."""
     eta_seconds: int
+    """Estimated seconds until the order is done, from the render queue (the orders ahead of it and the measured render
+    speed); it may drift at peak time.
+    """
 
 
 class Created(CreationResponse):
-    """A creation's answer; `replayed` is True when it answered a repeated Idempotency-Key (no new order)."""
+    """A creation's answer as the client returns it: the document's CreationResponse and whether it was a replay."""
 
     replayed: bool
+    """True when it answered a repeated Idempotency-Key: no new order, nothing charged again (HTTP 200)."""
 
 
 class Breakdown(TypedDict):
+    """The price item by item."""
+
     base: int
+    """The base price in doubloons; 0 when a trial video pays for the order."""
     extras: Dict[str, int]
+    """Each paid extra's price in doubloons, by name (`placement`, `song`, `voice_clone`, `ai_visual`); 0 when the
+    plan's allowance covers it.
+    """
     trial: bool
+    """A trial video would pay the base (the video would carry the trial watermark)."""
     plan_allowance: bool
+    """The plan's monthly allowance of heavy videos would pay the heavy extras."""
 
 
 class Quote(TypedDict):
+    """What an order would cost this key now (200 of POST /videos:quote), item by item, and the quote that holds that
+    price.
+    """
+
     quote_id: str
+    """Pass it as `quote_id` with the same request to be charged exactly `cost`: valid until `expires_at`, for one
+    order.
+    """
     cost: int
+    """What the order would be charged now, in doubloons: `breakdown.base` plus the extras."""
     breakdown: Breakdown
+    """The price item by item."""
     params: OrderParams
+    """The parameters priced (for a prompt: what the planner chose, as the order would run)."""
     eta_seconds: int
+    """Estimated seconds until done, were the order placed now."""
     expires_at: str
+    """When the quote stops holding its price: 15 minutes after it was made."""
 
 
 class Balance(TypedDict):
+    """The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos
+    left this month.
+    """
+
     balance: int
+    """Doubloons on the account (1 doubloon = 1 ruble), topped up in the chat bot. An order that costs more is refused
+    with 402 `insufficient_funds`.
+    """
     trial_videos_left: int
+    """Free trial videos left. Each pays an order's base price (its video carries the trial watermark); they are used
+    first, automatically.
+    """
     plan: NotRequired[str]
+    """The user's plan, for a user with one: `creator` (20 heavy videos a month) or `studio` (100)."""
     heavy_videos_left: NotRequired[int]
+    """For a user with a plan: the heavy videos (a song, a cloned voice, AI visuals) the plan's allowance still pays
+    this month (UTC calendar month).
+    """
 
 
 class Transaction(TypedDict):
+    """One entry of the ledger: a change of the balance, or a trial video or plan allowance taken or given back."""
+
     id: str
+    """The entry’s id (`txn_...`): ids sort in the order the entries were committed. Pass it as `starting_after`."""
     kind: Literal["charge", "refund", "top_up", "trial", "plan_allowance"]
+    """What the entry is (see TransactionKind)."""
     amount: int
+    """Doubloons: negative for a charge, positive for a refund or a top-up (0 when a trial video or the allowance paid
+    it all).
+    """
     balance_after: int
+    """The balance after this entry: the older entry’s `balance_after` plus this amount."""
     created_at: str
+    """When the entry was committed."""
     order_id: NotRequired[str]
+    """The order the entry is for (charges and refunds)."""
     reason: NotRequired[str]
+    """A refund’s reason: the order’s error code (`canceled`, `generation_failed`, ...)."""
 
 
 class WebhookRotated(TypedDict):
+    """The webhook with its new secret (200 of the rotation), and until when the previous secret still signs."""
+
     id: str
+    """The webhook's id (`wh_...`)."""
     url: str
+    """Where events are delivered."""
     active: bool
+    """Always true in v1: a webhook receives events until it is deleted."""
     created_at: str
+    """When the webhook was first registered (a replacement keeps it)."""
     secret: str
+    """The new signing secret. It is `whsec_` and 24 random bytes in base64: X-Service-Signature is the hex HMAC-SHA256
+    of each raw body keyed by this whole string, and Standard Webhooks libraries take it as it is. Store it: no other
+    answer shows it.
+    """
     previous_secret_expires_at: NotRequired[str]
+    """Until when the previous secret still signs beside the new one (X-Service-Signature-Previous, a second
+    `webhook-signature` entry); absent when `overlap_seconds` was 0.
+    """
 
 
 class WebhookTestResult(TypedDict):
+    """The one attempt made now (200 of POST /webhooks/{id}/test, additive); it is not retried."""
+
     delivered: bool
+    """Whether the receiver answered 2xx within 5 seconds."""
     latency_ms: float
+    """Milliseconds from sending to the answer or the failure."""
     http_status: NotRequired[int]
+    """The receiver's HTTP status, when it answered."""
     error: NotRequired[str]
+    """When no answer came: the kind of failure (`connection refused`, `timed out: no answer within 5 s`, a TLS error,
+    ...), never an address.
+    """
 
 
 class ResendResult(TypedDict):
+    """The events being sent again (202 of a resend)."""
+
     resent: List[str]
+    """The ids of the events sent again, one attempt each."""
     has_more: bool
+    """More dropped events remain (a call sends at most 100, or what the hour’s resend budget has left): call again."""
