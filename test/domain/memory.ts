@@ -68,8 +68,10 @@ export class MemoryTable implements LedgerReader {
   webhooks = new Map<string, Webhook>();
   /** Orders not done or in error (their markers). */
   open = new Set<string>();
-  /** Events whose delivery has not settled (their markers), with the moment each marker was written. */
-  pending = new Map<string, string>();
+  /** Events whose delivery has not settled (their markers). */
+  pending = new Set<string>();
+  /** The moment of a marker a resend wrote again (the others are their event's recording). */
+  pendingSince = new Map<string, string>();
   /** Orders whose workflow start the creation has not seen succeed (their markers). */
   unstarted = new Set<string>();
   /** Orders with a deadline, by id: the deadline's moment (their markers). */
@@ -260,7 +262,7 @@ export class MemoryOrders implements OrderStore {
     }
     if (tr.event) {
       this.t.events.set(tr.event.id, clone(tr.event));
-      this.t.pending.set(tr.event.id, tr.event.createdAt);
+      this.t.pending.add(tr.event.id);
     }
     if (tr.to === 'done' || tr.to === 'error') this.t.open.delete(stored.id);
     return true;
@@ -494,6 +496,7 @@ export class MemoryEvents implements EventsPort {
   constructor(private readonly t: MemoryTable) {}
   async settled(event: EventRef) {
     this.t.pending.delete(event.id);
+    this.t.pendingSince.delete(event.id);
   }
   async restartAs(event: StoredEvent, execution: string) {
     const stored = this.t.events.get(event.id);
@@ -503,8 +506,8 @@ export class MemoryEvents implements EventsPort {
   }
   async pendingPage(before: Date, from: string | undefined, limit: number) {
     // A marker's own moment: the event's recording, or the resend that reopened it.
-    const young = (id: string) => this.t.pending.get(id)! >= before.toISOString();
-    return markerPage([...this.t.pending.keys()], young, from, limit, (id) => ({ id, orderId: this.t.events.get(id)!.orderId }));
+    const young = (id: string) => (this.t.pendingSince.get(id) ?? this.t.events.get(id)!.createdAt) >= before.toISOString();
+    return markerPage([...this.t.pending], young, from, limit, (id) => ({ id, orderId: this.t.events.get(id)!.orderId }));
   }
   async get(_orderId: string, eventId: string) {
     const e = this.t.events.get(eventId);
@@ -532,7 +535,8 @@ export class MemoryEvents implements EventsPort {
     if ((this.t.resends.get(window) ?? 0) >= r.budget.limit) return 'over_budget';
     this.t.resends.set(window, (this.t.resends.get(window) ?? 0) + 1);
     Object.assign(stored, { delivery: 'pending', execution: r.execution, lastAttempt: r.lastAttempt, resentAt: r.now.toISOString() });
-    this.t.pending.set(event.id, r.now.toISOString());
+    this.t.pending.add(event.id);
+    this.t.pendingSince.set(event.id, r.now.toISOString());
     return 'reopened';
   }
   async droppedSince(userId: string, since: Date) {
@@ -558,7 +562,7 @@ export class ScriptedReceiver {
 /** The event a status change records, as the steps write it. */
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
-  t.pending.set(e.id, e.createdAt);
+  t.pending.add(e.id);
   return clone(e);
 }
 
