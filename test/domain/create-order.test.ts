@@ -73,7 +73,9 @@ describe('order creation', () => {
     assert.deepEqual([r.response.status, r.response.cost], ['queued', DEFAULT_PRICES.base + DEFAULT_PRICES.song]);
     const account = table.account('U');
     assert.deepEqual([account.balance, account.activeTasks], [1000 - 170, 1]);
-    assert.deepEqual(table.ledger, [{ userId: 'U', amount: -170, kind: 'charge', orderId: r.response.id, balanceAfter: 830, seq: 1 }]);
+    assert.deepEqual(table.ledger, [
+      { userId: 'U', amount: -170, kind: 'charge', orderId: r.response.id, balanceAfter: 830, seq: 1, createdAt: now.toISOString() },
+    ]);
     assert.deepEqual(workflow.started, [r.response.id]);
     assert.equal(metrics.of('OrdersCreated'), 1);
     assert.equal(table.orders.get(r.response.id)!.params.language, 'en', 'language auto became the topic language');

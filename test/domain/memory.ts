@@ -10,6 +10,7 @@ import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
+import { ledgerEntryId } from '../../functions/core/ids.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
@@ -26,25 +27,34 @@ import type {
   StoredQuote,
   Transition,
 } from '../../functions/core/ports.ts';
-import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
+import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
+import type { LedgerEntry, LedgerLine as CoreLedgerLine, LedgerReader } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { EmbeddedWriter } from '../../functions/generator/writer.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
 
-export interface LedgerLine {
+/** A ledger entry as the adapter stores it (core/transactions.ts LedgerEntry), with its user and its place. */
+export interface LedgerLine extends Omit<LedgerEntry, 'orderId'> {
   userId: string;
-  amount: number;
-  kind: 'charge' | 'refund' | 'top_up';
   orderId: string;
-  /** The balance after the entry, and its place in the user's ledger. */
-  balanceAfter: number;
   seq: number;
 }
 
+/** Whole seconds, the unit of the table's TTL attribute that the adapter's expiry conditions compare (keys.ts ttl). */
+const seconds = (ms: number) => Math.floor(ms / 1000);
+/** Whether a record expiring at `expiresAt` (ms) still counts at `now`, as the adapter's condition reads it. */
+const unexpired = (expiresAt: number, now: Date) => seconds(expiresAt) >= seconds(now.getTime());
+
+/** What a ledger entry says of its order's payment, as the adapter writes it: a trial video, the plan's allowance. */
+const paidBy = (charge: Charge, allowance: boolean) => ({ ...(charge.trial ? { trial: true } : {}), ...(allowance ? { allowance: true } : {}) });
+
+/** The random part of every ledger entry id here (the adapter's is random): ids sort by their place first. */
+const MEMORY_ENTRY_TAIL = '0'.repeat(16);
+
 /** The single table's facts, as plain maps. */
-export class MemoryTable {
+export class MemoryTable implements LedgerReader {
   accounts = new Map<string, Account>();
   orders = new Map<string, Order>();
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
@@ -60,13 +70,15 @@ export class MemoryTable {
   open = new Set<string>();
   /** Events whose delivery has not settled (their markers). */
   pending = new Set<string>();
+  /** The moment of a marker a resend wrote again (the others are their event's recording). */
+  pendingSince = new Map<string, string>();
   /** Orders whose workflow start the creation has not seen succeed (their markers). */
   unstarted = new Set<string>();
   /** Orders with a deadline, by id: the deadline's moment (their markers). */
   deadlines = new Map<string, string>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
-    const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, ledgerSeq: 0, ...a };
+    const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, reviewsPending: 0, ledgerSeq: 0, ...a };
     this.accounts.set(account.userId, account);
     return clone(account);
   }
@@ -76,10 +88,28 @@ export class MemoryTable {
   }
 
   /** The operator's top-up: the balance and its ledger entry, next in the ledger. */
-  topUp(userId: string, amount: number) {
+  topUp(userId: string, amount: number, now = new Date()) {
     const user = this.accounts.get(userId)!;
     user.balance += amount;
-    this.ledger.push({ userId, amount, kind: 'top_up', orderId: '', balanceAfter: user.balance, seq: ++user.ledgerSeq });
+    this.ledger.push({ userId, amount, kind: 'top_up', orderId: '', balanceAfter: user.balance, seq: ++user.ledgerSeq, createdAt: now.toISOString() });
+  }
+
+  /** GET /balance/transactions' read (the adapter's `ledgerPage`): newest first, below the cursor's entry. */
+  async ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: CoreLedgerLine[]; more: boolean }> {
+    const lines = this.ledger
+      .filter((l) => l.userId === userId)
+      // + 0: a free order's charge is -0 here; DynamoDB keeps no sign of zero.
+      .map(
+        ({ userId: _u, seq, orderId, amount, ...entry }): CoreLedgerLine => ({
+          ...entry,
+          amount: amount + 0,
+          ...(orderId ? { orderId } : {}),
+          id: ledgerEntryId(seq, MEMORY_ENTRY_TAIL),
+        }),
+      )
+      .filter((l) => q.below === undefined || l.id < q.below)
+      .sort((a, b) => b.id.localeCompare(a.id));
+    return { lines: lines.slice(0, q.limit), more: lines.length > q.limit };
   }
 }
 
@@ -96,9 +126,9 @@ export class MemoryOrders implements OrderStore {
     // The same conditions as the transaction's items, read in the adapter's order.
     const keyed = countsAgainstKey(order);
     if (c.postWindowStart !== undefined && (this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
-    if (held && held.expiresAt >= c.now.getTime()) return { kind: 'replay', record: clone(held.record) };
-    const quoted = c.quoteId ? this.t.quotes.get(c.quoteId) : undefined;
-    if (c.quoteId && (!quoted || quoted.orderId || Date.parse(quoted.expiresAt) < c.now.getTime())) return { kind: 'quote_used' };
+    if (held && unexpired(held.expiresAt, c.now)) return { kind: 'replay', record: clone(held.record) };
+    const quoted = c.quoteId ? this.t.quotes.get(`${account.userId}:${c.quoteId}`) : undefined;
+    if (c.quoteId && (!quoted || quoted.orderId || !unexpired(Date.parse(quoted.expiresAt), c.now))) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
       user.ledgerSeq === account.ledgerSeq &&
@@ -111,7 +141,8 @@ export class MemoryOrders implements OrderStore {
           ? user.heavyMonth === charge.heavyAllowanceMonth && user.heavyUsed < (user.plan?.heavyPerMonth ?? 0)
           : user.heavyMonth !== charge.heavyAllowanceMonth && (user.plan?.heavyPerMonth ?? 0) > 0));
     if (!fits) return { kind: 'account_changed', account: user && clone(user) };
-    if (this.t.orders.has(order.id)) return { kind: 'conflict' };
+    // The order's own condition: its id taken is a lasting fault, thrown (a 500), not a conflict to try again.
+    if (this.t.orders.has(order.id)) throw Object.assign(new Error(`order ${order.id} exists`), { name: 'TransactionCanceledException' });
     if (quoted) quoted.orderId = order.id;
 
     this.t.orders.set(order.id, clone(order));
@@ -127,7 +158,14 @@ export class MemoryOrders implements OrderStore {
       user.heavyMonth = charge.heavyAllowanceMonth;
     }
     if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
-    this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
+    const entry = {
+      amount: -charge.cost,
+      kind: 'charge' as const,
+      orderId: order.id,
+      ...paidBy(charge, !!charge.heavyAllowanceMonth),
+      createdAt: order.createdAt,
+    };
+    this.t.ledger.push({ ...entry, userId: account.userId, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
     return { kind: 'created' };
   }
@@ -169,12 +207,12 @@ export class MemoryOrders implements OrderStore {
   }
 
   async saveQuote(q: StoredQuote): Promise<void> {
-    this.t.quotes.set(q.id, clone(q));
+    this.t.quotes.set(`${q.userId}:${q.id}`, clone(q));
   }
 
   async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
-    const q = this.t.quotes.get(quoteId);
-    return q && q.userId === userId && Date.parse(q.expiresAt) >= now.getTime() ? clone(q) : undefined;
+    const q = this.t.quotes.get(`${userId}:${quoteId}`);
+    return q && unexpired(Date.parse(q.expiresAt), now) ? clone(q) : undefined;
   }
 
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
@@ -188,7 +226,7 @@ export class MemoryOrders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const held = this.t.idempotency.get(`${userId}:${keyHash}`);
-    return held && held.expiresAt >= now.getTime() ? clone(held.record) : undefined;
+    return held && unexpired(held.expiresAt, now) ? clone(held.record) : undefined;
   }
 
   async transition(tr: Transition): Promise<boolean> {
@@ -210,7 +248,17 @@ export class MemoryOrders implements OrderStore {
       if (charge.trial) user.trialVideosLeft += 1;
       if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
       // The refund's entry follows the ledger as it is (the store reads its head again when it moved).
-      this.t.ledger.push({ userId: stored.userId, amount: charge.cost, kind: 'refund', orderId: stored.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
+      const allowance = !!charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth;
+      const reason = tr.set?.error ? { reason: tr.set.error.code } : {};
+      const entry = {
+        amount: charge.cost,
+        kind: 'refund' as const,
+        orderId: stored.id,
+        ...paidBy(charge, allowance),
+        ...reason,
+        createdAt: tr.now.toISOString(),
+      };
+      this.t.ledger.push({ ...entry, userId: stored.userId, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     }
     if (tr.event) {
       this.t.events.set(tr.event.id, clone(tr.event));
@@ -379,6 +427,15 @@ export class MemoryFiles {
     this.puts++;
     this.stored.set(`${orderId}/${file}`, body);
   }
+  async exists(orderId: string, file: OrderFile): Promise<boolean> {
+    return this.stored.has(`${orderId}/${file}`);
+  }
+  /** Every file of the order; how many there were. */
+  async deleteAll(orderId: string): Promise<number> {
+    const mine = [...this.stored.keys()].filter((k) => k.startsWith(`${orderId}/`));
+    for (const k of mine) this.stored.delete(k);
+    return mine.length;
+  }
 }
 
 /**
@@ -439,6 +496,7 @@ export class MemoryEvents implements EventsPort {
   constructor(private readonly t: MemoryTable) {}
   async settled(event: EventRef) {
     this.t.pending.delete(event.id);
+    this.t.pendingSince.delete(event.id);
   }
   async restartAs(event: StoredEvent, execution: string) {
     const stored = this.t.events.get(event.id);
@@ -447,7 +505,8 @@ export class MemoryEvents implements EventsPort {
     return true;
   }
   async pendingPage(before: Date, from: string | undefined, limit: number) {
-    const young = (id: string) => this.t.events.get(id)!.createdAt >= before.toISOString();
+    // A marker's own moment: the event's recording, or the resend that reopened it.
+    const young = (id: string) => (this.t.pendingSince.get(id) ?? this.t.events.get(id)!.createdAt) >= before.toISOString();
     return markerPage([...this.t.pending], young, from, limit, (id) => ({ id, orderId: this.t.events.get(id)!.orderId }));
   }
   async get(_orderId: string, eventId: string) {
@@ -466,14 +525,18 @@ export class MemoryEvents implements EventsPort {
     this.t.events.get(event.id)!.delivery = delivery;
   }
   /** As the adapter: only from the settled state it was read in and within the key's budget, its pending marker again. */
-  async reopen(event: StoredEvent, r: { execution: string; lastAttempt: number; budget: { window: { start: number }; limit: number } }): Promise<Reopened> {
+  async reopen(
+    event: StoredEvent,
+    r: { execution: string; lastAttempt: number; now: Date; budget: { window: { start: number }; limit: number } },
+  ): Promise<Reopened> {
     const stored = this.t.events.get(event.id);
-    if (!stored || stored.delivery !== event.delivery) return 'moved';
+    if (!stored || stored.delivery !== event.delivery || stored.attempts !== event.attempts) return 'moved';
     const window = `${stored.userId}:${r.budget.window.start}`;
     if ((this.t.resends.get(window) ?? 0) >= r.budget.limit) return 'over_budget';
     this.t.resends.set(window, (this.t.resends.get(window) ?? 0) + 1);
-    Object.assign(stored, { delivery: 'pending', execution: r.execution, lastAttempt: r.lastAttempt });
+    Object.assign(stored, { delivery: 'pending', execution: r.execution, lastAttempt: r.lastAttempt, resentAt: r.now.toISOString() });
     this.t.pending.add(event.id);
+    this.t.pendingSince.set(event.id, r.now.toISOString());
     return 'reopened';
   }
   async droppedSince(userId: string, since: Date) {

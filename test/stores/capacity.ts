@@ -1,0 +1,189 @@
+/** The render queue store's contract (core/capacity.ts CapacityStore): waits, tickets, admissions, leases, releases. */
+import assert from 'node:assert/strict';
+import type { Claim, Waiter } from '../../functions/core/capacity.ts';
+import { emptyShardState } from '../../functions/core/capacity.ts';
+import type { Channel } from '../../functions/core/orders.ts';
+import { after, type KnownDrifts, type MakeStores, MINUTE, scenario, SECOND } from './fixtures.ts';
+import type { Stores } from './implementations.ts';
+
+const T0 = new Date('2026-11-23T10:00:00Z');
+/** Order ids that sort as their number does (ULIDs of one millisecond). */
+const id = (n: number) => `vid_01kfa0000000000000000000${String(n).padStart(2, '0')}`;
+const waiter = (n: number, o: { shard?: number; channel?: Channel; token?: string } = {}): Omit<Waiter, 'ticket'> => ({
+  orderId: id(n),
+  channel: o.channel ?? 'api',
+  token: o.token ?? `token-${n}`,
+  since: T0.toISOString(),
+  videoSeconds: 30,
+  shard: o.shard ?? 0,
+});
+
+/** Records the wait and gives the order slot `n` (free, as read) at `now`. */
+async function admit(s: Stores, w: Omit<Waiter, 'ticket'>, slot: number, now: Date, more: Partial<Claim> = {}) {
+  const ticket = await s.capacity.wait(w);
+  const [state] = await s.capacity.states([w.shard]);
+  const [read] = await s.capacity.slots([slot]);
+  return s.capacity.claim({
+    slot: read!,
+    slotShard: w.shard,
+    waiter: { ...w, ticket },
+    leaseUntil: after(now, 10 * MINUTE),
+    now,
+    streak: { from: state!.botRun, to: w.channel === 'bot' ? state!.botRun + 1 : 0 },
+    ...more,
+  });
+}
+
+export function capacityContract(make: MakeStores, known: KnownDrifts) {
+  scenario(make, known, 'slots never taken are free, and shards never written are empty', async (s) => {
+    assert.deepEqual(await s.capacity.slots([0, 3]), [{ n: 0 }, { n: 3 }]);
+    assert.deepEqual(await s.capacity.states([0, 1]), [emptyShardState(), emptyShardState()]);
+    assert.equal(await s.capacity.head(0, 'api'), undefined);
+    assert.equal(await s.capacity.holding(id(1)), undefined);
+  });
+
+  scenario(make, known, 'waits take the next ticket of their shard and channel; a wait again keeps its ticket and takes the new token', async (s) => {
+    assert.deepEqual([await s.capacity.wait(waiter(1)), await s.capacity.wait(waiter(2)), await s.capacity.wait(waiter(3, { channel: 'bot' }))], [1, 2, 1]);
+    assert.equal(await s.capacity.wait(waiter(4, { shard: 1 })), 1, 'another shard counts apart');
+    assert.equal(await s.capacity.wait(waiter(1, { token: 'token-1b' })), 1);
+    assert.deepEqual(await s.capacity.head(0, 'api'), { ...waiter(1, { token: 'token-1b' }), ticket: 1 });
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual(
+      [state!.issued, state!.served],
+      [
+        { api: 2, bot: 1 },
+        { api: 0, bot: 0 },
+      ],
+    );
+  });
+
+  scenario(make, known, 'the head is the oldest order of the shard and channel; an unwait takes an order out and counts it served', async (s) => {
+    for (const n of [3, 1, 2]) await s.capacity.wait(waiter(n));
+    await s.capacity.wait(waiter(0, { channel: 'bot' }));
+    await s.capacity.wait(waiter(0, { shard: 1 }));
+    assert.equal((await s.capacity.head(0, 'api'))?.orderId, id(1));
+    await s.capacity.unwait(0, 'api', id(1));
+    assert.equal((await s.capacity.head(0, 'api'))?.orderId, id(2));
+    // One not waiting there: nothing changes.
+    await s.capacity.unwait(0, 'api', id(9));
+    await s.capacity.unwait(1, 'api', id(2));
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual(state!.served, { api: 1, bot: 0 });
+    assert.equal((await s.capacity.head(0, 'api'))?.orderId, id(2));
+  });
+
+  scenario(make, known, 'a claim gives the slot to the waiter, all at once: the slot, the wait, the counters, the hold', async (s) => {
+    assert.equal(await admit(s, waiter(1), 2, T0), true);
+    assert.deepEqual(await s.capacity.slots([2]), [
+      { n: 2, holder: id(1), channel: 'api', leaseUntil: after(T0, 10 * MINUTE).getTime(), since: T0.toISOString(), videoSeconds: 30 },
+    ]);
+    assert.equal(await s.capacity.head(0, 'api'), undefined);
+    assert.equal(await s.capacity.holding(id(1)), 2);
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual(state, {
+      ...emptyShardState(),
+      issued: { api: 1, bot: 0 },
+      served: { api: 1, bot: 0 },
+      busy: 1,
+      busyVideoSeconds: 30,
+      busySinceMs: T0.getTime(),
+    });
+  });
+
+  scenario(make, known, 'a claim fails, writing nothing, when the slot, the wait or the bot run moved since the read', async (s) => {
+    assert.equal(await admit(s, waiter(1), 0, T0), true);
+    const before = async () => [await s.capacity.slots([0, 1]), await s.capacity.states([0]), await s.capacity.head(0, 'api')];
+    // Slot 0 was read free, but it is held.
+    await s.capacity.wait(waiter(2));
+    const snapshot = await before();
+    assert.equal(
+      await s.capacity.claim({ slot: { n: 0 }, slotShard: 0, waiter: { ...waiter(2), ticket: 2 }, leaseUntil: T0, now: T0, streak: { from: 0, to: 0 } }),
+      false,
+    );
+    // The wait's token is another (its execution waits again).
+    assert.equal(
+      await s.capacity.claim({
+        slot: { n: 1 },
+        slotShard: 0,
+        waiter: { ...waiter(2, { token: 'old' }), ticket: 2 },
+        leaseUntil: T0,
+        now: T0,
+        streak: { from: 0, to: 0 },
+      }),
+      false,
+    );
+    // The shard's bot run is not the one read.
+    assert.equal(
+      await s.capacity.claim({ slot: { n: 1 }, slotShard: 0, waiter: { ...waiter(2), ticket: 2 }, leaseUntil: T0, now: T0, streak: { from: 2, to: 0 } }),
+      false,
+    );
+    // No such wait.
+    assert.equal(
+      await s.capacity.claim({ slot: { n: 1 }, slotShard: 0, waiter: { ...waiter(7), ticket: 9 }, leaseUntil: T0, now: T0, streak: { from: 0, to: 0 } }),
+      false,
+    );
+    assert.deepEqual(await before(), snapshot);
+    assert.equal(await s.capacity.holding(id(2)), undefined);
+  });
+
+  scenario(make, known, "a bot admission's run is written with it; the next claim must read it", async (s) => {
+    assert.equal(await admit(s, waiter(1, { channel: 'bot' }), 0, T0), true);
+    assert.equal((await s.capacity.states([0]))[0]!.botRun, 1);
+    assert.equal(await admit(s, waiter(2, { channel: 'bot' }), 1, T0), true);
+    assert.equal((await s.capacity.states([0]))[0]!.botRun, 2);
+    assert.equal(await admit(s, waiter(3), 2, T0), true, 'an API admission resets it');
+    assert.equal((await s.capacity.states([0]))[0]!.botRun, 0);
+  });
+
+  scenario(make, known, 'a slot whose lease ended is taken over as read; before its end it is not', async (s) => {
+    assert.equal(await admit(s, waiter(1), 0, T0), true);
+    const [held] = await s.capacity.slots([0]);
+    const end = new Date(held!.leaseUntil!);
+    await s.capacity.wait(waiter(2));
+    const claim = { slot: held!, slotShard: 0, waiter: { ...waiter(2), ticket: 2 }, leaseUntil: after(end, 10 * MINUTE), streak: { from: 0, to: 0 } };
+    assert.equal(await s.capacity.claim({ ...claim, now: end }), false, 'the lease ends after its last millisecond');
+    assert.equal(await s.capacity.claim({ ...claim, now: after(end, 1) }), true);
+    assert.equal((await s.capacity.slots([0]))[0]!.holder, id(2));
+    assert.deepEqual([await s.capacity.holding(id(1)), await s.capacity.holding(id(2))], [undefined, 0]);
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual([state!.busy, state!.busyVideoSeconds, state!.busySinceMs], [1, 30, after(end, 1).getTime()], "the old holder's counts left");
+  });
+
+  scenario(make, known, 'a lease is renewed only by its holder', async (s) => {
+    assert.equal(await admit(s, waiter(1), 0, T0), true);
+    const later = after(T0, 30 * MINUTE);
+    assert.equal(await s.capacity.renew(0, id(2), later), false);
+    assert.equal(await s.capacity.renew(1, id(1), later), false, 'a slot it does not hold');
+    assert.equal(await s.capacity.renew(0, id(1), later), true);
+    assert.equal((await s.capacity.slots([0]))[0]!.leaseUntil, later.getTime());
+  });
+
+  scenario(make, known, 'a release frees the slot as read, takes its counts out and sets the rate; a stale one does nothing', async (s) => {
+    assert.equal(await admit(s, waiter(1), 0, T0), true);
+    const [held] = await s.capacity.slots([0]);
+    assert.equal(await s.capacity.release({ ...held!, holder: id(2) }, 0), false);
+    assert.equal(await s.capacity.release({ ...held!, since: after(T0, -SECOND).toISOString() }, 0), false, 'admitted at another time');
+    assert.equal(await s.capacity.release(held!, 0, 0.75), true);
+    assert.deepEqual(await s.capacity.slots([0]), [{ n: 0 }]);
+    assert.equal(await s.capacity.holding(id(1)), undefined);
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual([state!.busy, state!.busyVideoSeconds, state!.busySinceMs, state!.rate], [0, 0, 0, 0.75]);
+    assert.equal(await s.capacity.release(held!, 0), false, 'released once');
+    assert.equal(await s.capacity.release({ n: 1 }, 0), false, 'a free slot');
+    assert.equal(await admit(s, waiter(2), 0, T0), true, 'the freed slot is free to claim');
+  });
+
+  scenario(make, known, "a steal: the slot's own shard counts the holder, the waiter's shard its admission", async (s) => {
+    const w = waiter(1, { shard: 1 });
+    const ticket = await s.capacity.wait(w);
+    assert.equal(
+      await s.capacity.claim({ slot: { n: 0 }, slotShard: 0, waiter: { ...w, ticket }, leaseUntil: after(T0, MINUTE), now: T0, streak: { from: 0, to: 0 } }),
+      true,
+    );
+    const [own, theirs] = await s.capacity.states([0, 1]);
+    assert.deepEqual([own!.busy, own!.served.api, theirs!.busy, theirs!.served.api], [1, 0, 0, 1]);
+    const [held] = await s.capacity.slots([0]);
+    assert.equal(await s.capacity.release(held!, 0), true);
+    assert.equal((await s.capacity.states([0]))[0]!.busy, 0);
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * The one place the store contract suite (contract.test.ts) builds the implementations it runs against: the in-memory
+ * ports of the domain tests, and the DynamoDB and S3 adapters on DynamoDB Local and the local S3 store (loopback). A
+ * moved or renamed adapter changes this file only; the scenarios see the port interfaces.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Accounts } from '../../functions/adapters/accounts.ts';
+import { Capacity } from '../../functions/adapters/capacity.ts';
+import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
+import { OrderFiles } from '../../functions/adapters/files.ts';
+import { Orders } from '../../functions/adapters/orders.ts';
+import { Webhooks } from '../../functions/adapters/webhooks.ts';
+import type { CapacityStore } from '../../functions/core/capacity.ts';
+import type { DeliveryPorts, PendingEvents, ResendPorts } from '../../functions/core/deliveries.ts';
+import type { DownloadPorts } from '../../functions/core/downloads.ts';
+import type { AdminPorts } from '../../functions/core/admin.ts';
+import { newUserId } from '../../functions/core/ids.ts';
+import type { OrderStore } from '../../functions/core/ports.ts';
+import type { RecoveryPorts } from '../../functions/core/sweep.ts';
+import type { LedgerReader } from '../../functions/core/transactions.ts';
+import type { WebhookStore } from '../../functions/core/webhooks.ts';
+import { ensureTable, startDynamoDbLocal } from '../../local/dynamodb.ts';
+import { startS3 } from '../../local/s3.ts';
+import { MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
+
+/** Every store port the domain uses, as the use cases type them. */
+export interface Stores {
+  orders: OrderStore;
+  /** The account as the operator and the use cases read it, and its ledger as GET /balance/transactions does. */
+  accounts: Pick<AdminPorts['accounts'], 'get'> & LedgerReader;
+  capacity: CapacityStore;
+  events: DeliveryPorts['events'] & PendingEvents & RecoveryPorts['events'] & ResendPorts['events'];
+  webhooks: WebhookStore;
+  /** The order files as the steps write them, the download route asks for them and account deletion removes them. */
+  files: { put(orderId: string, file: 'video' | 'cover' | 'pack', body: Buffer | string): Promise<void> } & Pick<DownloadPorts['files'], 'exists'> & {
+      deleteAll(orderId: string): Promise<number>;
+    };
+  /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
+  user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
+}
+
+export interface Implementation {
+  name: string;
+  start(): Promise<void>;
+  /** Empty stores, apart from every other scenario's. */
+  make(): Promise<Stores>;
+  stop(): Promise<void>;
+}
+
+const memory: Implementation = {
+  name: 'in-memory',
+  start: async () => undefined,
+  make: async () => {
+    const t = new MemoryTable();
+    return {
+      orders: new MemoryOrders(t),
+      accounts: { get: async (userId) => t.account(userId), ledgerPage: (userId, q) => t.ledgerPage(userId, q) },
+      capacity: new MemoryCapacity(),
+      events: new MemoryEvents(t),
+      webhooks: new MemoryWebhooks(t),
+      files: new MemoryFiles(),
+      user: async (o = {}) => {
+        const { userId } = t.addAccount({ userId: newUserId(), trialVideosLeft: o.trialVideos ?? 0, ...(o.plan ? { plan: o.plan } : {}) });
+        if (o.balance) t.topUp(userId, o.balance);
+        return userId;
+      },
+    };
+  },
+  stop: async () => undefined,
+};
+
+/** DynamoDB Local in memory and the S3 store in a temporary folder, both on loopback; a table of its own per scenario. */
+function dynamodb(): Implementation {
+  const BUCKET = 'store-contract';
+  let stops: (() => Promise<void>)[] = [];
+  let raw: DynamoDBClient;
+  let ddb: DynamoDBDocumentClient;
+  let s3: S3Client;
+  let tables = 0;
+  return {
+    name: 'dynamodb',
+    async start() {
+      const dir = mkdtempSync(join(tmpdir(), 'store-contract-'));
+      stops.push(async () => rmSync(dir, { recursive: true, force: true }));
+      const [dynamo, store] = await Promise.all([
+        startDynamoDbLocal({ shortLived: true }),
+        // Requests made as no function: the bucket's grants are the access test's, not this suite's.
+        startS3({ directory: dir, bucket: BUCKET, grants: () => undefined }),
+      ]);
+      stops.push(dynamo.stop, store.stop);
+      const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+      raw = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials });
+      // As functions/adapters/aws.ts builds its clients.
+      ddb = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+      s3 = new S3Client({
+        endpoint: store.endpoint,
+        region: 'us-east-1',
+        credentials,
+        forcePathStyle: true,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      stops.push(async () => {
+        raw.destroy();
+        s3.destroy();
+      });
+    },
+    async make() {
+      const table = `contract-${++tables}`;
+      await ensureTable(raw, table);
+      const accounts = new Accounts(ddb, table);
+      return {
+        orders: new Orders(ddb, table),
+        accounts,
+        capacity: new Capacity(ddb, table),
+        events: new DeliveryEvents(ddb, table),
+        webhooks: new Webhooks(ddb, table),
+        files: new OrderFiles(async () => s3, BUCKET),
+        user: async (o = {}) =>
+          (
+            await accounts.createUser({
+              balance: o.balance ?? 0,
+              trialVideos: o.trialVideos ?? 0,
+              ...(o.plan ? { plan: o.plan } : {}),
+              now: new Date(),
+            })
+          ).userId,
+      };
+    },
+    async stop() {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      stops = [];
+    },
+  };
+}
+
+export const IMPLEMENTATIONS: Implementation[] = [memory, dynamodb()];
