@@ -483,9 +483,9 @@ export const listOrdersQuery = z
           z.describe('The cursor: the orders created before this one (its `next_starting_after`, or the last id of a page).'),
         ),
     ),
-    status: z.optional(orderStatus.check(z.describe('Only the orders in this status.'))),
-    created_gte: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Created at or after this time.'))),
-    created_lt: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Created before this time.'))),
+    status: z.optional(orderStatus.check(z.describe('Only orders in this status'))),
+    created_gte: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created at or after this time (ISO 8601)'))),
+    created_lt: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created before this time (ISO 8601)'))),
   })
   .check(z.describe('The query of GET /videos (additive): the key’s orders, newest first.'));
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;

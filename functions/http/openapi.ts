@@ -94,22 +94,13 @@ function errorResponses(op: Operation): Record<string, Json> {
   );
 }
 
-const QUERY_PARAMS: Record<string, string> = {
-  limit: 'Entries on a page, 1 to 100 (20 by default)',
-  starting_after: 'The cursor: the page starts after this id (the previous page’s `next_starting_after`)',
-  status: 'Only orders in this status',
-  created_gte: 'Only orders created at or after this time (ISO 8601)',
-  created_lt: 'Only orders created before this time (ISO 8601)',
-};
-
-/** The query parameters of a query schema (named in components), one per property. */
+/** The query parameters of a query schema (named in components), one per property, described by the schema. */
 function queryParams(schema: Schema): Json[] {
   const js = componentSchemas()[nameOf(schema)!]!;
   const required = new Set((js.required as string[] | undefined) ?? []);
-  return Object.entries(js.properties as Record<string, Json>).map(([name, { description: _d, ...property }]) => {
-    const described = QUERY_PARAMS[name];
-    if (!described) throw new Error(`The query parameter ${name} has no description in QUERY_PARAMS`);
-    return { name, in: 'query', required: required.has(name) && property.default === undefined, description: described, schema: property };
+  return Object.entries(js.properties as Record<string, Json>).map(([name, { description, ...property }]) => {
+    if (!description) throw new Error(`The query parameter ${name} has no description (z.describe on its schema)`);
+    return { name, in: 'query', required: required.has(name) && property.default === undefined, description, schema: property };
   });
 }
 

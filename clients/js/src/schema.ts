@@ -1851,7 +1851,7 @@ export interface operations {
             query?: {
                 /** @description Entries on a page, 1 to 100 (20 by default) */
                 limit?: number;
-                /** @description The cursor: the page starts after this id (the previous page’s `next_starting_after`) */
+                /** @description The cursor: the orders created before this one (its `next_starting_after`, or the last id of a page). */
                 starting_after?: string;
                 /** @description Only orders in this status */
                 status?: components["schemas"]["OrderStatus"];
@@ -3295,7 +3295,7 @@ export interface operations {
             query?: {
                 /** @description Entries on a page, 1 to 100 (20 by default) */
                 limit?: number;
-                /** @description The cursor: the page starts after this id (the previous page’s `next_starting_after`) */
+                /** @description The cursor: the entries older than this one (its `next_starting_after`, or the last id of a page). */
                 starting_after?: string;
             };
             header?: never;
