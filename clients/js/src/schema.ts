@@ -110,7 +110,7 @@ export interface paths {
         put?: never;
         /**
          * Order a video with explicit parameters
-         * @description Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review. A paid extra the service cannot make now is refused with 422 `invalid_params` naming its field, before any charge: today `ai_visual: true` and `voice: "clone"` (no image generator or voice-cloning speech provider is configured).
+         * @description Every field but `topic` is optional. With `director_mode: true` the order stops at `awaiting_review` until POST /videos/{id}/review. A paid extra this deployment cannot make is refused with 422 `invalid_params` naming its field, before any charge: `ai_visual: true` where no image generator is configured, `voice: "clone"` where no voice-cloning speech provider is. POST /videos:quote refuses them alike, charging nothing.
          *
          *     **curl**
          *
