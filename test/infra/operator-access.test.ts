@@ -44,7 +44,14 @@ describe("the operators' permissions (docs/deploy.md)", () => {
     const deleted = await admin('delete-user', '--user', user);
     assert.deepEqual([deleted.orders, deleted.files > 0], [1, true]);
 
-    for (const [command, grants] of seen) assert.deepEqual([...grants].sort(), [...(documented.get(command) ?? [])].sort(), command);
+    // An admission completes the wait of an order already waiting with a running execution only if one is next in
+    // line when the creation finds a free slot (functions/core/capacity.ts): documented, not required here.
+    const mayNeed: Record<string, string[]> = { 'create-order': ['states:SendTaskSuccess on <OrderStateMachineArn>'] };
+    for (const [command, grants] of seen) {
+      const rows = [...(documented.get(command) ?? [])].filter((g) => grants.has(g) || !mayNeed[command]?.includes(g));
+      assert.deepEqual([...grants].sort(), rows.sort(), command);
+    }
+    for (const [command, grants] of Object.entries(mayNeed)) for (const g of grants) assert.ok(documented.get(command)?.has(g), `${command}: ${g}`);
     const commands = ['create-user', 'issue-key', 'top-up', 'set-plan', 'balance', 'create-order', 'revoke-key', 'delete-user'];
     assert.deepEqual([...seen.keys()].sort(), commands.sort());
     // Every documented operator row was needed by the command it names (the smoke test's rows: test/e2e/smoke.test.ts).

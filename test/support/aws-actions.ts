@@ -50,6 +50,8 @@ export function grantsOf(commandName: string, input: Record<string, any>): strin
   return actionsOf(commandName, input).flatMap((a) => {
     const [service, action, machine] = a.split(':') as [string, string, string?];
     if (machine) return [`${service}:${action} on ${action === 'StartExecution' ? '' : 'executions of '}${machineArn(machine)}`];
+    // A task token names no machine; only the order machine's states wait for one.
+    if (action === 'SendTaskSuccess') return [`${a} on ${machineArn('order')}`];
     if (service === 'dynamodb') return [`${a} on table/<TableName>${input.IndexName ? `/index/${input.IndexName}` : ''}`];
     if (action === 'ListBucket') return [`${a} on <BucketName>`];
     if (service === 's3') return [...new Set(keys.map((k) => `${a} on <BucketName>/${k.split('/')[0]}/*`))];
@@ -98,7 +100,8 @@ export function documentedGrants(): Map<string, Set<string>> {
       .split('|')
       .slice(1, 4)
       .map((c) => c.trim()) as [string, string, string];
-    for (const command of commands.split(',').map((c) => c.trim()))
+    // A row's note in parentheses says when a command needs it; the command is named before it.
+    for (const command of commands.split(',').map((c) => c.replace(/\s*\(.*\)$/, '').trim()))
       (byCommand.get(command) ?? byCommand.set(command, new Set()).get(command)!).add(`${action.replaceAll('`', '')} on ${resource.replaceAll('`', '')}`);
   }
   return byCommand;
