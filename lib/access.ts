@@ -1,102 +1,30 @@
 /**
- * What each function may do, and nothing more: the one table of least privileges. CDK turns each entry into the
- * function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS actions
- * each function really performs, and check that every one is granted here.
+ * What each function may do, and nothing more: the one table of least privileges. A route's function has the grants
+ * its operation states (functions/http/operations.ts); the steps', jobs' and the bot's are below. CDK turns each entry
+ * into the function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS
+ * actions each function really performs, and check that every one is granted here, and nothing more.
  */
 import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
-import type { ProviderName } from '../functions/generator/openai-http.ts';
+import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, ETA } from '../functions/app/grants.ts';
+import { OPERATIONS } from '../functions/http/operations.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
-export type BucketAction = 'GetObject' | 'PutObject';
-export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
+export type { Access };
 
-export interface Access {
-  /** Actions on the single table. */
-  table?: TableAction[];
-  /** Actions on the order files (orders/*) of the bucket. */
-  bucket?: BucketAction[];
-  /**
-   * s3:ListBucket on the bucket, with no condition: S3 answers a read of a missing key 404 only to a caller allowed to
-   * list the bucket, 403 to others (a 500 of the download route), and a condition on s3:prefix is never met by a read,
-   * which carries no prefix (docs/decisions.md).
-   */
-  listBucket?: boolean;
-  /** Actions on the order state machine. */
-  orderMachine?: OrderMachineAction[];
-  /** Starts executions of the webhook delivery state machine (the steps that record an event). */
-  startDelivery?: boolean;
-  /** Reads where executions of these state machines stand (DescribeExecution). */
-  describeExecutions?: ('order' | 'delivery')[];
-  /** Stops executions of the order state machine (a canceled order's). */
-  stopOrders?: boolean;
-  /** Reads the link-signing secret (the functions that sign or check download links). */
-  linkKey?: boolean;
-  /**
-   * Calls these AI providers, where the stage configures them: their settings, and the read of each one's API key
-   * secret (lib/providers.ts).
-   */
-  providers?: ProviderName[];
-  /** Takes orders, so refuses a paid extra no provider delivers: the providers' addresses, never a key. */
-  takesOrders?: boolean;
+/** A route's handler's grants, as its operation states them; two operations of one handler must agree. */
+function routeAccess(): Record<string, Access> {
+  const byHandler: Record<string, Access> = { [DEFAULT_ROUTE.handler]: {} };
+  for (const { route, access } of OPERATIONS) {
+    const other = byHandler[route.handler];
+    if (other && JSON.stringify(other) !== JSON.stringify(access)) throw new Error(`${route.handler}: its operations grant it differently`);
+    byHandler[route.handler] = access;
+  }
+  return byHandler;
 }
 
-/**
- * Every authenticated route: the key lookup. Every authenticated POST and GET: its count in the minute's window (POSTs
- * and GETs apart).
- */
-const AUTH: TableAction[] = ['GetItem'];
-/** eta_seconds: the queue's snapshot, the state items of its shards (read in batches; never its waits). */
-const ETA: TableAction[] = ['BatchGetItem'];
-const POST: TableAction[] = [...AUTH, 'UpdateItem'];
-const GET: TableAction[] = [...AUTH, 'UpdateItem'];
-/**
- * A status change: the order and the user's slot; with an event, puts (the event, its pending marker, a refund's
- * ledger entry), and for a key without a webhook the event settled at once (the webhook read, its pending marker
- * deleted). The change to done or error also deletes the open-order marker.
- */
-const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
-const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
-/**
- * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
- * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes
- * the wait and updates the shard states), release one; note the order's place; and complete the admitted order's wait,
- * or start the execution of an order queued by its creation.
- */
-const ADMIT: TableAction[] = ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
-
-/** By function: a route's handler (functions/http) or a step's module (functions/steps). */
+/** By function: a route's handler (functions/http, from its operation) or a step's, job's or the bot's module. */
 export const ACCESS: Record<string, Access> = {
-  // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
-  // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
-  // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
-  'create-quick': { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
-  'create-video': { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
-  // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
-  'quote-video': { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
-  'get-video': { table: [...GET, ...ETA], linkKey: true },
-  // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
-  'list-videos': { table: [...GET, ...ETA, 'Query'], linkKey: true },
-  // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
-  'review-video': { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
-  'create-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
-  'list-webhooks': { table: [...GET, 'GetItem'] },
-  'delete-webhook': { table: [...AUTH, 'GetItem', 'DeleteItem'] },
-  'list-deliveries': { table: [...GET, 'GetItem', 'Query'] },
-  // The webhook (owner item, then the user's), saved with its new secret and the previous one's overlap.
-  'rotate-webhook': { table: [...POST, 'GetItem', 'PutItem'] },
-  // The webhook read; the test delivery goes out over the network, nothing is stored.
-  'test-webhook': { table: [...POST, 'GetItem'] },
-  // The dropped attempts since a time (a query), each event read and reopened with its pending marker; a new delivery.
-  'resend-events': { table: [...POST, 'GetItem', 'Query', 'PutItem'], startDelivery: true },
-  'get-balance': { table: GET },
-  // The user's ledger entries: one query of its partition.
-  'list-transactions': { table: [...GET, 'Query'] },
-  // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
-  'download-file': { bucket: ['GetObject'], listBucket: true, linkKey: true },
-  'not-found': {},
-  'get-openapi': {},
-  'get-docs': {},
+  ...routeAccess(),
   'await-slot': { table: [...ADMIT], orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   'start-order': { table: CHANGE },
   'plan-order': { table: CHANGE, providers: ['llm'] },
@@ -119,14 +47,6 @@ export const ACCESS: Record<string, Access> = {
   'review-lapsed': { table: [...CHANGE_WITH_EVENT, ...ADMIT], startDelivery: true, orderMachine: ['SendTaskSuccess', 'StartExecution'] },
   // An attempt's record; a settled event's marker is deleted.
   'deliver-event': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  // A cancel: the transition to error (order, user, ledger, event, pending marker; the open marker deleted), the order's
-  // wait or slot given back and the next order admitted and woken, the event's delivery started, the execution stopped.
-  'cancel-video': {
-    table: [...POST, ...CHANGE_WITH_EVENT, ...ADMIT],
-    orderMachine: ['SendTaskSuccess', 'StartExecution'],
-    startDelivery: true,
-    stopOrders: true,
-  },
   // The sweep: open orders and unsettled events (a query per shard, the item, where its execution stands, a start, a
   // new execution's name recorded, a stray marker's delete); the slots (reclaim and admission: batch reads of the slots
   // and the queue's shard states) and the wake-up of an admitted order; an order past its deadline canceled.

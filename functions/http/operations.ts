@@ -34,6 +34,7 @@ import {
   webhookTestResult,
 } from '../contract/webhooks.ts';
 import type { ErrorCode } from '../core/errors.ts';
+import { type Access, ADMIT, AUTH, CHANGE_WITH_EVENT, ETA, GET, POST } from '../app/grants.ts';
 
 /** The answer headers an operation may name; openapi.ts describes each once. */
 export type AnswerHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Location';
@@ -70,6 +71,8 @@ export interface Operation {
   /** The OpenAPI operationId, and the clients' method name. */
   id: string;
   route: Route;
+  /** What its function may do on AWS (lib/access.ts makes it the function's IAM policy; the access test checks it). */
+  access: Access;
   /**
    * A keyed POST counts against the key's POSTs a minute before its handler runs; `deferred`: the handler counts it
    * inside its own transaction (creation), and whatever it did not count is counted when it returns or fails.
@@ -96,6 +99,10 @@ export interface Operation {
 
 /** What both creation routes answer: 201, or 200 for a repeated Idempotency-Key, and the pricing refusals. */
 const creation = {
+  // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
+  // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
+  // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
+  access: { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
   countPost: 'deferred',
   idempotent: true,
   answers: {
@@ -139,6 +146,8 @@ export const createQuickVideo = {
 export const quoteVideo = {
   id: 'quoteVideo',
   route: { method: 'POST', path: '/videos:quote', handler: 'quote-video', auth: true },
+  // A quote: the account read, the queue's snapshot for eta_seconds, the quote put. It offers what orders would.
+  access: { table: [...POST, 'PutItem', ...ETA], takesOrders: true },
   body: quoteRequest,
   answers: { 200: { description: 'The price and the quote that holds it', schema: quoteResponse } },
   errors: ['fair_use_exceeded'],
@@ -175,6 +184,8 @@ export const createVideo = {
 export const listVideos = {
   id: 'listVideos',
   route: { method: 'GET', path: '/videos', handler: 'list-videos', auth: true },
+  // The user's order references (a query), the orders (a batch read), the queue for the active ones' estimates.
+  access: { table: [...GET, ...ETA, 'Query'], linkKey: true },
   query: listOrdersQuery,
   answers: { 200: { description: 'A page of orders', schema: orderList } },
   summary: "List the key's orders, newest first",
@@ -193,6 +204,7 @@ export const listVideos = {
 export const getVideo = {
   id: 'getVideo',
   route: { method: 'GET', path: '/videos/{id}', handler: 'get-video', auth: true },
+  access: { table: [...GET, ...ETA], linkKey: true },
   answers: { 200: { description: 'The order', schema: orderRecord, headers: ['Retry-After'] } },
   errors: ['forbidden', 'not_found'],
   summary: 'Read an order',
@@ -209,6 +221,8 @@ export const getVideo = {
 export const reviewVideo = {
   id: 'reviewVideo',
   route: { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
+  // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
+  access: { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
   body: reviewBody,
   answers: { 200: { description: 'The order, now running', schema: orderRecord } },
   errors: ['forbidden', 'not_found', 'not_awaiting_review', 'regen_limit_reached', 'active_tasks_exceeded'],
@@ -226,6 +240,9 @@ export const reviewVideo = {
 export const cancelVideo = {
   id: 'cancelVideo',
   route: { method: 'POST', path: '/videos/{id}/cancel', handler: 'cancel-video', auth: true },
+  // The transition to error (order, user, ledger, event, pending marker; the open marker deleted), the order's wait or
+  // slot given back and the next order admitted and woken, the event's delivery started, the execution stopped.
+  access: { table: [...POST, ...CHANGE_WITH_EVENT, ...ADMIT], orderMachine: ['SendTaskSuccess', 'StartExecution'], startDelivery: true, stopOrders: true },
   answers: { 200: { description: 'The canceled order', schema: orderRecord } },
   errors: ['forbidden', 'not_found', 'not_cancelable'],
   summary: 'Cancel an order that is queued or awaiting review, with a full refund',
@@ -242,6 +259,7 @@ export const cancelVideo = {
 export const createWebhook = {
   id: 'createWebhook',
   route: { method: 'POST', path: '/webhooks', handler: 'create-webhook', auth: true },
+  access: { table: [...POST, 'GetItem', 'PutItem'] },
   body: createWebhookBody,
   answers: { 201: { description: 'The webhook with its signing secret', schema: webhookCreated } },
   summary: 'Register (or replace) the webhook',
@@ -257,6 +275,7 @@ export const createWebhook = {
 export const listWebhooks = {
   id: 'listWebhooks',
   route: { method: 'GET', path: '/webhooks', handler: 'list-webhooks', auth: true },
+  access: { table: [...GET, 'GetItem'] },
   answers: { 200: { description: 'The webhooks', schema: webhookList } },
   summary: 'The webhook of the key',
   description: 'A list of at most one webhook, without its secret.',
@@ -271,6 +290,7 @@ export const listWebhooks = {
 export const deleteWebhook = {
   id: 'deleteWebhook',
   route: { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
+  access: { table: [...AUTH, 'GetItem', 'DeleteItem'] },
   answers: { 204: { description: 'Deleted' } },
   errors: ['forbidden', 'not_found'],
   summary: 'Delete the webhook',
@@ -286,6 +306,7 @@ export const deleteWebhook = {
 export const listDeliveries = {
   id: 'listDeliveries',
   route: { method: 'GET', path: '/webhooks/{id}/deliveries', handler: 'list-deliveries', auth: true },
+  access: { table: [...GET, 'GetItem', 'Query'] },
   answers: { 200: { description: 'Delivery attempts', schema: deliveryList } },
   errors: ['forbidden', 'not_found'],
   summary: 'Recent delivery attempts of the webhook',
@@ -301,6 +322,8 @@ export const listDeliveries = {
 export const rotateWebhookSecret = {
   id: 'rotateWebhookSecret',
   route: { method: 'POST', path: '/webhooks/{id}/rotate', handler: 'rotate-webhook', auth: true },
+  // The webhook (owner item, then the user's), saved with its new secret and the previous one's overlap.
+  access: { table: [...POST, 'GetItem', 'PutItem'] },
   body: rotateWebhookBody,
   answers: { 200: { description: 'The webhook with its new secret', schema: webhookRotated } },
   errors: ['forbidden', 'not_found'],
@@ -318,6 +341,8 @@ export const rotateWebhookSecret = {
 export const testWebhook = {
   id: 'testWebhook',
   route: { method: 'POST', path: '/webhooks/{id}/test', handler: 'test-webhook', auth: true },
+  // The webhook read; the test delivery goes out over the network, nothing is stored.
+  access: { table: [...POST, 'GetItem'] },
   answers: { 200: { description: 'The attempt', schema: webhookTestResult } },
   errors: ['forbidden', 'not_found'],
   summary: 'Send a test event to the webhook now',
@@ -334,6 +359,8 @@ export const testWebhook = {
 export const resendEvents = {
   id: 'resendEvents',
   route: { method: 'POST', path: '/webhooks/{id}/resend', handler: 'resend-events', auth: true },
+  // The dropped attempts since a time (a query), each event read and reopened with its pending marker; a new delivery.
+  access: { table: [...POST, 'GetItem', 'Query', 'PutItem'], startDelivery: true },
   body: resendBody,
   answers: { 202: { description: 'The events being sent again', schema: resendResult } },
   errors: ['forbidden', 'not_found', 'delivery_in_progress'],
@@ -351,6 +378,7 @@ export const resendEvents = {
 export const getBalance = {
   id: 'getBalance',
   route: { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
+  access: { table: GET },
   answers: { 200: { description: 'The balance', schema: balanceResponse } },
   summary: 'The balance in doubloons',
   description: 'Doubloons, trial videos left and, for users with a plan, the heavy videos left this month.',
@@ -365,6 +393,8 @@ export const getBalance = {
 export const listTransactions = {
   id: 'listTransactions',
   route: { method: 'GET', path: '/balance/transactions', handler: 'list-transactions', auth: true },
+  // The user's ledger entries: one query of its partition.
+  access: { table: [...GET, 'Query'] },
   query: listTransactionsQuery,
   answers: { 200: { description: 'A page of ledger entries', schema: transactionList } },
   summary: 'Where the money went: the ledger, newest first',
@@ -381,6 +411,8 @@ export const listTransactions = {
 export const downloadFile = {
   id: 'downloadFile',
   route: { method: 'GET', path: '/files/{id}/{file}', handler: 'download-file', auth: false },
+  // A file past retention is refused before S3 is asked (functions/core/downloads.ts); the listing answers the rest.
+  access: { bucket: ['GetObject'], listBucket: true, linkKey: true },
   checkedQuery: [
     { name: 'expires', description: 'Unix time the link stops working', schema: { type: 'integer' } },
     { name: 'sig', description: 'The link signature', schema: { type: 'string' } },
@@ -405,6 +437,7 @@ export const downloadFile = {
 export const getOpenApi = {
   id: 'getOpenApi',
   route: { method: 'GET', path: '/openapi.json', handler: 'get-openapi', auth: false },
+  access: {},
   answers: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } },
   summary: 'This document',
   description: 'The OpenAPI 3.1 document of the contract. No key.',
@@ -412,6 +445,7 @@ export const getOpenApi = {
 } as const satisfies Operation;
 
 const docsPage = {
+  access: {},
   answers: { 200: { description: 'The reference page (HTML)', content: { 'text/html': { schema: { type: 'string' } } } } },
   errors: ['not_found'],
   summary: 'The interactive reference',

@@ -1,0 +1,64 @@
+/**
+ * The words of the one table of least privileges (lib/access.ts): what a function may do, and the grants that several
+ * functions share. Here, below lib, so that each API operation (functions/http/operations.ts) states its own function's
+ * grants beside its route.
+ */
+import type { ProviderName } from '../generator/openai-http.ts';
+
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type BucketAction = 'GetObject' | 'PutObject';
+export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
+
+export interface Access {
+  /** Actions on the single table. */
+  table?: readonly TableAction[];
+  /** Actions on the order files (orders/*) of the bucket. */
+  bucket?: readonly BucketAction[];
+  /**
+   * s3:ListBucket on the bucket, with no condition: S3 answers a read of a missing key 404 only to a caller allowed to
+   * list the bucket, 403 to others (a 500 of the download route), and a condition on s3:prefix is never met by a read,
+   * which carries no prefix (docs/decisions.md).
+   */
+  listBucket?: boolean;
+  /** Actions on the order state machine. */
+  orderMachine?: readonly OrderMachineAction[];
+  /** Starts executions of the webhook delivery state machine (the steps that record an event). */
+  startDelivery?: boolean;
+  /** Reads where executions of these state machines stand (DescribeExecution). */
+  describeExecutions?: readonly ('order' | 'delivery')[];
+  /** Stops executions of the order state machine (a canceled order's). */
+  stopOrders?: boolean;
+  /** Reads the link-signing secret (the functions that sign or check download links). */
+  linkKey?: boolean;
+  /**
+   * Calls these AI providers, where the stage configures them: their settings, and the read of each one's API key
+   * secret (lib/providers.ts).
+   */
+  providers?: readonly ProviderName[];
+  /** Takes orders, so refuses a paid extra no provider delivers: the providers' addresses, never a key. */
+  takesOrders?: boolean;
+}
+
+/**
+ * Every authenticated route: the key lookup. Every authenticated POST and GET: its count in the minute's window (POSTs
+ * and GETs apart).
+ */
+export const AUTH: TableAction[] = ['GetItem'];
+/** eta_seconds: the queue's snapshot, the state items of its shards (read in batches; never its waits). */
+export const ETA: TableAction[] = ['BatchGetItem'];
+export const POST: TableAction[] = [...AUTH, 'UpdateItem'];
+export const GET: TableAction[] = [...AUTH, 'UpdateItem'];
+/**
+ * A status change: the order and the user's slot; with an event, puts (the event, its pending marker, a refund's
+ * ledger entry), and for a key without a webhook the event settled at once (the webhook read, its pending marker
+ * deleted). The change to done or error also deletes the open-order marker.
+ */
+export const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
+export const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
+/**
+ * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
+ * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes
+ * the wait and updates the shard states), release one; note the order's place; and complete the admitted order's wait,
+ * or start the execution of an order queued by its creation.
+ */
+export const ADMIT: TableAction[] = ['Query', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
