@@ -4,8 +4,22 @@ import { awaitsApproval, counterDeltas, countsAgainstKey, type Order } from '../
 import type { CommitOutcome, IdempotencyRecord, MarkerPage, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
-import { headOf, LEDGER_ATTEMPTS, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-import { batchGet, CONFLICT_ATTEMPTS, contended, deletePartition, markersPage, queryAll, recordOf, transact, writeIf, type TransactItem } from './dynamo.ts';
+import { headOf, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
+import { LEDGER_MOVED } from '../core/transactions.ts';
+import { retry } from '../core/retry.ts';
+import {
+  batchGet,
+  type Cancelled,
+  CONFLICTS,
+  contended,
+  deletePartition,
+  markersPage,
+  queryAll,
+  recordOf,
+  transact,
+  writeIf,
+  type TransactItem,
+} from './dynamo.ts';
 import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -208,26 +222,27 @@ export class Orders implements OrderStore {
 
   async transition(t: Transition): Promise<boolean> {
     let refund = t.refund;
-    for (let attempt = 0, moved = 0; ; ) {
-      const cancelled = await transact(this.ddb, this.transitionItems(t, refund));
-      if (!cancelled) return true;
-      if (cancelled.failed('order')) return false;
-      // The refund's entry followed a ledger head that another write has moved on: follow the one now there.
-      const user = refund && cancelled.failed('user') ? cancelled.itemOf('user') : undefined;
-      if (user && refund && ++moved < LEDGER_ATTEMPTS) {
-        refund = { heavyMonth: toAccount(user).heavyMonth, ledger: headOf(user) };
-        continue;
-      }
-      // No refund to follow: the key is at its active limit (a review's move back to running); the caller reads the
-      // order again to tell.
-      if (!refund && cancelled.failed('user')) return false;
-      if (cancelled.conflict) {
-        if (++attempt >= CONFLICT_ATTEMPTS) throw contended(['order transition'], cancelled.error);
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
-        continue;
-      }
-      throw cancelled.error;
-    }
+    // The refund's entry followed a ledger head that another write has moved on: the user item as it is now.
+    const movedHead = (c: Cancelled<TransitionItem> | undefined) => (refund && c?.failed('user') ? c.itemOf('user') : undefined);
+    const cancelled = await retry({
+      policy: CONFLICTS,
+      op: async () => {
+        const c = await transact(this.ddb, this.transitionItems(t, refund));
+        const user = c?.failed('order') ? undefined : movedHead(c);
+        // The next attempt's entry follows the head now there.
+        if (user) refund = { heavyMonth: toAccount(user).heavyMonth, ledger: headOf(user) };
+        return { c, moved: user !== undefined };
+      },
+      retryable: ({ c, moved }) => (moved ? LEDGER_MOVED : c?.conflict === true),
+      exhausted: ({ c }, policy) => contended(['order transition'], c!.error, policy.attempts),
+    });
+    const { c } = cancelled;
+    if (!c) return true;
+    if (c.failed('order')) return false;
+    // No refund to follow: the key is at its active limit (a review's move back to running); the caller reads the
+    // order again to tell.
+    if (!refund && c.failed('user')) return false;
+    throw c.error;
   }
 
   /** The items of a status change, with the refund's ledger entry after `refund.ledger` when it refunds. */

@@ -13,17 +13,11 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
+import { retry } from './retry.ts';
+import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
 import { type Account, breakdownOf, type Charge, checkKeyLimits, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** Commits tried after a conflict (another transaction held an item: backed off and tried again) ... */
-const MAX_CONFLICTS = 12;
-/**
- * ... and after the account moved (each time another write of the user's committed, the charge's ledger entry
- * follows it and is priced again at once): bounded by the user's concurrent writes, a few dozen at most.
- */
-const MAX_ACCOUNT_CHANGES = 50;
-
 /** What a client asked for, on one of the two creation routes. */
 export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
   /** Seconds after which the order, unless done, is canceled and refunded. */
@@ -83,7 +77,6 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** What a quote binds: the route, the prompt and the parameters priced (not the order's options). */
 const quoteHash = (route: OrderRequest['route'], asked: Pick<Order, 'prompt' | 'params'>) =>
   sha256(JSON.stringify([route, asked.prompt ?? null, asked.params]));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class OrderCreation {
   constructor(private readonly deps: OrderCreationDeps) {}
@@ -203,78 +196,83 @@ export class OrderCreation {
     const { quoteId, maxCost } = input.request;
     const quoted = quoteId !== undefined ? await this.deps.orders.quoteOf(input.account.userId, quoteId, input.now) : undefined;
     let account: Account | undefined = input.account;
-    for (let conflicts = 0, changes = 0; conflicts < MAX_CONFLICTS && changes < MAX_ACCOUNT_CHANGES; ) {
-      if (!account) throw unauthorized();
-      let charge: Charge;
-      try {
-        charge =
-          quoteId !== undefined
-            ? this.chargeByQuote(quoted, quoteHash(route, asked), asked.params, account, limits, input.now)
-            : quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
-        if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
-      } catch (err) {
-        // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
-        // priced against: it is the original order's replay, not a 402 or a 429.
-        const record =
-          err instanceof AppError && input.idempotencyKey !== undefined
-            ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now)
-            : undefined;
-        if (!record) throw err;
-        return this.replayOf(record, route, requestHash);
-      }
-      const ts = input.now.toISOString();
-      const order: Order = {
-        id,
-        userId: account.userId,
-        status: 'queued',
-        kind: asked.kind,
-        channel,
-        ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
-        params: asked.params,
-        charge,
-        createdAt: ts,
-        updatedAt: ts,
-        ...(input.request.deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + input.request.deadlineSeconds * 1000).toISOString() } : {}),
-        etaSeconds: eta,
-        queueShard: shardOf(id),
-      };
-      const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: eta };
-      const outcome = await this.deps.orders.create({
-        order,
-        account,
-        ...(quoteId !== undefined ? { quoteId } : {}),
-        ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
-        limits: this.deps.limits,
-        now: input.now,
-        ...(input.idempotencyKey !== undefined
-          ? {
-              idempotency: {
-                keyHash: sha256(input.idempotencyKey),
-                record: { route, requestHash, orderId: id, response },
-                expiresAt,
-              },
-            }
-          : {}),
-      });
-      switch (outcome.kind) {
-        case 'created':
-          return { kind: 'created' as const, order, response };
-        case 'replay':
-          return this.replayOf(outcome.record, route, requestHash);
-        case 'rate_limited':
-          throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
-        case 'account_changed':
-          account = outcome.account;
-          changes++;
-          break;
-        case 'conflict':
-          await sleep(Math.random() * Math.min(400, 10 * 2 ** conflicts++));
-          break;
-        case 'quote_used':
-          throw quoteInvalid('was used by another order');
-      }
-    }
-    throw serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1);
+    const outcome = await retry({
+      policy: ACCOUNT_CONFLICTS,
+      op: async () => {
+        if (!account) throw unauthorized();
+        let charge: Charge;
+        try {
+          charge =
+            quoteId !== undefined
+              ? this.chargeByQuote(quoted, quoteHash(route, asked), asked.params, account, limits, input.now)
+              : quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
+          if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
+        } catch (err) {
+          // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
+          // priced against: it is the original order's replay, not a 402 or a 429.
+          const record =
+            err instanceof AppError && input.idempotencyKey !== undefined
+              ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now)
+              : undefined;
+          if (!record) throw err;
+          return this.replayOf(record, route, requestHash);
+        }
+        const ts = input.now.toISOString();
+        const order: Order = {
+          id,
+          userId: account.userId,
+          status: 'queued',
+          kind: asked.kind,
+          channel,
+          ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
+          params: asked.params,
+          charge,
+          createdAt: ts,
+          updatedAt: ts,
+          ...(input.request.deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + input.request.deadlineSeconds * 1000).toISOString() } : {}),
+          etaSeconds: eta,
+          queueShard: shardOf(id),
+        };
+        const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: eta };
+        const outcome = await this.deps.orders.create({
+          order,
+          account,
+          ...(quoteId !== undefined ? { quoteId } : {}),
+          ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
+          limits: this.deps.limits,
+          now: input.now,
+          ...(input.idempotencyKey !== undefined
+            ? {
+                idempotency: {
+                  keyHash: sha256(input.idempotencyKey),
+                  record: { route, requestHash, orderId: id, response },
+                  expiresAt,
+                },
+              }
+            : {}),
+        });
+        switch (outcome.kind) {
+          case 'created':
+            return { kind: 'created' as const, order, response };
+          case 'replay':
+            return this.replayOf(outcome.record, route, requestHash);
+          case 'rate_limited':
+            throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
+          case 'quote_used':
+            throw quoteInvalid('was used by another order');
+          case 'account_changed':
+            account = outcome.account;
+            return outcome;
+          case 'conflict':
+            return outcome;
+        }
+      },
+      // The account moved on (each time another write of the user's committed): priced again at once from it.
+      retryable: (o) => (o.kind === 'account_changed' ? LEDGER_MOVED : o.kind === 'conflict'),
+      exhausted: () => serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1),
+    });
+    if (outcome.kind !== 'created' && outcome.kind !== 'replay') throw new Error(`unreachable: ${outcome.kind}`);
+    return outcome;
   }
 
   /** The same key for the same request is a replay; for another request, 422 naming the key. */
