@@ -20,7 +20,7 @@ import {
   writeIf,
   type TransactItem,
 } from './dynamo.ts';
-import { expiresAt, inPartition, ITEM, keys, TABLE_KEYS, ttl } from './keys.ts';
+import { expiresAt, expiryConditions, inPartition, isHeld, ITEM, keys, TABLE_KEYS } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
@@ -123,6 +123,24 @@ function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string
   return { add, values };
 }
 
+/**
+ * The idempotency record of a creation: new, or in place of an expired one (TTL deletes lazily); a live one fails the
+ * transaction with the record (ALL_OLD), the replay's answer.
+ */
+export function idempotencyPut(tableName: string, userId: string, idem: NonNullable<OrderCommit['idempotency']>, now: Date): TransactItem {
+  const expiry = expiryConditions(now);
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.idempotency(userId, idem.keyHash), ...idem.record, ...expiresAt(idem.expiresAt) },
+      ConditionExpression: `${ITEM.isNew} OR ${expiry.expired}`,
+      ExpressionAttributeNames: expiry.names,
+      ExpressionAttributeValues: expiry.values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
 type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'unstarted' | 'deadline' | 'idempotency' | 'quote';
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
@@ -170,24 +188,12 @@ export class Orders implements OrderStore {
     }
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
-      items.push([
-        'idempotency',
-        {
-          Put: {
-            TableName: T,
-            Item: { ...keys.idempotency(account.userId, c.idempotency.keyHash), ...c.idempotency.record, ...expiresAt(c.idempotency.expiresAt) },
-            // An expired record may still be there (TTL deletes lazily): it no longer counts.
-            ConditionExpression: `${ITEM.isNew} OR #ttl < :now`,
-            ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
-            ExpressionAttributeValues: { ':now': ttl(c.now) },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-      ]);
+      items.push(['idempotency', idempotencyPut(T, account.userId, c.idempotency, c.now)]);
     }
 
     if (c.quoteId) {
       // A quote prices one order: the first to commit uses it up, while it has not expired.
+      const expiry = expiryConditions(c.now);
       items.push([
         'quote',
         {
@@ -195,9 +201,9 @@ export class Orders implements OrderStore {
             TableName: T,
             Key: keys.quote(account.userId, c.quoteId),
             UpdateExpression: 'SET orderId = :order',
-            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(orderId) AND #ttl >= :now`,
-            ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
-            ExpressionAttributeValues: { ':order': order.id, ':now': ttl(c.now) },
+            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(orderId) AND ${expiry.held}`,
+            ExpressionAttributeNames: expiry.names,
+            ExpressionAttributeValues: { ':order': order.id, ...expiry.values },
           },
         },
       ]);
@@ -409,8 +415,7 @@ export class Orders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
-    // The same rule as the creation's condition: the record counts while its expiry is not before now.
-    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) < ttl(now)) return undefined;
+    if (!out.Item || !isHeld(out.Item, now)) return undefined;
     return recordOf<IdempotencyRecord>(out.Item);
   }
 
@@ -466,8 +471,7 @@ export class Orders implements OrderStore {
 
   async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.quote(userId, quoteId), ConsistentRead: true }));
-    // TTL deletes lazily: an expired quote may still be there.
-    if (!out.Item || Number(out.Item[TABLE_KEYS.ttl]) < ttl(now)) return undefined;
+    if (!out.Item || !isHeld(out.Item, now)) return undefined;
     return recordOf<StoredQuote>(out.Item);
   }
 

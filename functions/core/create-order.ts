@@ -14,10 +14,10 @@ import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import type { Deliverable } from './generator.ts';
 import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
 import { retry } from './retry.ts';
+import { expiryOf, IDEMPOTENCY_TTL_MS, QUOTE_TTL_MS } from './expiry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
 import { type Account, breakdownOf, type Charge, checkKeyLimits, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** What a client asked for, on one of the two creation routes. */
 export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
   /** Seconds after which the order, unless done, is canceled and refunded. */
@@ -27,9 +27,6 @@ export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { r
   /** The most the order may cost. */
   maxCost?: number;
 };
-
-/** How long a quote holds its price. */
-export const QUOTE_TTL_MS = 15 * 60 * 1000;
 
 export interface CreateOrderInput {
   account: Account;
@@ -110,7 +107,7 @@ export class OrderCreation {
       requestHash: quoteHash(input.request.route, asked),
       charge,
       createdAt: input.now.toISOString(),
-      expiresAt: new Date(input.now.getTime() + QUOTE_TTL_MS).toISOString(),
+      expiresAt: expiryOf(input.now, QUOTE_TTL_MS).toISOString(),
     };
     await this.deps.orders.saveQuote(stored);
     const { cost, ...breakdown } = breakdownOf(charge, this.deps.prices);
@@ -171,7 +168,7 @@ export class OrderCreation {
     const { deadlineSeconds, quoteId, maxCost } = input.request;
     const options = [deadlineSeconds, quoteId, maxCost].some((o) => o !== undefined) ? [[deadlineSeconds ?? null, quoteId ?? null, maxCost ?? null]] : [];
     const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot']), ...options]));
-    const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
+    const expiresAt = expiryOf(input.now, IDEMPOTENCY_TTL_MS);
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
     const view = await this.deps.queue.view(asked.params.director_mode ? undefined : { id, channel });

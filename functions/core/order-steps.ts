@@ -12,6 +12,7 @@ import { ORDER_MOVED, type Order, type OrderFile, type OrderLinks } from './orde
 import { Contended } from './errors.ts';
 import { AGAIN, untilDone } from './retry.ts';
 import type { QueuePlace } from './capacity.ts';
+import { keepPriced } from './pricing.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /**
@@ -132,12 +133,15 @@ export class OrderSteps {
     return this.write(orderId, execution);
   }
 
-  /** Quick orders: the planner refines the parameters that do not change the price. */
+  /**
+   * Quick orders: the planner proposes parameters; the order takes those that do not change the price (keepPriced),
+   * and keeps its director mode.
+   */
   async plan(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (order.kind === 'quick' && !order.planned) {
-      const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
-      const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
+      const proposed = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
+      const planned = { ...keepPriced(proposed, order.params), director_mode: order.params.director_mode };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
     }

@@ -22,6 +22,22 @@ export function pricesFrom(given: object, setting: string): Prices {
 }
 const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 
+/** The parameters an order's charge was computed from: its extras (extrasOf) and how it is paid. */
+const PRICED = ['placement', 'ai_visual', 'music', 'voice', 'billing'] as const satisfies readonly (keyof OrderParams)[];
+
+/**
+ * `proposed` with the charged order's priced parameters: a plan refines what an order does not pay for (topic,
+ * duration, tone, ...), never what it was charged for, whatever the planner proposes.
+ */
+export function keepPriced(proposed: OrderParams, charged: OrderParams): OrderParams {
+  const out: Partial<Record<keyof OrderParams, unknown>> = { ...proposed };
+  for (const k of PRICED) {
+    if (charged[k] === undefined) delete out[k];
+    else out[k] = charged[k];
+  }
+  return out as OrderParams;
+}
+
 export interface Limits {
   activeTasks: number;
   postsPerMinute: number;

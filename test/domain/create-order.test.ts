@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { type CreateOrderInput, IDEMPOTENCY_TTL_MS, type OrderCreation } from '../../functions/core/create-order.ts';
+import type { CreateOrderInput, OrderCreation } from '../../functions/core/create-order.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import type { AppError } from '../../functions/core/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation } from './memory.ts';

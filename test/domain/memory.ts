@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
+import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { orderLinks } from '../../functions/core/links.ts';
@@ -32,6 +33,8 @@ import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { EmbeddedWriter } from '../../functions/generator/writer.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
+/** A quote counts as the table's does: by its expiry in epoch seconds. */
+const quoteHeld = (q: StoredQuote, now: Date) => heldAt(epochSeconds(new Date(q.expiresAt)), now);
 
 export interface LedgerLine {
   userId: string;
@@ -47,6 +50,7 @@ export interface LedgerLine {
 export class MemoryTable {
   accounts = new Map<string, Account>();
   orders = new Map<string, Order>();
+  /** Each with its expiry in epoch seconds, as the table keeps it. */
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
   quotes = new Map<string, StoredQuote>();
   posts = new Map<string, number>();
@@ -96,9 +100,9 @@ export class MemoryOrders implements OrderStore {
     // The same conditions as the transaction's items, read in the adapter's order.
     const keyed = countsAgainstKey(order);
     if (c.postWindowStart !== undefined && (this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
-    if (held && held.expiresAt >= c.now.getTime()) return { kind: 'replay', record: clone(held.record) };
+    if (held && heldAt(held.expiresAt, c.now)) return { kind: 'replay', record: clone(held.record) };
     const quoted = c.quoteId ? this.t.quotes.get(c.quoteId) : undefined;
-    if (c.quoteId && (!quoted || quoted.orderId || Date.parse(quoted.expiresAt) < c.now.getTime())) return { kind: 'quote_used' };
+    if (c.quoteId && (!quoted || quoted.orderId || !quoteHeld(quoted, c.now))) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
       user.ledgerSeq === account.ledgerSeq &&
@@ -128,7 +132,7 @@ export class MemoryOrders implements OrderStore {
     }
     if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
     this.t.ledger.push({ userId: account.userId, amount: -charge.cost, kind: 'charge', orderId: order.id, balanceAfter: user.balance, seq: ++user.ledgerSeq });
-    if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
+    if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: epochSeconds(c.idempotency!.expiresAt) });
     return { kind: 'created' };
   }
 
@@ -174,7 +178,7 @@ export class MemoryOrders implements OrderStore {
 
   async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
     const q = this.t.quotes.get(quoteId);
-    return q && q.userId === userId && Date.parse(q.expiresAt) >= now.getTime() ? clone(q) : undefined;
+    return q && q.userId === userId && quoteHeld(q, now) ? clone(q) : undefined;
   }
 
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
@@ -188,7 +192,7 @@ export class MemoryOrders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const held = this.t.idempotency.get(`${userId}:${keyHash}`);
-    return held && held.expiresAt >= now.getTime() ? clone(held.record) : undefined;
+    return held && heldAt(held.expiresAt, now) ? clone(held.record) : undefined;
   }
 
   async transition(tr: Transition): Promise<boolean> {

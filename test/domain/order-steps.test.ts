@@ -10,6 +10,7 @@ import type { AppError } from '../../functions/core/errors.ts';
 import { OrderClosed, OrderSteps, type StepPorts } from '../../functions/core/order-steps.ts';
 import { ORDER_MOVED } from '../../functions/core/orders.ts';
 import { isTransient } from '../../functions/adapters/transient.ts';
+import { planFromPrompt } from '../../functions/generator/planner.ts';
 import type { OrderEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
@@ -307,6 +308,35 @@ describe('order steps', () => {
     await steps.fail(id, { Error: 'States.Timeout' }, id);
     assert.deepEqual([table.orders.get(id)!.status, table.account('U').balance], ['running', 900], 'not failed, not refunded');
     assert.equal((await steps.write(id, `${id}-s1`)).orderId, id, 'the named one goes on');
+  });
+
+  it('let the planner refine what an order does not pay for, never what it was charged for', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    const charged = table.orders.get(id)!.params;
+    // A planner (a model) that proposes every paid extra, another billing and no director mode.
+    generator.planner = {
+      plan: async (prompt: string) => ({
+        ...planFromPrompt(prompt),
+        topic: 'Green tea, planned',
+        duration_seconds: 30,
+        placement: { product: 'Tea Co' },
+        ai_visual: true,
+        music: 'song' as const,
+        voice: 'clone' as const,
+        billing: 'doubloons' as const,
+        director_mode: true,
+      }),
+    };
+    await steps.start(id);
+    await steps.plan(id);
+    const planned = table.orders.get(id)!.params;
+    assert.deepEqual([planned.topic, planned.duration_seconds], ['Green tea, planned', 30], 'the rest is the plan');
+    assert.deepEqual(
+      [planned.placement, planned.ai_visual, planned.music, planned.voice, planned.billing, planned.director_mode],
+      [charged.placement, charged.ai_visual, charged.music, charged.voice, charged.billing, charged.director_mode],
+      'priced parameters as charged',
+    );
+    assert.equal('placement' in planned, false, 'an extra not ordered is not added');
   });
 
   it('give up a write the order keeps refusing after a bounded number of reads, as the transient Contended', async () => {
