@@ -1,7 +1,7 @@
 /** Orders and their creation transaction. */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitsApproval, counterDeltas, countsAgainstKey, type Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, MarkerPage, OrderCommit, OrderEvent, OrderStore, Patch, StoredQuote, Transition } from '../core/ports.ts';
+import type { CommitOutcome, IdempotencyRecord, MarkerPage, OrderCommit, OrderEvent, OrderStore, Patch, Transition } from '../core/ports.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { Account, Charge, Limits } from '../core/pricing.ts';
 import { headOf, ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
@@ -463,16 +463,6 @@ export class Orders implements OrderStore {
       : [];
     const byId = new Map(found.map((i) => [i.id as string, recordOf<Order>(i)]));
     return { orders: page.flatMap((id) => byId.get(id) ?? []), more: ids.length > range.limit };
-  }
-
-  async saveQuote(q: StoredQuote): Promise<void> {
-    await this.ddb.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.quote(q.userId, q.id), ...q, ...expiresAt(new Date(q.expiresAt)) } }));
-  }
-
-  async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.quote(userId, quoteId), ConsistentRead: true }));
-    if (!out.Item || !isHeld(out.Item, now)) return undefined;
-    return recordOf<StoredQuote>(out.Item);
   }
 
   /** Ids of every order of a user, newest first. */

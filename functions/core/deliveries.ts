@@ -5,7 +5,7 @@
  * manual resend gives a settled event one attempt more, within the key's hourly budget of resent events.
  */
 import { Contended, deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
-import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
+import { AGAIN, type Again, type RetryPolicy, untilDone } from './retry.ts';
 import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
 import type { MarkerPage, Metrics, OrderEvent } from './ports.ts';
@@ -90,7 +90,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
 /** Tries of an attempt whose record another run of the step wrote first. */
 const RECORD_LOST: RetryPolicy = { attempts: 4, baseMs: 10 };
 
-async function attemptOnce(p: DeliveryPorts, orderId: string, eventId: string): Promise<DeliveryStep | typeof AGAIN> {
+async function attemptOnce(p: DeliveryPorts, orderId: string, eventId: string): Promise<DeliveryStep | Again> {
   const event = await p.events.get(orderId, eventId);
   if (!event) return { outcome: 'gone', attempt: 0 };
   const done = event.attempts ?? 0;

@@ -10,7 +10,7 @@ import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
 import { ORDER_MOVED, type Order, type OrderFile, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
-import { AGAIN, untilDone } from './retry.ts';
+import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { QueuePlace } from './capacity.ts';
 import { keepPriced } from './pricing.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
@@ -287,7 +287,7 @@ export class OrderSteps {
    * A step's read and conditional write, read again while the order moved in between (another writer came first);
    * bounded: past ORDER_MOVED's tries, Contended, which the workflow retries as the transient failure it is.
    */
-  private untilWritten<T>(orderId: string, step: string, op: () => Promise<T | typeof AGAIN>): Promise<T> {
+  private untilWritten<T>(orderId: string, step: string, op: () => Promise<T | Again>): Promise<T> {
     return untilDone(ORDER_MOVED, op, () => new Contended(`Order ${orderId}: ${step} found the order moved ${ORDER_MOVED.attempts} times`));
   }
 

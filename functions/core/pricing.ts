@@ -121,10 +121,11 @@ export function checkKeyLimits(params: Pick<OrderParams, 'director_mode'>, accou
 }
 
 /**
- * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
- * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds.
+ * What an order charges this account, or the error the client gets: 429 active_tasks_exceeded,
+ * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds. (A quote, quote-order.ts, is the
+ * binding offer of a price; this is the computation.)
  */
-export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
+export function chargeFor(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
   checkKeyLimits(params, account, limits, retryAfter);
   const charge = priceOf(params, account, now, prices);
   if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);

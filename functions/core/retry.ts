@@ -49,10 +49,14 @@ export async function retry<R>({ policy, op, retryable, exhausted }: Retry<R>): 
   }
 }
 
-/** What an attempt returns when it lost (the thing it wrote moved meanwhile) and should be tried again. */
-export const AGAIN: unique symbol = Symbol('again');
+/** What an attempt returns when it lost (what it wrote moved meanwhile) and should be tried again. */
+export class Again {
+  /** `under`: the budget this kind of loss draws on, when not the retry's own policy. */
+  constructor(readonly under?: RetryPolicy) {}
+}
+export const AGAIN = new Again();
 
-/** `retry` for an attempt that returns its answer or AGAIN. */
-export async function untilDone<T>(policy: RetryPolicy, op: (attempt: number) => Promise<T | typeof AGAIN>, exhausted: () => Error): Promise<T> {
-  return (await retry<T | typeof AGAIN>({ policy, op, retryable: (r) => r === AGAIN, exhausted })) as T;
+/** `retry` for an attempt that returns its answer or an Again. */
+export async function untilDone<T>(policy: RetryPolicy, op: (attempt: number) => Promise<T | Again>, exhausted: (policy: RetryPolicy) => Error): Promise<T> {
+  return (await retry<T | Again>({ policy, op, retryable: (r) => (r instanceof Again ? (r.under ?? true) : false), exhausted: (_r, p) => exhausted(p) })) as T;
 }

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
+import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
@@ -24,7 +25,6 @@ import type {
   OrderEvent,
   OrderStore,
   Patch,
-  StoredQuote,
   Transition,
 } from '../../functions/core/ports.ts';
 import { type Account, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
@@ -34,7 +34,7 @@ import { EmbeddedWriter } from '../../functions/generator/writer.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
 /** A quote counts as the table's does: by its expiry in epoch seconds. */
-const quoteHeld = (q: StoredQuote, now: Date) => heldAt(epochSeconds(new Date(q.expiresAt)), now);
+const quoteHeld = (q: Quote, now: Date) => heldAt(epochSeconds(new Date(q.expiresAt)), now);
 
 export interface LedgerLine {
   userId: string;
@@ -52,7 +52,7 @@ export class MemoryTable {
   orders = new Map<string, Order>();
   /** Each with its expiry in epoch seconds, as the table keeps it. */
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
-  quotes = new Map<string, StoredQuote>();
+  quotes = new Map<string, Quote>();
   posts = new Map<string, number>();
   /** Resent events by `<user>:<hour start>`. */
   resends = new Map<string, number>();
@@ -172,15 +172,6 @@ export class MemoryOrders implements OrderStore {
     return order && clone(order);
   }
 
-  async saveQuote(q: StoredQuote): Promise<void> {
-    this.t.quotes.set(q.id, clone(q));
-  }
-
-  async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
-    const q = this.t.quotes.get(quoteId);
-    return q && q.userId === userId && quoteHeld(q, now) ? clone(q) : undefined;
-  }
-
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
     const ids = [...this.t.orders.values()]
       .filter((o) => o.userId === userId && o.id >= (range.from ?? '') && (range.below === undefined || o.id < range.below))
@@ -235,6 +226,19 @@ export class MemoryOrders implements OrderStore {
   }
 }
 
+export class MemoryQuotes implements QuoteStore {
+  constructor(private readonly t: MemoryTable) {}
+
+  async save(q: Quote): Promise<void> {
+    this.t.quotes.set(q.id, clone(q));
+  }
+
+  async get(userId: string, quoteId: string, now: Date): Promise<Quote | undefined> {
+    const q = this.t.quotes.get(quoteId);
+    return q && q.userId === userId && quoteHeld(q, now) ? clone(q) : undefined;
+  }
+}
+
 /**
  * A page of a marker set walked in sort order as the DynamoDB index is (one shard here): the markers after `from`,
  * young ones passed over, at most `limit`; `next` while more remain.
@@ -262,6 +266,7 @@ export function memoryCreation(
 ) {
   return new OrderCreation({
     orders: new MemoryOrders(table),
+    quotes: new MemoryQuotes(table),
     planPrompt: planFromPrompt,
     deliverable,
     workflow,
@@ -273,6 +278,17 @@ export function memoryCreation(
     queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,
     log: { error: log },
+  });
+}
+
+/** The quoting use case on these ports, with the default prices, and an empty render queue. */
+export function memoryQuoting(table: MemoryTable, prices: Prices = DEFAULT_PRICES) {
+  return new OrderQuoting({
+    quotes: new MemoryQuotes(table),
+    planPrompt: planFromPrompt,
+    deliverable: { ai_visual: true, voice_clone: true },
+    prices,
+    queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
   });
 }
 
