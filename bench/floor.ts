@@ -15,7 +15,7 @@ import type { LedgerHead as Head } from '../functions/core/transactions.ts';
 // The same request parameters the service sends (its expression builders), sent bare.
 import { headOf } from '../functions/adapters/accounts.ts';
 import { windowCountUpdate } from '../functions/adapters/dynamo.ts';
-import { idempotencyPut } from '../functions/adapters/orders.ts';
+import { idempotencyPut } from '../functions/adapters/order-creation.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from '../functions/core/expiry.ts';
 
 export interface FloorContext {

@@ -1,6 +1,6 @@
 /**
  * In-memory implementations of core's ports, for the domain tests only. Each write checks the same conditions the
- * DynamoDB adapters put on it (functions/adapters/orders.ts) and applies all or nothing, so a use case meets the same
+ * DynamoDB adapters put on it (functions/adapters/order-creation.ts, order-transitions.ts) and applies all or nothing, so a use case meets the same
  * answers here as on the table; test/integration runs the same use cases on DynamoDB Local.
  */
 import { writeFileSync } from 'node:fs';
