@@ -4,7 +4,8 @@ import { awaitsApproval, countsAgainstKey, type Order } from '../core/orders.ts'
 import type { CommitOutcome, IdempotencyRecord, OrderCommit } from '../core/ports.ts';
 import type { Account, Limits } from '../core/pricing.ts';
 import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-import { recordOf, transact, type TransactItem } from './dynamo.ts';
+import { transact, type TransactItem } from './dynamo.ts';
+import { idempotencyRecordOf } from './records.ts';
 import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -150,7 +151,7 @@ export class OrderCreations {
     if (!cancelled) return { kind: 'created' };
     // A full minute wins: the client has to slow down whatever else failed.
     if (cancelled.failed('postCount')) return { kind: 'rate_limited' };
-    if (cancelled.failed('idempotency')) return { kind: 'replay', record: recordOf<IdempotencyRecord>(cancelled.itemOf('idempotency')!) };
+    if (cancelled.failed('idempotency')) return { kind: 'replay', record: idempotencyRecordOf(cancelled.itemOf('idempotency')!) };
     if (cancelled.failed('quote')) return { kind: 'quote_used' };
     if (cancelled.failed('debit')) {
       const item = cancelled.itemOf('debit');
@@ -166,7 +167,7 @@ export class OrderCreations {
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
     if (!out.Item || !isHeld(out.Item, now)) return undefined;
-    return recordOf<IdempotencyRecord>(out.Item);
+    return idempotencyRecordOf(out.Item);
   }
 
   private item(order: Order) {

@@ -2,7 +2,8 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '../core/orders.ts';
 import type { OrderEvent } from '../core/ports.ts';
-import { batchGet, deletePartition, queryAll, recordOf } from './dynamo.ts';
+import { batchGet, deletePartition, queryAll } from './dynamo.ts';
+import { orderEventOf, orderOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 export class OrderReads {
@@ -13,7 +14,7 @@ export class OrderReads {
 
   async get(orderId: string): Promise<Order | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
-    return out.Item ? recordOf<Order>(out.Item) : undefined;
+    return out.Item ? orderOf(out.Item) : undefined;
   }
 
   /** The events recorded for an order, oldest first. */
@@ -23,7 +24,7 @@ export class OrderReads {
       ...inPartition(keys.order(orderId).PK, keys.orderEventPrefix),
       ConsistentRead: true,
     });
-    return items.map((i) => recordOf<OrderEvent>(i)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return items.map(orderEventOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
@@ -53,7 +54,7 @@ export class OrderReads {
           page.map((id) => keys.order(id)),
         )
       : [];
-    const byId = new Map(found.map((i) => [i.id as string, recordOf<Order>(i)]));
+    const byId = new Map(found.map((i) => [i.id as string, orderOf(i)]));
     return { orders: page.flatMap((id) => byId.get(id) ?? []), more: ids.length > range.limit };
   }
 

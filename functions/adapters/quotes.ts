@@ -1,7 +1,7 @@
 /** Quotes (POST /videos:quote): each a binding price in its user's partition, kept until its expiry (TTL). */
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Quote, QuoteStore } from '../core/quote-order.ts';
-import { recordOf } from './dynamo.ts';
+import { quoteOf } from './records.ts';
 import { expiresAt, isHeld, keys } from './keys.ts';
 
 export class Quotes implements QuoteStore {
@@ -11,7 +11,7 @@ export class Quotes implements QuoteStore {
   ) {}
 
   async save(q: Quote): Promise<void> {
-    // The request's hash is stored as `requestHash`, its attribute since quotes were first kept.
+    // The request's hash is stored as `requestHash`, its attribute since quotes were first kept (records.ts quoteOf).
     const { pricedHash, ...rest } = q;
     await this.ddb.send(
       new PutCommand({
@@ -24,7 +24,6 @@ export class Quotes implements QuoteStore {
   async get(userId: string, quoteId: string, now: Date): Promise<Quote | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.quote(userId, quoteId), ConsistentRead: true }));
     if (!out.Item || !isHeld(out.Item, now)) return undefined;
-    const { requestHash, ...rest } = recordOf<Omit<Quote, 'pricedHash'> & { requestHash: string }>(out.Item);
-    return { ...rest, pricedHash: requestHash };
+    return quoteOf(out.Item);
   }
 }
