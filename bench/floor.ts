@@ -9,12 +9,14 @@ import { createHash } from 'node:crypto';
 import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import { expiresAt, ITEM, keys, TABLE_KEYS, ttl } from '../functions/adapters/keys.ts';
+import { ITEM, keys } from '../functions/adapters/keys.ts';
 import { ledgerEntryId, SHARDS } from '../functions/core/ids.ts';
 import type { LedgerHead as Head } from '../functions/core/transactions.ts';
 // The same request parameters the service sends (its expression builders), sent bare.
 import { headOf } from '../functions/adapters/accounts.ts';
 import { windowCountUpdate } from '../functions/adapters/dynamo.ts';
+import { idempotencyPut } from '../functions/adapters/order-creation.ts';
+import { expiryOf, IDEMPOTENCY_TTL_MS } from '../functions/core/expiry.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
@@ -34,7 +36,6 @@ export interface FloorUser {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const windowOf = (ms: number) => Math.floor(ms / 60_000) * 60_000;
-const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /**
  * GET /videos/{id}'s calls: the key read (the user item, strongly consistent), the count of the key's GETs in their
@@ -82,7 +83,7 @@ export function creationFloor(ctx: FloorContext) {
       createdAt: ts,
       updatedAt: ts,
     };
-    const response = { id, status: 'queued', cost, eta_seconds: ctx.orderItem.etaSeconds };
+    const response = { id, status: 'queued' as const, cost, eta_seconds: Number(ctx.orderItem.etaSeconds) };
     return [
       { Put: { TableName: T, Item: order, ConditionExpression: ITEM.isNew } },
       { Put: { TableName: T, Item: { ...keys.userOrder(u.userId, id), createdAt: ts } } },
@@ -112,23 +113,16 @@ export function creationFloor(ctx: FloorContext) {
         },
       },
       { Put: { TableName: T, Item: { ...keys.openOrder(shard, id), orderId: id, createdAt: ts } } },
-      {
-        Put: {
-          TableName: T,
-          Item: {
-            ...keys.idempotency(u.userId, sha256(`${id}-key`)),
-            route: 'POST /videos:quick',
-            requestHash: sha256(id),
-            orderId: id,
-            response,
-            ...expiresAt(new Date(now.getTime() + IDEMPOTENCY_TTL_MS)),
-          },
-          ConditionExpression: `${ITEM.isNew} OR #ttl < :now`,
-          ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
-          ExpressionAttributeValues: { ':now': ttl(now) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      idempotencyPut(
+        T,
+        u.userId,
+        {
+          keyHash: sha256(`${id}-key`),
+          record: { route: 'POST /videos:quick', requestHash: sha256(id), orderId: id, response },
+          expiresAt: expiryOf(now, IDEMPOTENCY_TTL_MS),
         },
-      },
+        now,
+      ),
     ];
   };
 

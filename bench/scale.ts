@@ -572,7 +572,7 @@ function orderOf(o: SimOrder): Order {
   } as unknown as Order;
 }
 
-/** The stores' calls the sweep makes, counted on the partitions the adapters' calls touch (adapters/orders.ts). */
+/** The stores' calls the sweep makes, counted on the partitions the adapters' calls touch (adapters/order-markers.ts). */
 function countOrders<T extends object>(orders: T, w: Wiring): T {
   const { load, at } = w;
   const markers = (pk: (k: number) => string, ids: string[]) => {

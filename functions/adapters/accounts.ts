@@ -6,7 +6,8 @@ import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
 import { deletePartition, queryAll, recordOf, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
-import { type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
+import { ACCOUNT_CONFLICTS, LEDGER_MOVED, type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
+import { retry } from '../core/retry.ts';
 
 interface UserItem {
   userId: string;
@@ -126,32 +127,36 @@ export class Accounts {
   async topUp(userId: string, amount: number, now: Date): Promise<number> {
     const read = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
     let item = read.Item;
-    for (let attempt = 0; attempt < LEDGER_ATTEMPTS; attempt++) {
-      if (!item) throw notFound('user');
-      const head = headOf(item);
-      const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
-      const cancelled = await transact(this.ddb, [
-        [
-          'user',
-          {
-            Update: {
-              TableName: this.tableName,
-              Key: keys.user(userId),
-              UpdateExpression: `ADD balance :a, ${write.add}`,
-              ConditionExpression: `${ITEM.exists} AND ${write.condition}`,
-              ExpressionAttributeValues: { ':a': amount, ...write.values },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    const { c, head } = await retry({
+      policy: ACCOUNT_CONFLICTS,
+      op: async () => {
+        if (!item) throw notFound('user');
+        const head = headOf(item);
+        const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
+        const c = await transact(this.ddb, [
+          [
+            'user',
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(userId),
+                UpdateExpression: `ADD balance :a, ${write.add}`,
+                ConditionExpression: `${ITEM.exists} AND ${write.condition}`,
+                ExpressionAttributeValues: { ':a': amount, ...write.values },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
             },
-          },
-        ],
-        ['ledger', write.put],
-      ]);
-      if (!cancelled) return head.balance + amount;
-      if (cancelled.failed('user')) item = cancelled.itemOf('user');
-      else if (cancelled.conflict) await backoff(attempt);
-      else throw cancelled.error;
-    }
-    throw serviceUnavailable('The account is busy with concurrent writes; retry', 1);
+          ],
+          ['ledger', write.put],
+        ]);
+        if (c?.failed('user')) item = c.itemOf('user');
+        return { c, head };
+      },
+      retryable: ({ c }) => (c?.failed('user') ? LEDGER_MOVED : c?.conflict === true),
+      exhausted: () => serviceUnavailable('The account is busy with concurrent writes; retry', 1),
+    });
+    if (!c) return head.balance + amount;
+    throw c.error;
   }
 
   async get(userId: string): Promise<Account | undefined> {
@@ -239,11 +244,6 @@ export class Accounts {
     if (!written) throw notFound('user');
   }
 }
-
-/** Ledger writes tried before giving up with 503: each failed one means another write of the user's committed. */
-export const LEDGER_ATTEMPTS = 50;
-
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 10 * 2 ** attempt)));
 
 const lineOf = (i: Record<string, unknown>): LedgerLine => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) });
 

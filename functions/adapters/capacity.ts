@@ -17,6 +17,7 @@ import {
   type Wakeup,
 } from '../core/capacity.ts';
 import { Contended } from '../core/errors.ts';
+import { AGAIN, type RetryPolicy, untilDone } from '../core/retry.ts';
 import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
 import { sdk } from './aws.ts';
@@ -28,7 +29,7 @@ import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 const issuedOf = (channel: Channel) => `issued_${channel}`;
 const servedOf = (channel: Channel) => `served_${channel}`;
 /** Tries of a wait whose ticket another wait of its shard took first. */
-const WAIT_ATTEMPTS = 8;
+const WAIT_LOSSES: RetryPolicy = { attempts: 8, baseMs: 10 };
 
 function stateOf(item: Record<string, unknown> | undefined): ShardState {
   const s = emptyShardState();
@@ -133,41 +134,44 @@ export class Capacity implements CapacityStore {
   async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {
     const T = this.tableName;
     const key = keys.waiting(w.shard, w.channel, w.orderId);
-    for (let attempt = 0; attempt < WAIT_ATTEMPTS; attempt++) {
-      // The same order waiting already (a wait run again): the new token, the same ticket.
-      try {
-        const out = await this.ddb.send(
-          new UpdateCommand({
-            TableName: T,
-            Key: key,
-            UpdateExpression: 'SET #token = :token, since = :since',
-            ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
-            ExpressionAttributeNames: { '#token': 'token' },
-            ExpressionAttributeValues: { ':token': w.token, ':since': w.since },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return Number(out.Attributes!.ticket);
-      } catch (err) {
-        if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-      }
-      const [state] = await this.states([w.shard]);
-      const issued = state!.issued[w.channel];
-      const cancelled = await transact(this.ddb, [
-        ['waiter', { Put: { TableName: T, Item: { ...key, ...w, ticket: issued + 1 }, ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})` } }],
-        [
-          'state',
-          {
-            Update: stateUpdate(T, w.shard, { [issuedOf(w.channel)]: 1 }, {}, still(issuedOf(w.channel), issued)),
-          },
-        ],
-      ]);
-      if (!cancelled) return issued + 1;
-      // Another wait took this ticket, or this order's wait was recorded meanwhile: read again.
-      if (!(cancelled.failed('waiter') || cancelled.failed('state') || cancelled.conflict)) throw cancelled.error;
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** attempt));
-    }
-    throw new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_ATTEMPTS} times to other waits`);
+    return untilDone(
+      WAIT_LOSSES,
+      async () => {
+        // The same order waiting already (a wait run again): the new token, the same ticket.
+        try {
+          const out = await this.ddb.send(
+            new UpdateCommand({
+              TableName: T,
+              Key: key,
+              UpdateExpression: 'SET #token = :token, since = :since',
+              ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
+              ExpressionAttributeNames: { '#token': 'token' },
+              ExpressionAttributeValues: { ':token': w.token, ':since': w.since },
+              ReturnValues: 'ALL_NEW',
+            }),
+          );
+          return Number(out.Attributes!.ticket);
+        } catch (err) {
+          if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+        }
+        const [state] = await this.states([w.shard]);
+        const issued = state!.issued[w.channel];
+        const cancelled = await transact(this.ddb, [
+          ['waiter', { Put: { TableName: T, Item: { ...key, ...w, ticket: issued + 1 }, ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})` } }],
+          [
+            'state',
+            {
+              Update: stateUpdate(T, w.shard, { [issuedOf(w.channel)]: 1 }, {}, still(issuedOf(w.channel), issued)),
+            },
+          ],
+        ]);
+        if (!cancelled) return issued + 1;
+        // Another wait took this ticket, or this order's wait was recorded meanwhile: read again.
+        if (!(cancelled.failed('waiter') || cancelled.failed('state') || cancelled.conflict)) throw cancelled.error;
+        return AGAIN;
+      },
+      () => new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_LOSSES.attempts} times to other waits`),
+    );
   }
 
   async unwait(shard: number, channel: Channel, orderId: string): Promise<void> {

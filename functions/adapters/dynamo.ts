@@ -15,6 +15,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { Contended } from '../core/errors.ts';
+import { retry, type RetryPolicy } from '../core/retry.ts';
 import { inPartition, TABLE_KEYS, ttl } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
@@ -115,7 +116,8 @@ export async function transact<N extends string>(
 }
 
 /** Tries of a transaction while other transactions hold its items. */
-export const CONFLICT_ATTEMPTS = 9;
+export const CONFLICTS: RetryPolicy = { attempts: 9, baseMs: 20 };
+export const CONFLICT_ATTEMPTS = CONFLICTS.attempts;
 
 /**
  * `transact`, tried again with jittered backoff while another transaction holds one of its items; past
@@ -125,21 +127,21 @@ export async function transactPastConflicts<N extends string>(
   client: DynamoDBDocumentClient,
   items: readonly (readonly [N, TransactItem])[],
 ): Promise<Cancelled<N> | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    const cancelled = await transact(client, items);
-    if (!cancelled?.conflict) return cancelled;
-    if (attempt + 1 >= CONFLICT_ATTEMPTS)
-      throw contended(
+  return retry({
+    policy: CONFLICTS,
+    op: () => transact(client, items),
+    retryable: (cancelled) => cancelled?.conflict === true,
+    exhausted: (cancelled) =>
+      contended(
         items.map(([name]) => name),
-        cancelled.error,
-      );
-    await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
-  }
+        cancelled!.error,
+      ),
+  });
 }
 
 /** The error of a transaction whose items stayed held by others. */
-export const contended = (names: readonly string[], cause: Error) =>
-  new Contended(`Transaction (${names.join(', ')}) lost ${CONFLICT_ATTEMPTS} times to other transactions`, { cause });
+export const contended = (names: readonly string[], cause: Error, attempts = CONFLICT_ATTEMPTS) =>
+  new Contended(`Transaction (${names.join(', ')}) lost ${attempts} times to other transactions`, { cause });
 
 /** Every item a query matches, across pages. */
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
@@ -168,24 +170,27 @@ export async function markersPage(
   let after = from && slash > 0 ? from.slice(slash + 1) : '';
   if (!Number.isInteger(shard) || shard < 0 || shard >= shards) [shard, after] = [0, ''];
   const items: { item: Record<string, unknown>; shard: number; after: string }[] = [];
+  // A page reads at most `limit` markers across the shards it crosses (young ones read and passed over count too).
+  let read = 0;
   while (shard < shards) {
     const out = await client.send(
       new QueryCommand({
         TableName: tableName,
         ...inPartition(partitionOf(shard)),
         ConsistentRead: true,
-        Limit: limit,
+        Limit: limit - read,
         ...(after ? { ExclusiveStartKey: { [TABLE_KEYS.pk]: partitionOf(shard), [TABLE_KEYS.sk]: after } } : {}),
       }),
     );
     for (const item of out.Items ?? []) {
+      read++;
       after = String(item[TABLE_KEYS.sk]);
       if (String(item[at]) < before.toISOString()) items.push({ item, shard, after: `${shard}/${after}` });
     }
     if (out.LastEvaluatedKey) return { items, next: `${shard}/${after}` };
     shard++;
     after = '';
-    if (items.length >= limit) return shard < shards ? { items, next: `${shard}/` } : { items };
+    if (read >= limit) return shard < shards ? { items, next: `${shard}/` } : { items };
   }
   return { items };
 }
@@ -202,6 +207,9 @@ export async function deletePartition(client: DynamoDBDocumentClient, tableName:
     await client.send(new DeleteCommand({ TableName: tableName, Key: { [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] } }));
 }
 
+/** Reads of a batch while DynamoDB leaves keys unprocessed. */
+const UNPROCESSED: RetryPolicy = { attempts: 5, baseMs: 100 };
+
 /**
  * The items of `keys` (at most 100) from one table, strongly consistent, in no particular order. Keys DynamoDB leaves
  * unprocessed (throttling) are asked again with a growing pause; still unprocessed after that, the read fails as the
@@ -210,12 +218,15 @@ export async function deletePartition(client: DynamoDBDocumentClient, tableName:
 export async function batchGet(client: DynamoDBDocumentClient, tableName: string, keys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let pending = keys;
-  for (let attempt = 0; pending.length; attempt++) {
-    if (attempt === 5) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' });
-    if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
-    items.push(...(out.Responses?.[tableName] ?? []));
-    pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
+  await retry({
+    policy: UNPROCESSED,
+    op: async () => {
+      const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      items.push(...(out.Responses?.[tableName] ?? []));
+      pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+    },
+    retryable: () => pending.length > 0,
+    exhausted: () => Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ProvisionedThroughputExceededException' }),
+  });
   return items;
 }

@@ -20,6 +20,8 @@
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
  */
+import { epochSeconds, heldAt } from '../core/expiry.ts';
+
 export const TABLE_KEYS = { pk: 'PK', sk: 'SK', gsi1: 'GSI1', gsi1pk: 'GSI1PK', gsi1sk: 'GSI1SK', ttl: 'expiresAt' } as const;
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -74,7 +76,7 @@ export const keys = {
 };
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */
-export const ttl = (d: Date) => Math.floor(d.getTime() / 1000);
+export const ttl = epochSeconds;
 
 /** Conditions on whether an item exists, by its partition key. */
 export const ITEM = {
@@ -91,3 +93,17 @@ export const inPartition = (pk: string, prefix?: string) => ({
 
 /** The TTL attribute of an item that expires at `d`. */
 export const expiresAt = (d: Date) => ({ [TABLE_KEYS.ttl]: ttl(d) });
+
+/**
+ * core/expiry.ts `heldAt` as conditions on an item's TTL attribute: `held` while it counts, `expired` once it does not
+ * (TTL deletes lazily: an expired item may still be there).
+ */
+export const expiryConditions = (now: Date) => ({
+  held: '#ttl >= :now',
+  expired: '#ttl < :now',
+  names: { '#ttl': TABLE_KEYS.ttl },
+  values: { ':now': epochSeconds(now) },
+});
+
+/** Whether a stored item with a TTL still counts at `now` (core/expiry.ts `heldAt`). */
+export const isHeld = (item: Record<string, unknown>, now: Date) => heldAt(Number(item[TABLE_KEYS.ttl]), now);

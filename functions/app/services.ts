@@ -5,7 +5,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { OrderCreation } from '../core/create-order.ts';
+import { type CreateOrderInput, OrderCreation } from '../core/create-order.ts';
+import { OrderQuoting, type QuoteInput } from '../core/quote-order.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
 import { downloadLocation } from '../core/downloads.ts';
 import { deliver, type DeliveryPorts, handOver } from '../core/deliveries.ts';
@@ -19,6 +20,7 @@ import { metrics } from '../adapters/metrics.ts';
 import { LinkKeyStore } from '../adapters/secrets.ts';
 import { OrderFiles } from '../adapters/files.ts';
 import { Orders } from '../adapters/orders.ts';
+import { Quotes } from '../adapters/quotes.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { deliverableFromEnv } from '../generator/deliverable.ts';
@@ -101,6 +103,22 @@ function build() {
     renderSeconds: RENDER_INVOCATION_SECONDS,
   } satisfies RecoveryPorts;
   const cursor = new AuditCursors(ddb, cfg.tableName);
+  const quotes = new Quotes(ddb, cfg.tableName);
+  const asking = { planPrompt: planFromPrompt, deliverable: deliverableFromEnv() };
+  const quoting = new OrderQuoting({ ...asking, quotes, queue: snapshots, prices: cfg.prices });
+  const creation = new OrderCreation({
+    ...asking,
+    orders,
+    quotes,
+    queue: snapshots,
+    workflow,
+    admission: { enqueue: (order) => enqueueForAdmission(queue, orders, order, () => new Date()) },
+    limits: cfg.limits,
+    prices: cfg.prices,
+    throughput: cfg.throughput,
+    metrics,
+    log: logger,
+  });
   return {
     config: cfg,
     queue,
@@ -126,19 +144,13 @@ function build() {
     workflow,
     limits: cfg.limits,
     throughput: cfg.throughput,
-    creation: new OrderCreation({
-      orders,
-      planPrompt: planFromPrompt,
-      deliverable: deliverableFromEnv(),
-      queue: snapshots,
-      workflow,
-      admission: { enqueue: (order) => enqueueForAdmission(queue, orders, order, () => new Date()) },
-      limits: cfg.limits,
-      prices: cfg.prices,
-      throughput: cfg.throughput,
-      metrics,
-      log: logger,
-    }),
+    quotes,
+    quoting,
+    creation: {
+      create: (input: CreateOrderInput) => creation.create(input),
+      // POST /videos:quote's handler calls the quoting through here until it calls `quoting` itself.
+      quote: (input: QuoteInput) => quoting.quote(input),
+    },
   };
 }
 

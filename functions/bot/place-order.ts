@@ -38,7 +38,7 @@ async function place(event: unknown): Promise<BotAnswer> {
     ...(req.idempotency_key !== undefined ? { idempotencyKey: req.idempotency_key } : {}),
     now: new Date(),
   });
-  return { ...result.response, replayed: result.replayed };
+  return { ...result.response, replayed: result.kind === 'replayed' };
 }
 
 export const handler = middy<unknown, BotAnswer>()

@@ -1,5 +1,6 @@
 /** The chat bot's operations, run by operators through bin/admin.ts. */
-import { InvalidParams, notFound } from './errors.ts';
+import { Contended, InvalidParams, notFound } from './errors.ts';
+import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
 import type { Account } from './pricing.ts';
 import type { WebhookStore } from './webhooks.ts';
 
@@ -14,6 +15,9 @@ export interface AdminPorts {
   webhooks: Pick<WebhookStore, 'ofUser' | 'delete'>;
 }
 
+/** Deletions of a user's webhook while requests in flight replace it. */
+const WEBHOOK_REPLACED: RetryPolicy = { attempts: 8, baseMs: 10, capMs: 200 };
+
 /**
  * Deletes a user irrevocably: the key first (so nothing new starts), the webhook, every order with its files, then
  * the user's partition (profile, ledger, idempotency records, counters).
@@ -22,7 +26,14 @@ export async function deleteUser(p: AdminPorts, userId: string): Promise<{ order
   if (!(await p.accounts.get(userId))) throw notFound('user');
   await p.accounts.revokeKey(userId);
   // A request in flight may replace it meanwhile: delete whatever is there until nothing is.
-  for (let webhook = await p.webhooks.ofUser(userId); webhook && !(await p.webhooks.delete(webhook)); ) webhook = await p.webhooks.ofUser(userId);
+  await untilDone(
+    WEBHOOK_REPLACED,
+    async () => {
+      const webhook = await p.webhooks.ofUser(userId);
+      return webhook && !(await p.webhooks.delete(webhook)) ? AGAIN : undefined;
+    },
+    () => new Contended(`The webhook of user ${userId} kept changing while it was deleted; run the deletion again`),
+  );
   const ids = await p.orders.idsOfUser(userId);
   let files = 0;
   for (const id of ids) {

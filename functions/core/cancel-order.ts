@@ -6,9 +6,10 @@
  */
 import { closeInError, type ClosePorts } from './close-order.ts';
 import { notCancelable, serviceUnavailable } from './errors.ts';
-import type { Order } from './orders.ts';
+import { ORDER_MOVED, type Order } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
+import { AGAIN, untilDone } from './retry.ts';
 
 export const CANCELED = { code: 'canceled', message: 'The order was canceled by the client and refunded' } as const;
 export const DEADLINE_EXCEEDED = { code: 'deadline_exceeded', message: 'The order was not done by its deadline; it was canceled and refunded' } as const;
@@ -36,15 +37,17 @@ export async function cancel(p: CancelPorts, order: Order, reason: { code: strin
 
 /** The client's cancel: the canceled order; a repeated cancel answers the same. */
 export async function cancelOrder(p: CancelPorts, userId: string, orderId: string | undefined): Promise<Order> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const order = await readOwnOrder(p.orders, userId, orderId);
-    if (order.status === 'error' && order.error?.code === CANCELED.code) return order;
-    if (!CANCELABLE.includes(order.status)) throw notCancelable(order.status);
-    const closed = await cancel(p, order, CANCELED);
-    if (closed) return closed;
-    // The order moved between the read and the transition (its render started, a review arrived): read it again.
-  }
-  throw serviceUnavailable('The order keeps changing; retry the cancel', 1);
+  return untilDone(
+    ORDER_MOVED,
+    async () => {
+      const order = await readOwnOrder(p.orders, userId, orderId);
+      if (order.status === 'error' && order.error?.code === CANCELED.code) return order;
+      if (!CANCELABLE.includes(order.status)) throw notCancelable(order.status);
+      // The order may move between the read and the transition (its render started, a review arrived): read it again.
+      return (await cancel(p, order, CANCELED)) ?? AGAIN;
+    },
+    () => serviceUnavailable('The order keeps changing; retry the cancel', 1),
+  );
 }
 
 /** Whether the order's deadline has passed while it still applies: until its render starts. */

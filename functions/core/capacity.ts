@@ -17,6 +17,7 @@
  * whoever frees a slot (an order done or failed, the sweep) admits the next, which completes that order's wait.
  */
 import { Contended } from './errors.ts';
+import { pause, type RetryPolicy } from './retry.ts';
 import type { Channel, Order } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 
@@ -321,7 +322,8 @@ export class RenderQueue {
     let conflicts = 0;
     // Each pass admits an order, hands a dead wait's slot back (that wait is gone), or lost to another writer; only
     // the last is bounded (a store that keeps moving), so a queue of waits that died with their executions is cleared.
-    while (conflicts <= 4 * ns.length + 8) {
+    const losses: RetryPolicy = { attempts: 4 * ns.length + 9, baseMs: 5, capMs: 160 };
+    while (conflicts < losses.attempts) {
       const now = this.p.now();
       const free = (await this.p.store.slots(ns)).find((s) => !s.holder || (s.leaseUntil ?? 0) < now.getTime());
       if (!free) return { admitted, full: true };
@@ -339,7 +341,7 @@ export class RenderQueue {
       const leaseUntil = this.leaseUntil(now);
       if (!(await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to } }))) {
         // Another admission took the slot or the waiter first: read again, after a pause that grows with the conflicts.
-        await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** Math.min(conflicts++, 5)));
+        await pause(losses, conflicts++);
         continue;
       }
       const taken: Slot = { n: free.n, holder: next.orderId, channel: next.channel, leaseUntil: leaseUntil.getTime(), since: now.toISOString() };

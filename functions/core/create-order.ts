@@ -1,41 +1,23 @@
 /**
  * Creating an order: price it, then commit everything in one transaction whose conditions guard the facts the price
  * was based on. A failed condition re-prices from the account as it is now, so concurrency never charges twice and
- * never lets a balance go below zero.
+ * never lets a balance go below zero. Quoting a price is quote-order.ts; what a request asks for, order-request.ts.
  */
-import { createHash } from 'node:crypto';
-import type { CreationResponse, OrderParams, QuoteResponse } from '../contract/orders.ts';
-import { AppError, InvalidParams, insufficientFunds, maxCostExceeded, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
-import { newOrderId, newQuoteId, shardOf } from './ids.ts';
-import { resolveLanguage } from './language.ts';
-import { minuteWindow, type Throughput } from './limits.ts';
+import type { CreationResponse } from '../contract/orders.ts';
+import { AppError, InvalidParams, maxCostExceeded, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
+import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
+import { newOrderId, shardOf } from './ids.ts';
+import { minuteWindow, type Throughput } from './limits.ts';
+import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
-import type { Deliverable } from './generator.ts';
-import type { IdempotencyRecord, Metrics, OrderStore, StoredQuote, Workflow } from './ports.ts';
-import { type Account, breakdownOf, type Charge, checkKeyLimits, heavyLeft, type Limits, type Prices, priceOf, quote } from './pricing.ts';
+import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
+import { type Account, type Charge, chargeFor, type Limits, type Prices } from './pricing.ts';
+import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
+import { AGAIN, Again, untilDone } from './retry.ts';
+import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-/** Commits tried after a conflict (another transaction held an item: backed off and tried again) ... */
-const MAX_CONFLICTS = 12;
-/**
- * ... and after the account moved (each time another write of the user's committed, the charge's ledger entry
- * follows it and is priced again at once): bounded by the user's concurrent writes, a few dozen at most.
- */
-const MAX_ACCOUNT_CHANGES = 50;
-
-/** What a client asked for, on one of the two creation routes. */
-export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
-  /** Seconds after which the order, unless done, is canceled and refunded. */
-  deadlineSeconds?: number;
-  /** The quote to be charged by (POST /videos:quote for the same request). */
-  quoteId?: string;
-  /** The most the order may cost. */
-  maxCost?: number;
-};
-
-/** How long a quote holds its price. */
-export const QUOTE_TTL_MS = 15 * 60 * 1000;
+export type { OrderRequest, PromptPlanner } from './order-request.ts';
 
 export interface CreateOrderInput {
   account: Account;
@@ -46,26 +28,18 @@ export interface CreateOrderInput {
   now: Date;
 }
 
-export interface CreateOrderResult {
-  response: CreationResponse;
-  replayed: boolean;
-  /** Whether this POST was counted in its rate window by the transaction (a replay is counted by the caller). */
-  counted: boolean;
-}
-
 /**
- * Prices a prompt: the parameters a quick order is charged for. It must be deterministic (the same prompt, the same
- * parameters, so a repeat is recognised and priced alike) and fast, since it runs inside the creation request.
+ * A creation's answer: a new order (`created`: charged, and this POST counted in its rate window by the same
+ * transaction), or the order an earlier request with the same Idempotency-Key created (`replayed`: nothing charged,
+ * nothing counted; its status as it is now).
  */
-export type PromptPlanner = (prompt: string) => OrderParams;
+export type CreateOrderResult = { kind: 'created' | 'replayed'; response: CreationResponse };
 
-export interface OrderCreationDeps {
+export interface OrderCreationDeps extends RequestDeps {
   orders: OrderStore;
+  quotes: Pick<QuoteStore, 'get'>;
   /** The render queue as this process sees it, for eta_seconds. */
   queue: Pick<QueueViews, 'view' | 'drop'>;
-  planPrompt: PromptPlanner;
-  /** What the configured generator delivers of the paid extras: the others are refused before any charge. */
-  deliverable: Deliverable;
   workflow: Workflow;
   /**
    * Queues an order that needs a render slot before anything else (any order but a director-mode one): its admission
@@ -79,112 +53,79 @@ export interface OrderCreationDeps {
   log: { error(message: string, ...extra: Record<string, unknown>[]): void };
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-/** What a quote binds: the route, the prompt and the parameters priced (not the order's options). */
-const quoteHash = (route: OrderRequest['route'], asked: Pick<Order, 'prompt' | 'params'>) =>
-  sha256(JSON.stringify([route, asked.prompt ?? null, asked.params]));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** One request's order, before any attempt to commit it: what every attempt shares. */
+interface Draft {
+  input: CreateOrderInput;
+  asked: AskedOrder;
+  id: string;
+  channel: Channel;
+  /** Held to a key's limits and counted in its POSTs (API orders; the bot's are not). */
+  keyed: boolean;
+  limits: Limits;
+  hashes: { priced: string; full: string };
+  /** SHA-256 of the Idempotency-Key, when one was sent. */
+  keyHash?: string;
+  eta: number;
+  quote?: Quote;
+}
+
+/** What committing a request came to: its new order, or the earlier order of its Idempotency-Key. */
+type Committed = { kind: 'created'; order: Order; response: CreationResponse } | { kind: 'replayed'; record: IdempotencyRecord };
 
 export class OrderCreation {
   constructor(private readonly deps: OrderCreationDeps) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
-    const outcome = await this.commit(input, this.orderOf(input.request));
-    if (outcome.kind === 'created') {
-      this.deps.metrics.count('OrdersCreated');
-      // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
-      // audit sweep starts it (as does a repeat of the same Idempotency-Key).
-      await this.start(outcome.order);
-      return { response: outcome.response, replayed: false, counted: true };
-    }
-    return this.replay(outcome.record.orderId, outcome.record.response);
+    const committed = await this.commit(input);
+    if (committed.kind === 'replayed') return this.replay(committed.record);
+    this.deps.metrics.count('OrdersCreated');
+    // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
+    // audit sweep starts it (as does a repeat of the same Idempotency-Key).
+    await this.start(committed.order);
+    return { kind: 'created', response: committed.response };
   }
 
-  /**
-   * POST /videos:quote: what the order would cost this account now, item by item, held for QUOTE_TTL_MS by a quote an
-   * order of the same request can be charged by. Nothing is charged; a request the creation would refuse for what it
-   * asks (an extra no provider makes, a used-up allowance) is refused alike.
-   */
-  async quote(input: Omit<CreateOrderInput, 'idempotencyKey'>): Promise<QuoteResponse> {
-    const asked = this.orderOf(input.request);
-    const charge = priceOf(asked.params, input.account, input.now, this.deps.prices);
-    const channel = input.channel ?? 'api';
-    const videoSeconds = asked.params.duration_seconds;
-    const eta = queuedEta(await this.deps.queue.view(), { id: 'quote', channel, videoSeconds }, input.now.getTime());
-    const stored: StoredQuote = {
-      id: newQuoteId(),
-      userId: input.account.userId,
-      requestHash: quoteHash(input.request.route, asked),
-      charge,
-      createdAt: input.now.toISOString(),
-      expiresAt: new Date(input.now.getTime() + QUOTE_TTL_MS).toISOString(),
-    };
-    await this.deps.orders.saveQuote(stored);
-    const { cost, ...breakdown } = breakdownOf(charge, this.deps.prices);
-    const { billing: _b, ...params } = asked.params;
-    return { quote_id: stored.id, cost, breakdown, params, eta_seconds: eta, expires_at: stored.expiresAt };
-  }
-
-  /**
-   * The quote's charge for this account now, or the refusal: 409 quote_invalid when the quote is gone or was made for
-   * another request, or relied on a trial video or a plan allowance that is no longer there; the slots and the balance
-   * as for any order. Its price holds even if the price list changed since.
-   */
-  private chargeByQuote(quoted: StoredQuote | undefined, hash: string, params: OrderParams, account: Account, limits: Limits, now: Date): Charge {
-    if (!quoted) throw quoteInvalid('is unknown or has expired (a quote holds for 15 minutes)');
-    if (quoted.orderId) throw quoteInvalid(`was used by order ${quoted.orderId}`);
-    if (quoted.requestHash !== hash) throw quoteInvalid('was made for a different request');
-    const { charge } = quoted;
-    checkKeyLimits(params, account, limits, this.deps.throughput.orderSeconds);
-    if (charge.trial !== account.trialVideosLeft > 0)
-      throw quoteInvalid(charge.trial ? 'counted on a trial video that is used up' : 'was made before a trial video was added');
-    if (charge.heavyAllowanceMonth && (charge.heavyAllowanceMonth !== now.toISOString().slice(0, 7) || !heavyLeft(account, now))) {
-      throw quoteInvalid("counted on the plan's allowance, which is used up or has renewed");
-    }
-    if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
-    return charge;
-  }
-
-  /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
-  private orderOf(request: OrderRequest): Pick<Order, 'kind' | 'prompt' | 'params'> {
-    if (request.route === 'POST /videos:quick') {
-      const params = this.refuseUndeliverable(this.deps.planPrompt(request.prompt), 'the prompt asks for ');
-      return { kind: 'quick', prompt: request.prompt, params: request.director_mode ? { ...params, director_mode: true } : params };
-    }
-    return { kind: 'explicit', params: this.refuseUndeliverable(resolveLanguage(request.params), '') };
-  }
-
-  /** 422 naming the field of a paid extra this service cannot deliver now: nothing is charged for it. */
-  private refuseUndeliverable(params: OrderParams, asked: string): OrderParams {
-    const { deliverable } = this.deps;
-    if (params.ai_visual && !deliverable.ai_visual) {
-      throw new InvalidParams('ai_visual', `${asked}AI visuals, which this service cannot make now (no image generator is configured)`);
-    }
-    if (params.voice === 'clone' && !deliverable.voice_clone) {
-      throw new InvalidParams('voice', `${asked}a cloned voice, which this service cannot make now (no voice-cloning speech provider is configured)`);
-    }
-    return params;
-  }
-
-  private async commit(input: CreateOrderInput, asked: Pick<Order, 'kind' | 'prompt' | 'params'>) {
+  /** The request's draft, committed within the retry budgets; the process's queue view forgets an order not created. */
+  private async commit(input: CreateOrderInput): Promise<Committed> {
     const channel = input.channel ?? 'api';
     const keyed = countsAgainstKey({ channel });
-    // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
-    const limits = keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY, reviewsPending: Number.POSITIVE_INFINITY };
-    const { route } = input.request;
+    const asked = askedOrder(this.deps, input.request);
     // The id carries the creation time, so that GET /videos filters by time on ids.
     const id = newOrderId(input.now.getTime());
-    // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
-    const { deadlineSeconds, quoteId, maxCost } = input.request;
-    const options = [deadlineSeconds, quoteId, maxCost].some((o) => o !== undefined) ? [[deadlineSeconds ?? null, quoteId ?? null, maxCost ?? null]] : [];
-    const requestHash = sha256(JSON.stringify([route, asked.prompt ?? null, asked.params, ...(keyed ? [] : ['bot']), ...options]));
-    const expiresAt = new Date(input.now.getTime() + IDEMPOTENCY_TTL_MS);
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
     const view = await this.deps.queue.view(asked.params.director_mode ? undefined : { id, channel });
-    const eta = queuedEta(view, { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
+    const { quoteId } = input.request;
+    const draft: Draft = {
+      input,
+      asked,
+      id,
+      channel,
+      keyed,
+      // The bot's orders are not held to a key's active-task limit (and are not counted in a key's POSTs).
+      limits: keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY, reviewsPending: Number.POSITIVE_INFINITY },
+      hashes: requestHashes(input.request, asked, channel),
+      ...(input.idempotencyKey !== undefined ? { keyHash: sha256(input.idempotencyKey) } : {}),
+      eta: queuedEta(view, { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime()),
+    };
     try {
-      const committed = await this.attempts(input, asked, { id, channel, keyed, limits, route, requestHash, expiresAt, eta });
+      if (quoteId !== undefined) {
+        const quote = await this.deps.quotes.get(input.account.userId, quoteId, input.now);
+        if (quote) draft.quote = quote;
+      }
+      let account: Account | undefined = input.account;
+      const committed = await untilDone<Committed>(
+        ACCOUNT_CONFLICTS,
+        async () => {
+          if (!account) throw unauthorized();
+          const outcome = await this.attempt(draft, account);
+          // The account moved on (each time another write of the user's committed): priced again at once from it.
+          if (outcome instanceof Again || !('account' in outcome)) return outcome;
+          account = outcome.account;
+          return new Again(LEDGER_MOVED);
+        },
+        () => serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1),
+      );
       if (committed.kind !== 'created') this.deps.queue.drop(id);
       return committed;
     } catch (err) {
@@ -193,96 +134,80 @@ export class OrderCreation {
     }
   }
 
-  private async attempts(
-    input: CreateOrderInput,
-    asked: Pick<Order, 'kind' | 'prompt' | 'params'>,
-    o: { id: string; channel: Channel; keyed: boolean; limits: Limits; route: OrderRequest['route']; requestHash: string; expiresAt: Date; eta: number },
-  ) {
-    const { throughput } = this.deps;
-    const { id, channel, keyed, limits, route, requestHash, expiresAt, eta } = o;
-    const { quoteId, maxCost } = input.request;
-    const quoted = quoteId !== undefined ? await this.deps.orders.quoteOf(input.account.userId, quoteId, input.now) : undefined;
-    let account: Account | undefined = input.account;
-    for (let conflicts = 0, changes = 0; conflicts < MAX_CONFLICTS && changes < MAX_ACCOUNT_CHANGES; ) {
-      if (!account) throw unauthorized();
-      let charge: Charge;
-      try {
-        charge =
-          quoteId !== undefined
-            ? this.chargeByQuote(quoted, quoteHash(route, asked), asked.params, account, limits, input.now)
-            : quote(asked.params, account, limits, input.now, throughput.orderSeconds, this.deps.prices);
-        if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
-      } catch (err) {
-        // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
-        // priced against: it is the original order's replay, not a 402 or a 429.
-        const record =
-          err instanceof AppError && input.idempotencyKey !== undefined
-            ? await this.deps.orders.idempotency(account.userId, sha256(input.idempotencyKey), input.now)
-            : undefined;
-        if (!record) throw err;
-        return this.replayOf(record, route, requestHash);
-      }
-      const ts = input.now.toISOString();
-      const order: Order = {
-        id,
-        userId: account.userId,
-        status: 'queued',
-        kind: asked.kind,
-        channel,
-        ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
-        params: asked.params,
-        charge,
-        createdAt: ts,
-        updatedAt: ts,
-        ...(input.request.deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + input.request.deadlineSeconds * 1000).toISOString() } : {}),
-        etaSeconds: eta,
-        queueShard: shardOf(id),
-      };
-      const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: eta };
-      const outcome = await this.deps.orders.create({
-        order,
-        account,
-        ...(quoteId !== undefined ? { quoteId } : {}),
-        ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
-        limits: this.deps.limits,
-        now: input.now,
-        ...(input.idempotencyKey !== undefined
-          ? {
-              idempotency: {
-                keyHash: sha256(input.idempotencyKey),
-                record: { route, requestHash, orderId: id, response },
-                expiresAt,
-              },
-            }
-          : {}),
-      });
-      switch (outcome.kind) {
-        case 'created':
-          return { kind: 'created' as const, order, response };
-        case 'replay':
-          return this.replayOf(outcome.record, route, requestHash);
-        case 'rate_limited':
-          throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
-        case 'account_changed':
-          account = outcome.account;
-          changes++;
-          break;
-        case 'conflict':
-          await sleep(Math.random() * Math.min(400, 10 * 2 ** conflicts++));
-          break;
-        case 'quote_used':
-          throw quoteInvalid('was used by another order');
-      }
+  /** One attempt: price the order for `account` and commit it; Again when another transaction held an item. */
+  private async attempt(d: Draft, account: Account): Promise<Committed | Again | { account: Account | undefined }> {
+    const { input, asked, id, keyed, limits } = d;
+    const { maxCost, quoteId, deadlineSeconds } = input.request;
+    let charge: Charge;
+    try {
+      charge =
+        quoteId !== undefined
+          ? quotedCharge(d.quote, d.hashes.priced, asked.params, account, limits, input.now, this.deps.throughput.orderSeconds)
+          : chargeFor(asked.params, account, limits, input.now, this.deps.throughput.orderSeconds, this.deps.prices);
+      if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
+    } catch (err) {
+      // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
+      // priced against: it is the original order's replay, not a 402 or a 429.
+      const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(account.userId, d.keyHash, input.now) : undefined;
+      if (!record) throw err;
+      return this.replayOf(record, d);
     }
-    throw serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1);
+    const ts = input.now.toISOString();
+    const order: Order = {
+      id,
+      userId: account.userId,
+      status: 'queued',
+      kind: asked.kind,
+      channel: d.channel,
+      ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
+      params: asked.params,
+      charge,
+      createdAt: ts,
+      updatedAt: ts,
+      ...(deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + deadlineSeconds * 1000).toISOString() } : {}),
+      etaSeconds: d.eta,
+      queueShard: shardOf(id),
+    };
+    const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: d.eta };
+    const outcome = await this.deps.orders.create({
+      order,
+      account,
+      ...(quoteId !== undefined ? { quoteId } : {}),
+      ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
+      limits: this.deps.limits,
+      now: input.now,
+      ...(d.keyHash !== undefined
+        ? {
+            idempotency: {
+              keyHash: d.keyHash,
+              record: { route: input.request.route, requestHash: d.hashes.full, orderId: id, response },
+              expiresAt: expiryOf(input.now, IDEMPOTENCY_TTL_MS),
+            },
+          }
+        : {}),
+    });
+    switch (outcome.kind) {
+      case 'created':
+        return { kind: 'created', order, response };
+      case 'replay':
+        return this.replayOf(outcome.record, d);
+      case 'rate_limited':
+        throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
+      case 'quote_used':
+        throw quoteInvalid('was used by another order');
+      case 'account_changed':
+        return { account: outcome.account };
+      case 'conflict':
+        return AGAIN;
+    }
   }
 
   /** The same key for the same request is a replay; for another request, 422 naming the key. */
-  private replayOf(record: IdempotencyRecord, route: string, requestHash: string) {
-    if (record.route !== route || record.requestHash !== requestHash) {
+  private replayOf(record: IdempotencyRecord, d: Draft): Committed {
+    if (record.route !== d.input.request.route || record.requestHash !== d.hashes.full) {
       throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
     }
-    return { kind: 'replay' as const, record };
+    return { kind: 'replayed', record };
   }
 
   /**
@@ -305,17 +230,17 @@ export class OrderCreation {
     this.deps.metrics.count('WorkflowStartsFailed');
   }
 
-  /** A repeat returns the original task, with its status as it is now. */
-  private async replay(orderId: string, original: CreationResponse): Promise<CreateOrderResult> {
-    const order = await this.deps.orders.get(orderId);
+  /** A repeat answers the original order, with its status as it is now. */
+  private async replay(record: IdempotencyRecord): Promise<CreateOrderResult> {
+    const original = record.response;
+    const order = await this.deps.orders.get(record.orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start
     // that fails here too still answers the order: the recovery sweep starts it.
     // Not once it has a place in the queue: its wait is recorded, or it was admitted and its execution started.
     if (order?.status === 'queued' && !order.queuePlace) await this.start(order);
     return {
+      kind: 'replayed',
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
-      replayed: true,
-      counted: false,
     };
   }
 }

@@ -4,7 +4,8 @@
  * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded. A
  * manual resend gives a settled event one attempt more, within the key's hourly budget of resent events.
  */
-import { deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
+import { Contended, deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
+import { AGAIN, type Again, type RetryPolicy, untilDone } from './retry.ts';
 import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
 import type { MarkerPage, Metrics, OrderEvent } from './ports.ts';
@@ -78,6 +79,18 @@ export interface DeliveryStep {
 }
 
 export async function deliver(p: DeliveryPorts, orderId: string, eventId: string): Promise<DeliveryStep> {
+  // Another run recorded this attempt first (the step ran twice): read the event again and go on from there.
+  return untilDone(
+    RECORD_LOST,
+    () => attemptOnce(p, orderId, eventId),
+    () => new Contended(`Event ${eventId}: ${RECORD_LOST.attempts} attempts recorded by other runs first`),
+  );
+}
+
+/** Tries of an attempt whose record another run of the step wrote first. */
+const RECORD_LOST: RetryPolicy = { attempts: 4, baseMs: 10 };
+
+async function attemptOnce(p: DeliveryPorts, orderId: string, eventId: string): Promise<DeliveryStep | Again> {
   const event = await p.events.get(orderId, eventId);
   if (!event) return { outcome: 'gone', attempt: 0 };
   const done = event.attempts ?? 0;
@@ -121,7 +134,7 @@ export async function deliver(p: DeliveryPorts, orderId: string, eventId: string
     },
     event.userId,
   );
-  if (!recorded) return deliver(p, orderId, eventId);
+  if (!recorded) return AGAIN;
   if (outcome !== 'pending') await p.events.settled(event);
   if (outcome === 'delivered') return { outcome, attempt };
   if (outcome === 'dropped') {

@@ -8,8 +8,11 @@ import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
 import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
 import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
-import type { Order, OrderFile, OrderLinks } from './orders.ts';
+import { ORDER_MOVED, type Order, type OrderFile, type OrderLinks } from './orders.ts';
+import { Contended } from './errors.ts';
+import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { QueuePlace } from './capacity.ts';
+import { keepPriced } from './pricing.ts';
 import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 /**
@@ -110,12 +113,14 @@ export class OrderSteps {
 
   /** queued -> running. A resumed order keeps its status and is routed from its facts. */
   async start(orderId: string, execution?: string): Promise<StepState> {
-    const order = await this.load(orderId, execution);
-    if (order.status === 'queued') {
-      const now = this.p.now();
-      if (!(await this.p.orders.transition({ order, to: 'running', set: { startedAt: now.toISOString() }, now }))) return this.start(orderId, execution);
-    }
-    return stateOf(order);
+    return this.untilWritten(orderId, 'start', async () => {
+      const order = await this.load(orderId, execution);
+      if (order.status === 'queued') {
+        const now = this.p.now();
+        if (!(await this.p.orders.transition({ order, to: 'running', set: { startedAt: now.toISOString() }, now }))) return AGAIN;
+      }
+      return stateOf(order);
+    });
   }
 
   /**
@@ -128,12 +133,15 @@ export class OrderSteps {
     return this.write(orderId, execution);
   }
 
-  /** Quick orders: the planner refines the parameters that do not change the price. */
+  /**
+   * Quick orders: the planner proposes parameters; the order takes those that do not change the price (keepPriced),
+   * and keeps its director mode.
+   */
   async plan(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (order.kind === 'quick' && !order.planned) {
-      const params = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
-      const planned = { ...params, director_mode: order.params.director_mode, billing: order.params.billing };
+      const proposed = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
+      const planned = { ...keepPriced(proposed, order.params), director_mode: order.params.director_mode };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
     }
@@ -152,20 +160,22 @@ export class OrderSteps {
 
   /** running -> awaiting_review with the wait's task token (a resumed wait replaces a token that died with it). */
   async awaitReview(orderId: string, taskToken: string, execution?: string): Promise<void> {
-    const order = await this.load(orderId, execution);
-    const now = this.p.now();
-    if (order.status === 'awaiting_review') {
-      // The same wait run again has nothing to record; a resumed wait has a new token.
-      if (order.reviewToken === taskToken) return;
-      await this.p.orders.patch(orderId, { status: 'awaiting_review', set: { reviewToken: taskToken } }, now);
-      return;
-    }
-    const round = (order.reviewRound ?? 0) + 1;
-    const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
-    const event = eventOf(next, 'video.awaiting_review', EVENT_KEYS.awaitingReview(round));
-    const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
-    if (!moved) return this.awaitReview(orderId, taskToken, execution);
-    await this.p.announce(event);
+    return this.untilWritten(orderId, 'the review wait', async () => {
+      const order = await this.load(orderId, execution);
+      const now = this.p.now();
+      if (order.status === 'awaiting_review') {
+        // The same wait run again has nothing to record; a resumed wait has a new token.
+        if (order.reviewToken === taskToken) return;
+        await this.p.orders.patch(orderId, { status: 'awaiting_review', set: { reviewToken: taskToken } }, now);
+        return;
+      }
+      const round = (order.reviewRound ?? 0) + 1;
+      const next: Order = { ...order, status: 'awaiting_review', reviewToken: taskToken, reviewRound: round, updatedAt: now.toISOString() };
+      const event = eventOf(next, 'video.awaiting_review', EVENT_KEYS.awaitingReview(round));
+      const moved = await this.p.orders.transition({ order, to: 'awaiting_review', set: { reviewToken: taskToken, reviewRound: round }, event, now });
+      if (!moved) return AGAIN;
+      await this.p.announce(event);
+    });
   }
 
   /** A regen decision: the script is rewritten along the note, then the order goes back to the review wait. */
@@ -185,20 +195,20 @@ export class OrderSteps {
    * is written (atomically, in DynamoDB) only after both files are stored, so an upload cut short by a stop is redone.
    */
   async render(orderId: string, execution?: string): Promise<StepState> {
-    const order = await this.load(orderId, execution);
-    if (!order.rendered && !order.renderStartedAt) {
+    const order = await this.untilWritten(orderId, 'render', async () => {
+      const order = await this.load(orderId, execution);
+      if (order.rendered || order.renderStartedAt) return order;
       // No render for an order past its deadline: it is canceled and refunded here rather than at the next sweep.
       if (pastDeadline(order, this.p.now())) {
         if (await closeInError(this.p, order, DEADLINE_EXCEEDED, { beforeRender: true }))
           throw new OrderClosed('The order passed its deadline; it was refunded');
-        return this.render(orderId, execution);
+        return AGAIN;
       }
       // From here on the render runs to its end and is paid for: the deadline no longer applies (one conditional
       // write decides, against a deadline's cancel at the same moment).
       const now = this.p.now();
-      if (!(await this.p.orders.patch(orderId, { status: order.status, set: { renderStartedAt: now.toISOString() } }, now)))
-        return this.render(orderId, execution);
-    }
+      return (await this.p.orders.patch(orderId, { status: order.status, set: { renderStartedAt: now.toISOString() } }, now)) ? order : AGAIN;
+    });
     if (!order.rendered) {
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const outDir = this.p.scratch.make();
@@ -225,15 +235,16 @@ export class OrderSteps {
 
   /** The posting pack beside the video, then running -> done with the metadata. */
   async publish(orderId: string, execution?: string): Promise<void> {
-    const order = await this.load(orderId, execution);
-    if (!order.script) throw new GeneratorFailed('The order has no script');
-    await this.p.files.put(orderId, 'pack', JSON.stringify(order.script.pack, null, 2));
-    const now = this.p.now();
-    const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
-    const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
-    const event = eventOf(done, 'video.done', EVENT_KEYS.done, await this.p.links.issue(orderId, now));
-    const moved = await this.p.orders.transition({ order, to: 'done', set, event, now });
-    if (!moved) return this.publish(orderId, execution);
+    const event = await this.untilWritten(orderId, 'publish', async () => {
+      const order = await this.load(orderId, execution);
+      if (!order.script) throw new GeneratorFailed('The order has no script');
+      await this.p.files.put(orderId, 'pack', JSON.stringify(order.script.pack, null, 2));
+      const now = this.p.now();
+      const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
+      const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
+      const event = eventOf(done, 'video.done', EVENT_KEYS.done, await this.p.links.issue(orderId, now));
+      return (await this.p.orders.transition({ order, to: 'done', set, event, now })) ? event : AGAIN;
+    });
     this.p.metrics.count('OrdersDone');
     await this.p.capacity.release(orderId, true);
     await this.p.announce(event);
@@ -241,16 +252,18 @@ export class OrderSteps {
 
   /** Any active state -> error, refunding exactly what the order took, once. */
   async fail(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<void> {
-    let order: Order;
-    try {
-      order = await this.load(orderId, execution);
-    } catch (err) {
-      // A closed order may still hold its slot, if the run that closed it stopped before releasing it; a superseded
-      // execution's failure is not the order's, and the slot is the newer execution's.
-      if (err instanceof OrderClosed) return err.superseded ? undefined : this.p.capacity.release(orderId);
-      throw err;
-    }
-    if (!(await this.close(order, failure))) return this.fail(orderId, failure, execution);
+    return this.untilWritten(orderId, 'the failure', async () => {
+      let order: Order;
+      try {
+        order = await this.load(orderId, execution);
+      } catch (err) {
+        // A closed order may still hold its slot, if the run that closed it stopped before releasing it; a superseded
+        // execution's failure is not the order's, and the slot is the newer execution's.
+        if (err instanceof OrderClosed) return err.superseded ? undefined : this.p.capacity.release(orderId);
+        throw err;
+      }
+      return (await this.close(order, failure)) ? undefined : AGAIN;
+    });
   }
 
   /**
@@ -259,13 +272,23 @@ export class OrderSteps {
    * the wait: the workflow goes on from that decision instead.
    */
   async lapse(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<StepState> {
-    const order = await this.load(orderId, execution);
-    if (order.status === 'awaiting_review') {
-      if (await this.close(order, failure)) throw new OrderClosed('The review deadline passed; the order was refunded');
-      return this.lapse(orderId, failure, execution);
-    }
-    await this.forgetReviewToken(order);
-    return stateOf(order);
+    return this.untilWritten(orderId, 'the review deadline', async () => {
+      const order = await this.load(orderId, execution);
+      if (order.status === 'awaiting_review') {
+        if (await this.close(order, failure)) throw new OrderClosed('The review deadline passed; the order was refunded');
+        return AGAIN;
+      }
+      await this.forgetReviewToken(order);
+      return stateOf(order);
+    });
+  }
+
+  /**
+   * A step's read and conditional write, read again while the order moved in between (another writer came first);
+   * bounded: past ORDER_MOVED's tries, Contended, which the workflow retries as the transient failure it is.
+   */
+  private untilWritten<T>(orderId: string, step: string, op: () => Promise<T | Again>): Promise<T> {
+    return untilDone(ORDER_MOVED, op, () => new Contended(`Order ${orderId}: ${step} found the order moved ${ORDER_MOVED.attempts} times`));
   }
 
   /** The order as read -> error with its refund and event; false when it had moved meanwhile. */

@@ -4,6 +4,7 @@ import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
 import type { Charge } from './pricing.ts';
 import type { QueuePlace } from './capacity.ts';
+import type { RetryPolicy } from './retry.ts';
 
 export type { OrderStatus };
 /** The documented order of the parameters (stored maps come back in any order); billing is not shown. */
@@ -47,6 +48,12 @@ export function counterDeltas(
 
 /** How many times a client may have an order's script rewritten (regen) before approving, editing or canceling it. */
 export const MAX_REGENS = 3;
+
+/**
+ * A write that found the order moved since it was read (a conditional transition or patch refused) reads it again
+ * and decides anew; each loss means another writer changed the order, so a few tries settle it. Past them: Contended.
+ */
+export const ORDER_MOVED: RetryPolicy = { attempts: 8, baseMs: 10, capMs: 200 };
 
 export interface Order {
   id: string;

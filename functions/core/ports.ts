@@ -1,7 +1,7 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
 import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
 import type { Order } from './orders.ts';
-import type { Account, Charge, Limits } from './pricing.ts';
+import type { Account, Limits } from './pricing.ts';
 import type { LedgerHead } from './transactions.ts';
 
 export interface IdempotencyRecord {
@@ -11,19 +11,6 @@ export interface IdempotencyRecord {
   requestHash: string;
   orderId: string;
   response: CreationResponse;
-}
-
-/** A binding price (POST /videos:quote), kept until it expires or an order uses it. */
-export interface StoredQuote {
-  id: string;
-  userId: string;
-  /** The request it prices: its route, prompt and parameters. */
-  requestHash: string;
-  charge: Charge;
-  createdAt: string;
-  expiresAt: string;
-  /** The order that used it. */
-  orderId?: string;
 }
 
 export interface OrderCommit {
@@ -143,9 +130,6 @@ export interface OrderStore {
    * consistent (a created order is there at once); `more` when others remain in the range.
    */
   ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
-  saveQuote(quote: StoredQuote): Promise<void>;
-  /** The user's quote, unless it has expired. */
-  quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */

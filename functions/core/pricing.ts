@@ -22,6 +22,22 @@ export function pricesFrom(given: object, setting: string): Prices {
 }
 const HEAVY: ReadonlySet<Extra> = new Set(['ai_visual', 'song', 'voice_clone']);
 
+/** The parameters an order's charge was computed from: its extras (extrasOf) and how it is paid. */
+const PRICED = ['placement', 'ai_visual', 'music', 'voice', 'billing'] as const satisfies readonly (keyof OrderParams)[];
+
+/**
+ * `proposed` with the charged order's priced parameters: a plan refines what an order does not pay for (topic,
+ * duration, tone, ...), never what it was charged for, whatever the planner proposes.
+ */
+export function keepPriced(proposed: OrderParams, charged: OrderParams): OrderParams {
+  const out: Partial<Record<keyof OrderParams, unknown>> = { ...proposed };
+  for (const k of PRICED) {
+    if (charged[k] === undefined) delete out[k];
+    else out[k] = charged[k];
+  }
+  return out as OrderParams;
+}
+
 export interface Limits {
   activeTasks: number;
   postsPerMinute: number;
@@ -105,10 +121,11 @@ export function checkKeyLimits(params: Pick<OrderParams, 'director_mode'>, accou
 }
 
 /**
- * Prices an order for this account, or throws the error the client gets: 429 active_tasks_exceeded,
- * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds.
+ * What an order charges this account, or the error the client gets: 429 active_tasks_exceeded,
+ * 409 review_limit_exceeded, 409 fair_use_exceeded or 402 insufficient_funds. (A quote, quote-order.ts, is the
+ * binding offer of a price; this is the computation.)
  */
-export function quote(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
+export function chargeFor(params: OrderParams, account: Account, limits: Limits, now: Date, retryAfter: number, prices: Prices = DEFAULT_PRICES): Charge {
   checkKeyLimits(params, account, limits, retryAfter);
   const charge = priceOf(params, account, now, prices);
   if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);

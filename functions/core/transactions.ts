@@ -5,6 +5,7 @@
  * sequence in commit order and a page needs no other entry to show its balances.
  */
 import type { Transaction } from '../contract/balance.ts';
+import type { RetryPolicy } from './retry.ts';
 
 /** An entry of a user's ledger, as stored. */
 export interface LedgerEntry {
@@ -23,6 +24,14 @@ export interface LedgerEntry {
 
 /** An entry with its id (core/ids.ts `ledgerEntryId`: its place in the ledger, then random bits). */
 export type LedgerLine = LedgerEntry & { id: string };
+
+/**
+ * Ledger writes tried while the head moves on (each loss means another write of the user's committed, and the next
+ * try follows it at once): bounded by the user's concurrent writes, a few dozen at most.
+ */
+export const LEDGER_MOVED: RetryPolicy = { attempts: 50, baseMs: 0 };
+/** Writes of the user item tried while another transaction holds it, backed off. */
+export const ACCOUNT_CONFLICTS: RetryPolicy = { attempts: 12, baseMs: 10, capMs: 400 };
 
 /** Where a user's ledger stands: the entries it holds (the last one's place) and the balance after the last. */
 export interface LedgerHead {

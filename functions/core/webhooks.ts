@@ -5,6 +5,7 @@
  */
 import type { WebhookView } from '../contract/webhooks.ts';
 import { forbidden, notFound, serviceUnavailable } from './errors.ts';
+import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import { newWebhookId, WEBHOOK_ID_RE } from './ids.ts';
 import { newWebhookSecret, signatureHeaders, USER_AGENT } from './webhook-signature.ts';
@@ -36,12 +37,14 @@ export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
  * write found the webhook changed since. Tried once more from a new read; a second loss is 503 (retry).
  */
 async function fromFreshRead<T>(attempt: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 2; i++) {
-    const written = await attempt();
-    if (written !== undefined) return written;
-  }
-  throw serviceUnavailable('The webhook changed while this request wrote it; retry', 1);
+  return untilDone(
+    WEBHOOK_MOVED,
+    async () => (await attempt()) ?? AGAIN,
+    () => serviceUnavailable('The webhook changed while this request wrote it; retry', 1),
+  );
 }
+
+const WEBHOOK_MOVED: RetryPolicy = { attempts: 2, baseMs: 0 };
 
 /** A new secret for the user's webhook; the old one keeps signing beside it for `overlapSeconds`. */
 export async function rotateSecret(store: WebhookStore, userId: string, webhookId: string | undefined, overlapSeconds: number, now: Date): Promise<Webhook> {

@@ -55,8 +55,8 @@ const stripFences = (s: string) =>
 const planned = z.object(z.pick(createVideoBody, { topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);
 
 /**
- * Plans a prompt. Only the parameters that do not change the price come from the model; the paid extras are the ones
- * the order was charged for (`fixed`).
+ * Plans a prompt: the model's answer over the deterministic plan of the prompt (`fixed`). Only a proposal: the plan
+ * step keeps the parameters the order was charged for (core/pricing.ts keepPriced).
  */
 export class LlmPlanner implements Planner {
   constructor(
@@ -72,8 +72,7 @@ export class LlmPlanner implements Planner {
         'calm, funny, serious), cta (optional call to action, at most 80 characters) and captions (boolean). Answer with JSON only.',
       prompt,
     );
-    const base = this.fixed(prompt);
-    return createVideoBody.parse({ ...base, ...answer, placement: base.placement, music: base.music, voice: base.voice, ai_visual: base.ai_visual });
+    return createVideoBody.parse({ ...this.fixed(prompt), ...answer });
   }
 }
 

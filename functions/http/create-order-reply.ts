@@ -33,6 +33,8 @@ export async function createOrderReply(req: AuthedRequest, request: OrderRequest
     ...(key !== undefined ? { idempotencyKey: key } : {}),
     now: req.now,
   });
-  req.counted = result.counted;
-  return result.replayed ? { status: 200, body: result.response, headers: { 'idempotent-replayed': 'true' } } : { status: 201, body: result.response };
+  // A new order's transaction counted this POST; a replay's did not.
+  return result.kind === 'replayed'
+    ? { status: 200, body: result.response, headers: { 'idempotent-replayed': 'true' } }
+    : { status: 201, body: result.response, postCounted: true };
 }

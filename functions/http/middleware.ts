@@ -32,8 +32,6 @@ export interface HttpRequest {
 /** What a route with auth adds: the key's account, loaded by the key lookup. */
 export interface AuthedRequest extends HttpRequest {
   account: Account;
-  /** Whether this POST is already counted in its rate window. */
-  counted: boolean;
   /** The window (of POSTs or of GETs) after this request: shown in the RateLimit headers. */
   rateLimit?: { policy: 'posts' | 'gets'; limit: number; remaining: number; resetSeconds: number };
 }
@@ -53,6 +51,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** The body is a string sent as it is, with the content-type of `headers` (the docs page and its assets). */
   raw?: boolean;
+  /** A `deferred` POST that the handler's own transaction counted in its rate window (a new order). */
+  postCounted?: boolean;
 }
 
 /** What the chain needs of an operation (functions/http/operations.ts); the 404 of no route has only `auth`. */
@@ -68,7 +68,7 @@ export type RequestOf<O extends RouteOptions> = (O extends { route: { auth: true
 export type ReplyOf<O extends RouteOptions> = O extends { answers: infer A }
   ? {
       [S in keyof A & number]: A[S] extends { schema: infer B extends z.ZodMiniType }
-        ? { status: S; body: z.output<B>; headers?: Record<string, string> }
+        ? { status: S; body: z.output<B>; headers?: Record<string, string>; postCounted?: boolean }
         : { status: S; body?: unknown; headers?: Record<string, string>; raw?: boolean };
     }[keyof A & number]
   : never;
@@ -76,7 +76,8 @@ export type ReplyOf<O extends RouteOptions> = O extends { answers: infer A }
 /** The request as the chain fills it in; a handler sees it as its route's RequestOf. */
 type Filling = HttpRequest & Partial<Omit<AuthedRequest, keyof HttpRequest>> & { body?: unknown; query?: unknown };
 
-type Ctx = Context & { req: Filling };
+/** `reply`: what the handler returned, once it has. */
+type Ctx = Context & { req: Filling; reply?: Reply };
 type Req = middy.Request<APIGatewayProxyEventV2, HttpResponse, Error, Ctx>;
 
 const requestIdOf = (event: APIGatewayProxyEventV2) => event.requestContext?.requestId ?? 'unknown';
@@ -120,7 +121,6 @@ const apiKeyAuth = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error
     const found = await services().accounts.authenticate(req.header('x-api-key'));
     if (!found) throw unauthorized();
     req.account = found.account;
-    req.counted = false;
   },
 });
 
@@ -137,7 +137,6 @@ function spent(req: Filling): AuthedRequest['rateLimit'] {
 async function count(req: Filling, policy: 'posts' | 'gets' = 'posts') {
   const { accounts, config } = services();
   const window = minuteWindow(req.now);
-  if (policy === 'posts') req.counted = true;
   const limit = policy === 'posts' ? config.limits.postsPerMinute : config.limits.getsPerMinute;
   const held = await accounts.count(policy, req.account!.userId, window.start, limit);
   if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit, policy === 'posts' ? 'POST' : 'GET');
@@ -159,13 +158,13 @@ const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxy
   },
   after: async (request: Req) => {
     const req = request.context.req;
-    if (!req.counted) await count(req);
-    else if (!req.rateLimit) await counted(req);
+    if (mode === 'deferred') await (request.context.reply?.postCounted ? counted(req) : count(req));
     if (request.response) request.response.headers = { ...request.response.headers, ...rateLimitHeaders(req.rateLimit) };
   },
   onError: async (request: Req) => {
     const req = request.context.req;
-    if (!req?.account || req.counted || (request.error as AppError).code === 'rate_limited') return;
+    // Counted before the handler; or the handler returned, and its answer was counted (or tried) after it.
+    if (mode === 'before' || request.context.reply || !req?.account || (request.error as AppError).code === 'rate_limited') return;
     // A full window wins over the handler's own error: the client has to slow down either way.
     await count(req).catch((err: unknown) => {
       request.error = err as Error;
@@ -249,6 +248,7 @@ export function httpRoute<const O extends RouteOptions>(options: O) {
     return chain.handler(async (_event, context) => {
       // The middlewares above have filled in what the options promise (or failed the request).
       const reply: Reply = await fn(context.req as RequestOf<O>);
+      context.reply = reply;
       const headers: Record<string, string> = { 'x-request-id': context.req.requestId, ...reply.headers };
       if (reply.body === undefined) return { statusCode: reply.status, headers, body: '' };
       if (reply.raw) return { statusCode: reply.status, headers, body: String(reply.body) };

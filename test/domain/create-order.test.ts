@@ -2,16 +2,19 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { type CreateOrderInput, IDEMPOTENCY_TTL_MS, type OrderCreation } from '../../functions/core/create-order.ts';
+import type { CreateOrderInput, OrderCreation } from '../../functions/core/create-order.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import type { AppError } from '../../functions/core/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
-import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation } from './memory.ts';
+import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation, memoryQuoting } from './memory.ts';
+import type { OrderQuoting } from '../../functions/core/quote-order.ts';
 
 const now = new Date('2026-11-23T10:00:30Z');
 let table: MemoryTable;
 let workflow: MemoryWorkflow;
 let metrics: MemoryMetrics;
 let creation: OrderCreation;
+let quoting: OrderQuoting;
 const errors: string[] = [];
 
 beforeEach(() => {
@@ -20,6 +23,7 @@ beforeEach(() => {
   metrics = new MemoryMetrics();
   errors.length = 0;
   creation = memoryCreation(table, workflow, metrics, (m) => errors.push(m));
+  quoting = memoryQuoting(table);
 });
 
 const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'] => ({
@@ -42,7 +46,7 @@ describe('order creation', () => {
   it('charges a quote its price even after the price list changed, and the plan allowance it counted on', async () => {
     table.addAccount({ userId: 'Q', balance: 1000, plan: { name: 'creator', heavyPerMonth: 1 } });
     const song = explicit('Tea', { music: 'song', placement: { product: 'Tea Co' } });
-    const quoted = await creation.quote({ account: table.account('Q'), request: song, now });
+    const quoted = await quoting.quote({ account: table.account('Q'), request: song, now });
     // The plan's allowance covers the song; the placement is paid.
     assert.deepEqual([quoted.cost, quoted.breakdown], [150, { base: 100, extras: { placement: 50, song: 0 }, trial: false, plan_allowance: true }]);
     assert.equal(table.account('Q').balance, 1000, 'nothing charged by the quote');
@@ -58,7 +62,7 @@ describe('order creation', () => {
     );
     assert.equal(unquoted.response.cost, 300 + 90 + DEFAULT_PRICES.song);
     // A quote past its 15 minutes is gone.
-    const old = await creation.quote({ account: table.account('Q'), request: explicit('Coffee'), now });
+    const old = await quoting.quote({ account: table.account('Q'), request: explicit('Coffee'), now });
     const expired = new Date(now.getTime() + 16 * 60_000);
     await assert.rejects(
       creation.create(input('Q', { ...explicit('Coffee'), quoteId: old.quote_id }, { now: expired })),
@@ -69,7 +73,7 @@ describe('order creation', () => {
   it('charges the price once, takes a slot, records the charge and starts the workflow', async () => {
     table.addAccount({ userId: 'U', balance: 1000 });
     const r = await creation.create(input('U', explicit('Green tea', { music: 'song' })));
-    assert.equal(r.replayed, false);
+    assert.equal(r.kind, 'created');
     assert.deepEqual([r.response.status, r.response.cost], ['queued', DEFAULT_PRICES.base + DEFAULT_PRICES.song]);
     const account = table.account('U');
     assert.deepEqual([account.balance, account.activeTasks], [1000 - 170, 1]);
@@ -93,7 +97,7 @@ describe('order creation', () => {
     const first = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
     // The repeat is priced against a balance the first order spent: it is still the replay, not a 402.
     const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
-    assert.equal(again.replayed, true);
+    assert.equal(again.kind, 'replayed');
     assert.deepEqual(again.response, first.response);
     assert.equal(table.account('U').balance, 50);
     assert.equal(table.orders.size, 1);
@@ -119,7 +123,7 @@ describe('order creation', () => {
     const later = new Date(now.getTime() + IDEMPOTENCY_TTL_MS + 1000);
     const second = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1', now: later }));
     assert.notEqual(second.response.id, first.response.id);
-    assert.equal(second.replayed, false);
+    assert.equal(second.kind, 'created');
     assert.equal(table.account('U').balance, 800);
   });
 
@@ -173,11 +177,11 @@ describe('order creation', () => {
     assert.deepEqual([r.response.status, workflow.started, errors], ['queued', [], ['workflow start failed']]);
     // A repeat while Step Functions is still away answers the order all the same (the sweep will start it).
     const meanwhile = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
-    assert.deepEqual([meanwhile.replayed, meanwhile.response.id, errors.length], [true, r.response.id, 2]);
+    assert.deepEqual([meanwhile.kind, meanwhile.response.id, errors.length], ['replayed', r.response.id, 2]);
     assert.equal(metrics.of('WorkflowStartsFailed'), 2, 'each failed start is counted for the alarm');
     workflow.failStarts = false;
     const again = await creation.create(input('U', explicit('Tea'), { idempotencyKey: 'k1' }));
-    assert.deepEqual([again.replayed, workflow.started], [true, [r.response.id]]);
+    assert.deepEqual([again.kind, workflow.started], ['replayed', [r.response.id]]);
     assert.equal(table.account('U').balance, 900);
   });
 

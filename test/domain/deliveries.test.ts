@@ -8,6 +8,7 @@ import type { AppError } from '../../functions/core/errors.ts';
 import { readOwnOrder } from '../../functions/core/read-order.ts';
 import { verifyWebhook } from '../../functions/core/webhook-signature.ts';
 import { deleteWebhook, ownWebhookId, registerWebhook } from '../../functions/core/webhooks.ts';
+import { isTransient } from '../../functions/adapters/transient.ts';
 import { MemoryEvents, MemoryMetrics, MemoryOrders, MemoryTable, MemoryWebhooks, recordEvent, ScriptedReceiver } from './memory.ts';
 
 const BASE_MS = 30_000;
@@ -104,6 +105,18 @@ describe('webhook delivery', () => {
     assert.deepEqual(await deliver(p, event.orderId, event.id), { outcome: 'delivered', attempt: 2 });
     assert.deepEqual(await deliver(p, event.orderId, event.id), { outcome: 'delivered', attempt: 2 });
     assert.equal(receiver.received.length, 2);
+  });
+
+  it('gives up an attempt whose record other runs keep writing first, as the transient Contended, after a bounded number', async () => {
+    await registerWebhook(webhooks, policy, 'U', 'https://hooks.example/video', new Date(clock));
+    const event = doneEvent();
+    const receiver = new ScriptedReceiver([500, 500, 500, 500, 500]);
+    const p = ports(receiver);
+    // Another run of the step records each attempt number before this one does.
+    const losing = { ...p, events: Object.assign(Object.create(p.events) as DeliveryPorts['events'], { record: async () => false }) };
+    const err = await deliver(losing, event.orderId, event.id).catch((e: Error) => e);
+    assert.deepEqual([(err as Error).name, isTransient(err)], ['Contended', true]);
+    assert.equal(receiver.received.length, 4, 'four attempts, then the workflow retries the step');
   });
 
   it('sends the next attempt to the webhook as it is now, and nothing once it is deleted', async () => {

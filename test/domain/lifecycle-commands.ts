@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
+import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
@@ -73,12 +74,12 @@ export class Create implements Cmd {
     };
     const before = { balance: balanceOf(w, this.user), active: activeOf(w, this.user) };
     const held = this.key ? m.keys.get(`${this.user}:${this.key}`) : undefined;
-    const live = held && w.clock - held.at <= 24 * 3600 * 1000 ? held : undefined;
+    const live = held && heldAt(epochSeconds(expiryOf(new Date(held.at), IDEMPOTENCY_TTL_MS)), new Date(w.clock)) ? held : undefined;
     const r = await w.create(this.user, full, this.key);
     if (live) {
       // A key within its 24 hours: the same request is the same order, another is 422.
       if (live.request === JSON.stringify(full))
-        assert.ok(r.ok && r.value.replayed && r.value.response.id === live.orderId, `a repeat of ${this.key} answers ${live.orderId}`);
+        assert.ok(r.ok && r.value.kind === 'replayed' && r.value.response.id === live.orderId, `a repeat of ${this.key} answers ${live.orderId}`);
       else assert.ok(!r.ok && r.code === 'invalid_params', `a reuse of ${this.key} for another request is 422`);
       return;
     }
@@ -87,7 +88,7 @@ export class Create implements Cmd {
         assert.ok(['active_tasks_exceeded', 'rate_limited', 'quote_invalid', 'invalid_params'].includes(r.code), r.code);
       return;
     }
-    assert.equal(r.value.replayed, false);
+    assert.equal(r.value.kind, 'created');
     const { id, cost } = r.value.response;
     assert.ok(before.active < DEFAULT_LIMITS.activeTasks, `created while ${before.active} orders were active`);
     assert.ok(cost <= before.balance, `charged ${cost} of a balance of ${before.balance}`);

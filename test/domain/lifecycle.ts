@@ -32,7 +32,8 @@ import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../..
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
 import { Engine } from './engine.ts';
-import { MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryTable, MemoryWebhooks } from './memory.ts';
+import { MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from './memory.ts';
+import { OrderQuoting } from '../../functions/core/quote-order.ts';
 
 export const SLOTS = 2;
 export const LEASE_SECONDS = 1800;
@@ -72,6 +73,7 @@ export class World {
   readonly queue: RenderQueue;
   readonly steps: OrderSteps;
   readonly creation: OrderCreation;
+  readonly quoting: OrderQuoting;
   readonly workflow: Workflow;
   readonly cancellation: CancelPorts;
   readonly deliveryPorts: DeliveryPorts;
@@ -167,8 +169,18 @@ export class World {
     this.resendPorts = { events: this.events, delivery, resendsPerHour: DEFAULT_RESENDS_PER_HOUR, now };
     this.sender = sender;
     this.delivery = delivery;
+    const quotes = new MemoryQuotes(this.table);
+    const queueViews = new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: SLOTS }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+    this.quoting = new OrderQuoting({
+      quotes,
+      planPrompt: planFromPrompt,
+      deliverable: { ai_visual: true, voice_clone: true },
+      prices: DEFAULT_PRICES,
+      queue: queueViews,
+    });
     this.creation = new OrderCreation({
       orders: this.orders,
+      quotes,
       planPrompt: planFromPrompt,
       deliverable: { ai_visual: true, voice_clone: true },
       workflow: this.workflow,
@@ -176,7 +188,7 @@ export class World {
       limits: DEFAULT_LIMITS,
       prices: DEFAULT_PRICES,
       throughput: { orderSeconds: 20 },
-      queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: SLOTS }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+      queue: queueViews,
       metrics: this.metrics,
       log: { error: () => undefined },
     });
@@ -230,7 +242,7 @@ export class World {
   }
 
   quote(userId: string, request: OrderRequest) {
-    return this.call(() => this.creation.quote({ account: this.table.account(userId), request, now: this.now() }));
+    return this.call(() => this.quoting.quote({ account: this.table.account(userId), request, now: this.now() }));
   }
 
   review(userId: string, orderId: string, decision: ReviewDecision) {

@@ -1,13 +1,15 @@
 /**
  * In-memory implementations of core's ports, for the domain tests only. Each write checks the same conditions the
- * DynamoDB adapters put on it (functions/adapters/orders.ts) and applies all or nothing, so a use case meets the same
+ * DynamoDB adapters put on it (functions/adapters/order-creation.ts, order-transitions.ts) and applies all or nothing, so a use case meets the same
  * answers here as on the table; test/integration runs the same use cases on DynamoDB Local.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
+import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
+import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { ledgerEntryId } from '../../functions/core/ids.ts';
@@ -24,7 +26,6 @@ import type {
   OrderEvent,
   OrderStore,
   Patch,
-  StoredQuote,
   Transition,
 } from '../../functions/core/ports.ts';
 import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
@@ -34,6 +35,8 @@ import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { EmbeddedWriter } from '../../functions/generator/writer.ts';
 
 const clone = <T>(v: T): T => structuredClone(v);
+/** A quote counts as the table's does: by its expiry in epoch seconds. */
+const quoteHeld = (q: Quote, now: Date) => heldAt(epochSeconds(new Date(q.expiresAt)), now);
 
 /** A ledger entry as the adapter stores it (core/transactions.ts LedgerEntry), with its user and its place. */
 export interface LedgerLine extends Omit<LedgerEntry, 'orderId'> {
@@ -41,11 +44,6 @@ export interface LedgerLine extends Omit<LedgerEntry, 'orderId'> {
   orderId: string;
   seq: number;
 }
-
-/** Whole seconds, the unit of the table's TTL attribute that the adapter's expiry conditions compare (keys.ts ttl). */
-const seconds = (ms: number) => Math.floor(ms / 1000);
-/** Whether a record expiring at `expiresAt` (ms) still counts at `now`, as the adapter's condition reads it. */
-const unexpired = (expiresAt: number, now: Date) => seconds(expiresAt) >= seconds(now.getTime());
 
 /** What a ledger entry says of its order's payment, as the adapter writes it: a trial video, the plan's allowance. */
 const paidBy = (charge: Charge, allowance: boolean) => ({ ...(charge.trial ? { trial: true } : {}), ...(allowance ? { allowance: true } : {}) });
@@ -57,8 +55,9 @@ const MEMORY_ENTRY_TAIL = '0'.repeat(16);
 export class MemoryTable implements LedgerReader {
   accounts = new Map<string, Account>();
   orders = new Map<string, Order>();
+  /** Each with its expiry in epoch seconds, as the table keeps it. */
   idempotency = new Map<string, { record: IdempotencyRecord; expiresAt: number }>();
-  quotes = new Map<string, StoredQuote>();
+  quotes = new Map<string, Quote>();
   posts = new Map<string, number>();
   /** Resent events by `<user>:<hour start>`. */
   resends = new Map<string, number>();
@@ -126,9 +125,9 @@ export class MemoryOrders implements OrderStore {
     // The same conditions as the transaction's items, read in the adapter's order.
     const keyed = countsAgainstKey(order);
     if (c.postWindowStart !== undefined && (this.t.posts.get(postKey) ?? 0) >= limits.postsPerMinute) return { kind: 'rate_limited' };
-    if (held && unexpired(held.expiresAt, c.now)) return { kind: 'replay', record: clone(held.record) };
-    const quoted = c.quoteId ? this.t.quotes.get(`${account.userId}:${c.quoteId}`) : undefined;
-    if (c.quoteId && (!quoted || quoted.orderId || !unexpired(Date.parse(quoted.expiresAt), c.now))) return { kind: 'quote_used' };
+    if (held && heldAt(held.expiresAt, c.now)) return { kind: 'replay', record: clone(held.record) };
+    const quoted = c.quoteId ? this.t.quotes.get(c.quoteId) : undefined;
+    if (c.quoteId && (!quoted || quoted.userId !== account.userId || quoted.orderId || !quoteHeld(quoted, c.now))) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
       user.ledgerSeq === account.ledgerSeq &&
@@ -166,7 +165,7 @@ export class MemoryOrders implements OrderStore {
       createdAt: order.createdAt,
     };
     this.t.ledger.push({ ...entry, userId: account.userId, balanceAfter: user.balance, seq: ++user.ledgerSeq });
-    if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: c.idempotency!.expiresAt.getTime() });
+    if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: epochSeconds(c.idempotency!.expiresAt) });
     return { kind: 'created' };
   }
 
@@ -206,15 +205,6 @@ export class MemoryOrders implements OrderStore {
     return order && clone(order);
   }
 
-  async saveQuote(q: StoredQuote): Promise<void> {
-    this.t.quotes.set(`${q.userId}:${q.id}`, clone(q));
-  }
-
-  async quoteOf(userId: string, quoteId: string, now: Date): Promise<StoredQuote | undefined> {
-    const q = this.t.quotes.get(`${userId}:${quoteId}`);
-    return q && unexpired(Date.parse(q.expiresAt), now) ? clone(q) : undefined;
-  }
-
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
     const ids = [...this.t.orders.values()]
       .filter((o) => o.userId === userId && o.id >= (range.from ?? '') && (range.below === undefined || o.id < range.below))
@@ -226,7 +216,7 @@ export class MemoryOrders implements OrderStore {
 
   async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
     const held = this.t.idempotency.get(`${userId}:${keyHash}`);
-    return held && unexpired(held.expiresAt, now) ? clone(held.record) : undefined;
+    return held && heldAt(held.expiresAt, now) ? clone(held.record) : undefined;
   }
 
   async transition(tr: Transition): Promise<boolean> {
@@ -279,6 +269,19 @@ export class MemoryOrders implements OrderStore {
   }
 }
 
+export class MemoryQuotes implements QuoteStore {
+  constructor(private readonly t: MemoryTable) {}
+
+  async save(q: Quote): Promise<void> {
+    this.t.quotes.set(q.id, clone(q));
+  }
+
+  async get(userId: string, quoteId: string, now: Date): Promise<Quote | undefined> {
+    const q = this.t.quotes.get(quoteId);
+    return q && q.userId === userId && quoteHeld(q, now) ? clone(q) : undefined;
+  }
+}
+
 /**
  * A page of a marker set walked in sort order as the DynamoDB index is (one shard here): the markers after `from`,
  * young ones passed over, at most `limit`; `next` while more remain.
@@ -306,6 +309,7 @@ export function memoryCreation(
 ) {
   return new OrderCreation({
     orders: new MemoryOrders(table),
+    quotes: new MemoryQuotes(table),
     planPrompt: planFromPrompt,
     deliverable,
     workflow,
@@ -317,6 +321,17 @@ export function memoryCreation(
     queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,
     log: { error: log },
+  });
+}
+
+/** The quoting use case on these ports, with the default prices, and an empty render queue. */
+export function memoryQuoting(table: MemoryTable, prices: Prices = DEFAULT_PRICES) {
+  return new OrderQuoting({
+    quotes: new MemoryQuotes(table),
+    planPrompt: planFromPrompt,
+    deliverable: { ai_visual: true, voice_clone: true },
+    prices,
+    queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
   });
 }
 

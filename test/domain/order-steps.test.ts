@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import type { AppError } from '../../functions/core/errors.ts';
-import { OrderClosed, OrderSteps } from '../../functions/core/order-steps.ts';
+import { OrderClosed, OrderSteps, type StepPorts } from '../../functions/core/order-steps.ts';
+import { ORDER_MOVED } from '../../functions/core/orders.ts';
+import { isTransient } from '../../functions/adapters/transient.ts';
+import { planFromPrompt } from '../../functions/generator/planner.ts';
 import type { OrderEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
@@ -51,7 +54,12 @@ beforeEach(() => {
   announced = [];
   capacity = new MemoryCapacity();
   clock = Date.parse('2026-11-23T10:00:00Z');
-  steps = new OrderSteps({
+  steps = new OrderSteps(stepPorts());
+});
+
+/** The steps' ports on this test's stores. */
+function stepPorts(): StepPorts {
+  return {
     orders,
     accounts: { get: async (userId) => table.account(userId) },
     generator,
@@ -63,8 +71,8 @@ beforeEach(() => {
     capacity: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
     announce: async (e) => void announced.push(e),
     now,
-  });
-});
+  };
+}
 
 async function order(userId: string, request: { prompt: string } | { topic: string; director_mode?: boolean }, account = { balance: 1000 }) {
   if (!table.accounts.has(userId)) table.addAccount({ userId, ...account });
@@ -300,6 +308,53 @@ describe('order steps', () => {
     await steps.fail(id, { Error: 'States.Timeout' }, id);
     assert.deepEqual([table.orders.get(id)!.status, table.account('U').balance], ['running', 900], 'not failed, not refunded');
     assert.equal((await steps.write(id, `${id}-s1`)).orderId, id, 'the named one goes on');
+  });
+
+  it('let the planner refine what an order does not pay for, never what it was charged for', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    const charged = table.orders.get(id)!.params;
+    // A planner (a model) that proposes every paid extra, another billing and no director mode.
+    generator.planner = {
+      plan: async (prompt: string) => ({
+        ...planFromPrompt(prompt),
+        topic: 'Green tea, planned',
+        duration_seconds: 30,
+        placement: { product: 'Tea Co' },
+        ai_visual: true,
+        music: 'song' as const,
+        voice: 'clone' as const,
+        billing: 'doubloons' as const,
+        director_mode: true,
+      }),
+    };
+    await steps.start(id);
+    await steps.plan(id);
+    const planned = table.orders.get(id)!.params;
+    assert.deepEqual([planned.topic, planned.duration_seconds], ['Green tea, planned', 30], 'the rest is the plan');
+    assert.deepEqual(
+      [planned.placement, planned.ai_visual, planned.music, planned.voice, planned.billing, planned.director_mode],
+      [charged.placement, charged.ai_visual, charged.music, charged.voice, charged.billing, charged.director_mode],
+      'priced parameters as charged',
+    );
+    assert.equal('placement' in planned, false, 'an extra not ordered is not added');
+  });
+
+  it('give up a write the order keeps refusing after a bounded number of reads, as the transient Contended', async () => {
+    const id = await order('U', { topic: 'Green tea' });
+    let tries = 0;
+    // Another writer moves the order before every transition of this step: it never wins.
+    const losing = new OrderSteps({
+      ...stepPorts(),
+      orders: { get: (o) => orders.get(o), patch: (...a) => orders.patch(...a), transition: async () => ++tries < 0 },
+    });
+    const err = await losing.start(id).catch((e: Error) => e);
+    assert.deepEqual([(err as Error).name, isTransient(err), tries], ['Contended', true, ORDER_MOVED.attempts]);
+    await steps.start(id);
+    await steps.write(id);
+    await losing.fail(id).catch(() => undefined);
+    await losing.publish(id).catch(() => undefined);
+    assert.equal(tries, 3 * ORDER_MOVED.attempts, 'each step tries as often, no more');
+    assert.equal(table.orders.get(id)!.status, 'running', 'nothing written');
   });
 
   it('rewrite the script on regen and come back to the review in a new round', async () => {

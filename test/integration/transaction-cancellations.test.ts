@@ -94,7 +94,7 @@ describe('a cancelled creation transaction', () => {
     // The quote is the creation's last item; every other one reports None.
     assert.deepEqual(counter.reasons, [['None', 'None', 'None', 'None', 'None', 'None', 'None', 'ValidationError']]);
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
-    assert.equal((await services.orders.quoteOf(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
+    assert.equal((await services.quotes.get(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
   });
 
   it('on an order id that is taken is thrown, not retried with the same id', async () => {

@@ -14,6 +14,7 @@ import { Capacity } from '../../functions/adapters/capacity.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
 import { OrderFiles } from '../../functions/adapters/files.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
+import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
 import type { CapacityStore } from '../../functions/core/capacity.ts';
 import type { DeliveryPorts, PendingEvents, ResendPorts } from '../../functions/core/deliveries.ts';
@@ -26,11 +27,13 @@ import type { LedgerReader } from '../../functions/core/transactions.ts';
 import type { WebhookStore } from '../../functions/core/webhooks.ts';
 import { ensureTable, startDynamoDbLocal } from '../../local/dynamodb.ts';
 import { startS3 } from '../../local/s3.ts';
-import { MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
+import { MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
+import type { QuoteStore } from '../../functions/core/quote-order.ts';
 
 /** Every store port the domain uses, as the use cases type them. */
 export interface Stores {
   orders: OrderStore;
+  quotes: QuoteStore;
   /** The account as the operator and the use cases read it, and its ledger as GET /balance/transactions does. */
   accounts: Pick<AdminPorts['accounts'], 'get'> & LedgerReader;
   capacity: CapacityStore;
@@ -59,6 +62,7 @@ const memory: Implementation = {
     const t = new MemoryTable();
     return {
       orders: new MemoryOrders(t),
+      quotes: new MemoryQuotes(t),
       accounts: { get: async (userId) => t.account(userId), ledgerPage: (userId, q) => t.ledgerPage(userId, q) },
       capacity: new MemoryCapacity(),
       events: new MemoryEvents(t),
@@ -116,6 +120,7 @@ function dynamodb(): Implementation {
       const accounts = new Accounts(ddb, table);
       return {
         orders: new Orders(ddb, table),
+        quotes: new Quotes(ddb, table),
         accounts,
         capacity: new Capacity(ddb, table),
         events: new DeliveryEvents(ddb, table),

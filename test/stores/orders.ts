@@ -1,9 +1,10 @@
 /** The order store's contract (core/ports.ts OrderStore): the creation transaction, status changes, listings, markers. */
 import assert from 'node:assert/strict';
+import { expiryOf, QUOTE_TTL_MS } from '../../functions/core/expiry.ts';
 import { newQuoteId } from '../../functions/core/ids.ts';
 import { minuteWindow } from '../../functions/core/limits.ts';
 import type { Order } from '../../functions/core/orders.ts';
-import type { StoredQuote } from '../../functions/core/ports.ts';
+import type { Quote } from '../../functions/core/quote-order.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
 import { after, commitOf, created, eventOf, failure, type KnownDrifts, type MakeStores, MINUTE, orderOf, SECOND, scenario, wholeSecond } from './fixtures.ts';
 
@@ -179,47 +180,48 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     const user = await s.user({ balance: 500 });
     const other = await s.user({ balance: 500 });
     const now = wholeSecond();
-    const quote = (userId: string, expiresAt: Date): StoredQuote => ({
+    const quote = (userId: string, expiresAt: Date): Quote => ({
       id: newQuoteId(),
       userId,
-      requestHash: 'q'.repeat(64),
+      pricedHash: 'q'.repeat(64),
       charge: { cost: 100, trial: false, extras: [] },
       createdAt: now.toISOString(),
       expiresAt: expiresAt.toISOString(),
     });
     const q = quote(user, after(now, 15 * MINUTE));
-    await s.orders.saveQuote(q);
-    assert.equal((await s.orders.quoteOf(user, q.id, now))?.id, q.id);
-    assert.equal(await s.orders.quoteOf(other, q.id, now), undefined, "another user's quote is not found");
-    assert.ok(await s.orders.quoteOf(user, q.id, after(now, 15 * MINUTE + 500)), 'through the second it expires in');
-    assert.equal(await s.orders.quoteOf(user, q.id, after(now, 15 * MINUTE + SECOND)), undefined);
+    await s.quotes.save(q);
+    assert.equal((await s.quotes.get(user, q.id, now))?.id, q.id);
+    assert.equal(await s.quotes.get(other, q.id, now), undefined, "another user's quote is not found");
+    assert.ok(await s.quotes.get(user, q.id, after(now, 15 * MINUTE + 500)), 'through the second it expires in');
+    assert.equal(await s.quotes.get(user, q.id, after(now, 15 * MINUTE + SECOND)), undefined);
     // Another user's order cannot use it.
     const theirs = orderOf(other, now);
     assert.deepEqual(await s.orders.create(commitOf(theirs, (await s.accounts.get(other))!, { quoteId: q.id })), { kind: 'quote_used' });
     const first = orderOf(user, now);
     assert.equal((await s.orders.create(commitOf(first, (await s.accounts.get(user))!, { quoteId: q.id }))).kind, 'created');
-    assert.equal((await s.orders.quoteOf(user, q.id, now))?.orderId, first.id);
+    assert.equal((await s.quotes.get(user, q.id, now))?.orderId, first.id);
     const second = orderOf(user, after(now, SECOND));
     assert.deepEqual(await s.orders.create(commitOf(second, (await s.accounts.get(user))!, { quoteId: q.id })), { kind: 'quote_used' });
     // An expired quote prices nothing.
     const old = quote(user, after(now, -SECOND));
-    await s.orders.saveQuote(old);
+    await s.quotes.save(old);
     assert.deepEqual(await s.orders.create(commitOf(orderOf(user, now), (await s.accounts.get(user))!, { quoteId: old.id })), { kind: 'quote_used' });
     assert.equal((await s.accounts.get(user))!.balance, 400);
   });
 
   scenario(make, known, 'a quote reads back as it was saved', async (s) => {
     const now = new Date();
-    const q: StoredQuote = {
+    const q: Quote = {
       id: newQuoteId(),
       userId: await s.user(),
-      requestHash: 'q'.repeat(64),
+      pricedHash: 'q'.repeat(64),
       charge: { cost: 100, trial: false, extras: [] },
       createdAt: now.toISOString(),
-      expiresAt: after(now, 15 * MINUTE).toISOString(),
+      // As the quoting use case makes it: to the second, the unit the expiry is stored in.
+      expiresAt: expiryOf(now, QUOTE_TTL_MS).toISOString(),
     };
-    await s.orders.saveQuote(q);
-    assert.deepEqual(await s.orders.quoteOf(q.userId, q.id, now), q);
+    await s.quotes.save(q);
+    assert.deepEqual(await s.quotes.get(q.userId, q.id, now), q);
   });
 
   scenario(make, known, 'a transition moves the order only from the status it was read in', async (s) => {

@@ -75,11 +75,11 @@ async function deliveryEnded(eventId: string): Promise<boolean> {
   }
 }
 
+/** The order's event of `status` with its delivery state, as the delivery store keeps it. */
 async function deliveryOf(orderId: string, status: string) {
-  const { orders } = await services();
-  return (await orders.events(orderId)).find((e) => e.record.status === status) as
-    | (Awaited<ReturnType<typeof orders.events>>[number] & { delivery?: string; attempts?: number })
-    | undefined;
+  const { orders, deliveries } = await services();
+  const event = (await orders.events(orderId)).find((e) => e.record.status === status);
+  return event && deliveries.events.get(orderId, event.id);
 }
 
 describe('webhook delivery', () => {

@@ -1,0 +1,176 @@
+/** The creation transaction of an order: the order, its charge, its markers, and its idempotency record and quote. */
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awaitsApproval, countsAgainstKey, type Order } from '../core/orders.ts';
+import type { CommitOutcome, IdempotencyRecord, OrderCommit } from '../core/ports.ts';
+import type { Account, Limits } from '../core/pricing.ts';
+import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
+import { transact, type TransactItem } from './dynamo.ts';
+import { idempotencyRecordOf } from './records.ts';
+import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
+
+type LedgerWrite = ReturnType<typeof ledgerWrite>;
+
+/**
+ * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
+ * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
+ */
+function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite): TransactItem {
+  const keyed = countsAgainstKey(order);
+  const { charge } = order;
+  // The active slot of the key's limit is taken by API orders only; the bot's are counted apart.
+  const add = [keyed ? 'activeTasks :one' : 'botOrders :one', ledger.add];
+  const set: string[] = [];
+  // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.
+  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive', ledger.condition] : [ITEM.exists, ledger.condition];
+  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...ledger.values, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
+  if (awaitsApproval(order)) {
+    add.push('reviewsPending :one');
+    cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
+    values[':maxPending'] = limits.reviewsPending;
+  }
+  if (charge.cost > 0) {
+    add.push('balance :debit');
+    cond.push('balance >= :cost');
+    values[':debit'] = -charge.cost;
+    values[':cost'] = charge.cost;
+  }
+  if (charge.trial) {
+    add.push('trialVideosLeft :minusOne');
+    cond.push('trialVideosLeft > :zero');
+    values[':minusOne'] = -1;
+  } else {
+    cond.push('trialVideosLeft <= :zero');
+  }
+  if (charge.heavyAllowanceMonth) {
+    values[':month'] = charge.heavyAllowanceMonth;
+    if (account.heavyMonth === charge.heavyAllowanceMonth) {
+      add.push('heavyUsed :one');
+      cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
+    } else {
+      set.push('heavyMonth = :month', 'heavyUsed = :one');
+      cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
+    }
+  }
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.user(account.userId),
+      UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
+      ConditionExpression: cond.join(' AND '),
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/**
+ * The idempotency record of a creation: new, or in place of an expired one (TTL deletes lazily); a live one fails the
+ * transaction with the record (ALL_OLD), the replay's answer.
+ */
+export function idempotencyPut(tableName: string, userId: string, idem: NonNullable<OrderCommit['idempotency']>, now: Date): TransactItem {
+  const expiry = expiryConditions(now);
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.idempotency(userId, idem.keyHash), ...idem.record, ...expiresAt(idem.expiresAt) },
+      ConditionExpression: `${ITEM.isNew} OR ${expiry.expired}`,
+      ExpressionAttributeNames: expiry.names,
+      ExpressionAttributeValues: expiry.values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** The items of the creation transaction, by name; a cancellation is read by these names. */
+type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'unstarted' | 'deadline' | 'idempotency' | 'quote';
+
+export class OrderCreations {
+  constructor(
+    private readonly ddb: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(c: OrderCommit): Promise<CommitOutcome> {
+    const { order, account, limits } = c;
+    const { charge } = order;
+    const T = this.tableName;
+    const ledger = ledgerWrite(
+      T,
+      account.userId,
+      { seq: account.ledgerSeq, balance: account.balance },
+      {
+        amount: -charge.cost,
+        kind: 'charge',
+        orderId: order.id,
+        ...(charge.trial ? { trial: true } : {}),
+        ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
+        createdAt: order.createdAt,
+      },
+    );
+    const items: [CreationItem, TransactItem][] = [
+      ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
+      // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
+      ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
+      ['debit', debit(T, account, order, limits, ledger)],
+      ['ledger', ledger.put],
+      // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
+      ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
+      // Until the creation sees its workflow start: a failed start (or a creation that died) is the audit's to start.
+      ['unstarted', { Put: { TableName: T, Item: { ...keys.unstartedOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
+    ];
+    if (order.deadlineAt) {
+      items.push([
+        'deadline',
+        { Put: { TableName: T, Item: { ...keys.deadline(order.queueShard, order.deadlineAt, order.id), orderId: order.id, deadlineAt: order.deadlineAt } } },
+      ]);
+    }
+    if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
+    if (c.idempotency) {
+      items.push(['idempotency', idempotencyPut(T, account.userId, c.idempotency, c.now)]);
+    }
+
+    if (c.quoteId) {
+      // A quote prices one order: the first to commit uses it up, while it has not expired.
+      const expiry = expiryConditions(c.now);
+      items.push([
+        'quote',
+        {
+          Update: {
+            TableName: T,
+            Key: keys.quote(account.userId, c.quoteId),
+            UpdateExpression: 'SET orderId = :order',
+            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(orderId) AND ${expiry.held}`,
+            ExpressionAttributeNames: expiry.names,
+            ExpressionAttributeValues: { ':order': order.id, ...expiry.values },
+          },
+        },
+      ]);
+    }
+
+    const cancelled = await transact(this.ddb, items);
+    if (!cancelled) return { kind: 'created' };
+    // A full minute wins: the client has to slow down whatever else failed.
+    if (cancelled.failed('postCount')) return { kind: 'rate_limited' };
+    if (cancelled.failed('idempotency')) return { kind: 'replay', record: idempotencyRecordOf(cancelled.itemOf('idempotency')!) };
+    if (cancelled.failed('quote')) return { kind: 'quote_used' };
+    if (cancelled.failed('debit')) {
+      const item = cancelled.itemOf('debit');
+      return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
+    }
+    // Another transaction held an item: try again. Anything else is thrown at once: a lasting error (ValidationError;
+    // the order's own condition, its id taken, which a retry with the same id meets again) as a 500, a throttle as the
+    // transient failure it is (isTransient: 503).
+    if (cancelled.conflict) return { kind: 'conflict' };
+    throw cancelled.error;
+  }
+
+  async idempotency(userId: string, keyHash: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.idempotency(userId, keyHash), ConsistentRead: true }));
+    if (!out.Item || !isHeld(out.Item, now)) return undefined;
+    return idempotencyRecordOf(out.Item);
+  }
+
+  private item(order: Order) {
+    return { ...keys.order(order.id), ...keys.orderByUser(order.userId, order.id), ...order };
+  }
+}

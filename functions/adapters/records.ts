@@ -1,0 +1,139 @@
+/**
+ * Stored items made into records field by field: each record type has its function, which picks its fields and checks
+ * each one's type, so a malformed item fails loudly (MalformedItem names the item and the field) instead of flowing
+ * on as a record it is not. Attributes a record does not name (the table's keys, TTL) are left behind.
+ */
+import type { Order } from '../core/orders.ts';
+import type { IdempotencyRecord, OrderEvent } from '../core/ports.ts';
+import type { Charge, Extra } from '../core/pricing.ts';
+import type { Quote } from '../core/quote-order.ts';
+import { TABLE_KEYS } from './keys.ts';
+
+export class MalformedItem extends Error {
+  override readonly name = 'MalformedItem';
+}
+
+type Item = Record<string, unknown>;
+
+/** A reader of one item's fields, each checked; `what` names the record in errors. */
+export class Fields {
+  constructor(
+    private readonly item: Item,
+    private readonly what: string,
+  ) {}
+
+  private fail(field: string, expected: string): never {
+    const at = [this.item[TABLE_KEYS.pk], this.item[TABLE_KEYS.sk]].filter((k) => k !== undefined).join(' ');
+    throw new MalformedItem(
+      `A stored ${this.what}${at ? ` (${at})` : ''} has no valid ${field}: ${expected} expected, ${JSON.stringify(this.item[field]) ?? 'nothing'} found`,
+    );
+  }
+
+  str = (k: string): string => (typeof this.item[k] === 'string' ? (this.item[k] as string) : this.fail(k, 'a string'));
+  num = (k: string): number => (typeof this.item[k] === 'number' && Number.isFinite(this.item[k]) ? (this.item[k] as number) : this.fail(k, 'a number'));
+  bool = (k: string): boolean => (typeof this.item[k] === 'boolean' ? (this.item[k] as boolean) : this.fail(k, 'a boolean'));
+  /** An object whose shape the domain owns (its parameters, script): checked to be an object, taken as it is. */
+  obj = <T>(k: string): T => {
+    const v = this.item[k];
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as T) : this.fail(k, 'an object');
+  };
+  oneOf = <V extends string>(k: string, values: readonly V[]): V =>
+    values.includes(this.item[k] as V) ? (this.item[k] as V) : this.fail(k, values.join(' | '));
+  strings = (k: string): string[] => {
+    const v = this.item[k];
+    return Array.isArray(v) && v.every((s) => typeof s === 'string') ? v : this.fail(k, 'a list of strings');
+  };
+  /** The field read by `read` when the item has it; nothing when it has not. */
+  maybe = <K extends string, V>(k: K, read: (k: K) => V): { [P in K]?: V } => (this.item[k] === undefined ? {} : ({ [k]: read(k) } as { [P in K]?: V }));
+}
+
+const STATUSES = ['queued', 'running', 'awaiting_review', 'done', 'error'] as const;
+const EXTRAS: readonly Extra[] = ['placement', 'ai_visual', 'song', 'voice_clone'];
+
+export function chargeOf(item: Item): Charge {
+  const f = new Fields(item, 'charge');
+  const extras = f.strings('extras');
+  if (!extras.every((e) => EXTRAS.includes(e as Extra))) throw new MalformedItem(`A stored charge names an unknown extra: ${extras.join(', ')}`);
+  return { cost: f.num('cost'), trial: f.bool('trial'), extras: extras as Extra[], ...f.maybe('heavyAllowanceMonth', f.str) };
+}
+
+export function orderOf(item: Item): Order {
+  const f = new Fields(item, 'order');
+  return {
+    id: f.str('id'),
+    userId: f.str('userId'),
+    status: f.oneOf('status', STATUSES),
+    kind: f.oneOf('kind', ['quick', 'explicit'] as const),
+    ...f.maybe('channel', (k) => f.oneOf(k, ['api', 'bot'] as const)),
+    ...f.maybe('prompt', f.str),
+    params: f.obj('params'),
+    charge: chargeOf(f.obj('charge')),
+    createdAt: f.str('createdAt'),
+    updatedAt: f.str('updatedAt'),
+    etaSeconds: f.num('etaSeconds'),
+    queueShard: f.num('queueShard'),
+    ...f.maybe('execution', f.str),
+    ...f.maybe('planned', f.bool),
+    ...f.maybe('script', f.obj<NonNullable<Order['script']>>),
+    ...f.maybe('reviewToken', f.str),
+    ...f.maybe('reviewRound', f.num),
+    ...f.maybe('reviewed', f.bool),
+    ...f.maybe('regenNote', f.str),
+    ...f.maybe('regens', f.num),
+    ...f.maybe('renderStartedAt', f.str),
+    ...f.maybe('rendered', f.bool),
+    ...f.maybe('metadata', f.obj<NonNullable<Order['metadata']>>),
+    ...f.maybe('error', (k) => {
+      const e = new Fields(f.obj(k), 'order error');
+      return { code: e.str('code'), message: e.str('message') };
+    }),
+    ...f.maybe('finishedAt', f.str),
+    ...f.maybe('queuePlace', (k) => {
+      const p = new Fields(f.obj(k), 'queue place');
+      return { shard: p.num('shard'), ticket: p.num('ticket') };
+    }),
+    ...f.maybe('startedAt', f.str),
+    ...f.maybe('deadlineAt', f.str),
+    ...f.maybe('refunded', f.bool),
+  };
+}
+
+export function idempotencyRecordOf(item: Item): IdempotencyRecord {
+  const f = new Fields(item, 'idempotency record');
+  const r = new Fields(f.obj('response'), 'idempotency record response');
+  return {
+    route: f.str('route'),
+    requestHash: f.str('requestHash'),
+    orderId: f.str('orderId'),
+    response: { id: r.str('id'), status: r.oneOf('status', STATUSES), cost: r.num('cost'), eta_seconds: r.num('eta_seconds') },
+  };
+}
+
+export function orderEventOf(item: Item): OrderEvent {
+  const f = new Fields(item, 'order event');
+  return {
+    id: f.str('id'),
+    type: f.oneOf('type', ['video.awaiting_review', 'video.done', 'video.error'] as const),
+    orderId: f.str('orderId'),
+    userId: f.str('userId'),
+    record: f.obj('record'),
+    createdAt: f.str('createdAt'),
+  };
+}
+
+/**
+ * A quote: its request's hash is stored as `requestHash` (its attribute since quotes were first kept), and its expiry
+ * only as the TTL attribute, in epoch seconds (which took the name `expiresAt`).
+ */
+export function quoteOf(item: Item): Quote {
+  const f = new Fields(item, 'quote');
+  return {
+    id: f.str('id'),
+    userId: f.str('userId'),
+    pricedHash: f.str('requestHash'),
+    charge: chargeOf(f.obj('charge')),
+    createdAt: f.str('createdAt'),
+    expiresAt: new Date(f.num(TABLE_KEYS.ttl) * 1000).toISOString(),
+    ...f.maybe('orderId', f.str),
+  };
+}
