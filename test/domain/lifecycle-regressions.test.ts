@@ -45,4 +45,20 @@ describe('the lifecycle holes found by the model', () => {
     // was dead; the admission's bound of passes counted the dead waits it cleared and stopped before the live one.
     await runSequence([new Burst('C', 'quick', 6), new Burst('A', 'quick', 10), advance(90_000), new Step(0, false), restart()], 2);
   });
+
+  it('due deadline markers beyond one audit run are read by the next runs (seed 2037510256)', async () => {
+    // Before: "no due deadline marker at rest": 7 orders with a deadline, all ended (render step, review lapse) while no
+    // sweep ran; one run reads at most its budget of due markers (6 in the model), and the check at rest ran just one.
+    await runSequence([
+      new Create('A', 'director', 0, plain, 60, undefined, undefined, undefined),
+      new Create('A', 'quick', 0, plain, 60, undefined, 0, undefined),
+      new Create('A', 'quick', 0, plain, 60, undefined, undefined, undefined),
+      new Create('A', 'quick', 0, plain, 60, undefined, undefined, undefined),
+      new Create('A', 'quick', 0, plain, 60, 100, undefined, undefined),
+      receiver(false),
+      new Create('A', 'quick', 0, plain, 60, undefined, undefined, 'k1'),
+      new Create('A', 'quick', 0, plain, 60, undefined, 0, undefined),
+      advance(90_000),
+    ]);
+  });
 });

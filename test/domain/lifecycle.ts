@@ -41,6 +41,8 @@ export const REVIEW_SECONDS = 900;
 export const GRACE_SECONDS = 60;
 /** The render Lambda's timeout: a render held longer is cut off, as Lambda ends an invocation at its timeout. */
 export const RENDER_TIMEOUT_SECONDS = 900;
+/** The audit's budget a run: small, so that the model's runs also leave work to the next run and resume from the cursor. */
+export const SWEEP_BUDGET = { describes: 3, starts: 2, items: 6 } as const;
 export const USERS = ['A', 'B', 'C'] as const;
 export type User = (typeof USERS)[number];
 export const TOPICS = ['green tea', 'Кофейня у дома', 'solar panels'] as const;
@@ -285,8 +287,7 @@ export class World {
             this.auditCursor = c;
           },
         },
-        // Small, so that the model's runs also leave work to the next run and resume from the cursor.
-        budget: { describes: 3, starts: 2, items: 6 },
+        budget: { ...SWEEP_BUDGET },
         isBusy: () => false,
         log: { warn: () => {} },
         graceSeconds,
