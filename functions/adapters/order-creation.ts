@@ -11,13 +11,13 @@ import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
 /**
- * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active slot,
+ * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active-task count,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
  */
 function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite): TransactItem {
   const keyed = countsAgainstKey(order);
   const { charge } = order;
-  // The active slot of the key's limit is taken by API orders only; the bot's are counted apart.
+  // The key's active-task limit counts API orders only; the bot's are counted apart.
   const add = [keyed ? 'activeTasks :one' : 'botOrders :one', ledger.add];
   const set: string[] = [];
   // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.

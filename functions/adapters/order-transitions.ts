@@ -122,8 +122,8 @@ export class OrderTransitions {
     const user = refund ? refundOf(order.charge, refund.heavyMonth) : { add: [], values: {} };
     const userCond: string[] = [ITEM.exists];
     if (delta.activeTasks) {
-      user.add.push('activeTasks :slot');
-      user.values[':slot'] = delta.activeTasks;
+      user.add.push('activeTasks :active');
+      user.values[':active'] = delta.activeTasks;
       if (delta.activeTasks > 0 && t.activeLimit !== undefined) {
         userCond.push('activeTasks < :maxActive');
         user.values[':maxActive'] = t.activeLimit;

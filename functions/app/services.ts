@@ -5,8 +5,8 @@
  */
 import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { type CreateOrderInput, OrderCreation } from '../core/create-order.ts';
-import { OrderQuoting, type QuoteInput } from '../core/quote-order.ts';
+import { OrderCreation } from '../core/create-order.ts';
+import { OrderQuoting } from '../core/quote-order.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
 import { downloadLocation } from '../core/downloads.ts';
 import { deliver, type DeliveryPorts, handOver } from '../core/deliveries.ts';
@@ -146,11 +146,7 @@ function build() {
     throughput: cfg.throughput,
     quotes,
     quoting,
-    creation: {
-      create: (input: CreateOrderInput) => creation.create(input),
-      // POST /videos:quote's handler calls the quoting through here until it calls `quoting` itself.
-      quote: (input: QuoteInput) => quoting.quote(input),
-    },
+    creation,
   };
 }
 

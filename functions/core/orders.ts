@@ -19,8 +19,8 @@ export type Channel = 'api' | 'bot';
 export const countsAgainstKey = (order: Pick<Order, 'channel'>) => order.channel !== 'bot';
 
 const ACTIVE_STATUSES: readonly OrderStatus[] = ['queued', 'running'];
-/** queued and running hold an active-task slot (and a place in the global queue); the others do not. */
-export const holdsSlot = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
+/** queued and running are active tasks, counted against the key's limit (and hold a place in the global queue); the others are not. */
+export const isActiveTask = (status: OrderStatus) => ACTIVE_STATUSES.includes(status);
 
 /**
  * A director-mode order of a key not yet approved (nor closed): on its way to review, awaiting it, or rewritten after
@@ -41,7 +41,7 @@ export function counterDeltas(
   for (const k of change.remove ?? []) delete after[k];
   const keyed = countsAgainstKey(order);
   return {
-    activeTasks: keyed ? (holdsSlot(change.to) ? 1 : 0) - (holdsSlot(order.status) ? 1 : 0) : 0,
+    activeTasks: keyed ? (isActiveTask(change.to) ? 1 : 0) - (isActiveTask(order.status) ? 1 : 0) : 0,
     reviewsPending: (awaitsApproval(after) ? 1 : 0) - (awaitsApproval(order) ? 1 : 0),
   };
 }

@@ -30,7 +30,7 @@ export type CommitOutcome =
   | { kind: 'created' }
   | { kind: 'replay'; record: IdempotencyRecord }
   | { kind: 'rate_limited' }
-  /** The account no longer fits the snapshot (a concurrent order took the trial, the balance or a slot). */
+  /** The account no longer fits the snapshot (a concurrent order took the trial, the balance or an active task). */
   | { kind: 'account_changed'; account: Account | undefined }
   /** Another transaction held one of the items; try again. */
   | { kind: 'conflict' }
@@ -52,7 +52,7 @@ export interface OrderEvent {
 
 /**
  * A status change, written only if the order is still in the status it was read in (`order.status`), together with
- * what goes with it: the active-task slot and queue place, the key's count of orders awaiting approval
+ * what goes with it: the active-task count and queue place, the key's count of orders awaiting approval
  * (orders.ts `awaitsApproval`), the refund of a failed order, and the event.
  */
 export interface Transition {
@@ -99,7 +99,7 @@ export interface MarkerPage<T> {
 }
 
 export interface OrderStore {
-  /** The one creation transaction: order, debit, active slot, idempotency record, ledger, POST count. */
+  /** The one creation transaction: order, debit, active-task count, idempotency record, ledger, POST count. */
   create(commit: OrderCommit): Promise<CommitOutcome>;
   get(orderId: string): Promise<Order | undefined>;
   /** The user's idempotency record of this key, unless it has expired. */

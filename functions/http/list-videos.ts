@@ -1,6 +1,6 @@
 /** GET /videos: the key's orders, newest first, a page at a time. */
 import { listOrders } from '../core/list-orders.ts';
-import { holdsSlot } from '../core/orders.ts';
+import { isActiveTask } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
@@ -17,7 +17,7 @@ export const handler = httpRoute(operations.listVideos)(async (req) => {
     ...(q.created_lt ? { createdLt: new Date(q.created_lt) } : {}),
   });
   // As GET /videos/{id} answers each, from one view of the queue for the page.
-  const view = page.orders.some((o) => holdsSlot(o.status)) ? await services().snapshots.view() : undefined;
+  const view = page.orders.some((o) => isActiveTask(o.status)) ? await services().snapshots.view() : undefined;
   const data = await Promise.all(page.orders.map(async (o) => (await orderView(o, req.now, view)).record));
   return { status: 200, body: { data, has_more: page.hasMore, ...(page.next ? { next_starting_after: page.next } : {}) } };
 });

@@ -247,7 +247,7 @@ export const cancelVideo = {
   errors: ['forbidden', 'not_found', 'not_cancelable'],
   summary: 'Cancel an order that is queued or awaiting review, with a full refund',
   description:
-    'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, its active-task slot is freed, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).',
+    'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, it no longer counts as one of the key’s active tasks, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).',
   tag: 'Orders',
   examples: {
     curl: `curl -s -X POST "$BASE/videos/vid_.../cancel" -H "X-API-Key: $KEY"`,

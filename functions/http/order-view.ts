@@ -4,13 +4,13 @@
  */
 import type { OrderRecord } from '../contract/orders.ts';
 import { standing, standingOf, type QueueView } from '../core/eta.ts';
-import { holdsSlot, type Order, type Standing, toRecord } from '../core/orders.ts';
+import { isActiveTask, type Order, type Standing, toRecord } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 
 export async function orderView(order: Order, now: Date, view?: QueueView): Promise<{ record: OrderRecord; standing?: Standing }> {
   const { links, snapshots } = services();
   if (order.status === 'done') return { record: toRecord(order, await links.issue(order.id, now)) };
-  if (!holdsSlot(order.status)) return { record: toRecord(order) };
+  if (!isActiveTask(order.status)) return { record: toRecord(order) };
   const where = standing(view ?? (await snapshots.view()), standingOf(order), now.getTime());
   return { record: toRecord(order, undefined, where), standing: where };
 }

@@ -12,5 +12,5 @@ export const handler = httpRoute(operations.quoteVideo)(async (req) => {
           const { deadline_seconds: _d, quote_id: _q, max_cost: _m, ...params } = body;
           return { route: 'POST /videos' as const, params };
         })();
-  return { status: 200, body: await services().creation.quote({ account: req.account, request, now: req.now }) };
+  return { status: 200, body: await services().quoting.quote({ account: req.account, request, now: req.now }) };
 });

@@ -194,7 +194,7 @@ describe('order creation', () => {
     const order = table.orders.get(r.response.id)!;
     assert.equal(order.channel, 'bot');
     const account = table.account('U');
-    assert.deepEqual([account.balance, account.activeTasks], [900, DEFAULT_LIMITS.activeTasks], 'charged alike, no key slot taken');
+    assert.deepEqual([account.balance, account.activeTasks], [900, DEFAULT_LIMITS.activeTasks], 'charged alike, no active task of the key counted');
     // The same key with the same body on the API is another request: 422, not a replay of the bot's order.
     table.posts.clear();
     await assert.rejects(creation.create(input('U', explicit('Tea'), { idempotencyKey: 'b1' })), (e: AppError) => e.code === 'invalid_params');

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
-import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS } from '../../functions/core/orders.ts';
+import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
 import { explicitParams, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
@@ -41,7 +41,7 @@ const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length ?
 const balanceOf = (w: World, u: string) => w.table.accounts.get(u)!.balance;
 const activeOf = (w: World, u: string) => {
   let n = 0;
-  for (const o of w.table.orders.values()) if (o.userId === u && countsAgainstKey(o) && holdsSlot(o.status)) n++;
+  for (const o of w.table.orders.values()) if (o.userId === u && countsAgainstKey(o) && isActiveTask(o.status)) n++;
   return n;
 };
 
@@ -364,7 +364,7 @@ export function invariants(m: Model, w: World) {
   for (const s of w.capacity.held.values()) {
     if (!s.holder || (s.leaseUntil ?? 0) < w.clock) continue;
     const holder = w.table.orders.get(s.holder);
-    assert.ok(holder && holdsSlot(holder.status), `slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
+    assert.ok(holder && isActiveTask(holder.status), `slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
   }
   for (const e of w.storedEvents()) {
     const settled = e.delivery === 'delivered' || e.delivery === 'dropped' || e.delivery === 'no_webhook';

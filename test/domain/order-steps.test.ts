@@ -197,14 +197,14 @@ describe('order steps', () => {
     await steps.write(id);
     await twice(() => steps.awaitReview(id, 'token-1'));
     assert.equal(table.orders.get(id)!.status, 'awaiting_review');
-    assert.deepEqual([table.account('U').activeTasks, announced.map((e) => e.id)], [0, [`${id}:awaiting_review:1`]], 'the wait holds no slot');
+    assert.deepEqual([table.account('U').activeTasks, announced.map((e) => e.id)], [0, [`${id}:awaiting_review:1`]], 'the wait is no active task');
     const ports = { orders, workflow, ...atLimits };
     const reviewed = await reviewOrder(ports, 'U', id, { action: 'edit', text: 'Caption: Tea time\nVoice: Boil the water and wait.' }, now());
     assert.deepEqual([reviewed.status, reviewed.reviewed, reviewed.script!.scenes.length], ['running', true, 1]);
     await assert.rejects(reviewOrder(ports, 'U', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'not_awaiting_review');
     await assert.rejects(reviewOrder(ports, 'Other', id, { action: 'approve' }, now()), (e: AppError) => e.code === 'forbidden');
     assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'edit' }]);
-    assert.equal(table.account('U').activeTasks, 1, 'running again takes the slot back');
+    assert.equal(table.account('U').activeTasks, 1, 'running again counts as an active task');
   });
 
   it('answer a review whose wait died with its execution by a new execution, its name recorded on the order first', async () => {
@@ -230,7 +230,7 @@ describe('order steps', () => {
     await assert.rejects(reviewOrder({ orders, workflow, ...atLimits }, 'U', id, edit, now()), { name: 'ThrottlingException' });
     const back = table.orders.get(id)!;
     assert.deepEqual([back.status, back.reviewToken, back.reviewed, back.script], ['awaiting_review', 'token-1', undefined, script], 'the decision undone');
-    assert.equal(table.account('U').activeTasks, 0, 'and the slot given back');
+    assert.equal(table.account('U').activeTasks, 0, 'and no longer an active task');
     const again = await reviewOrder({ orders, workflow, ...atLimits }, 'U', id, { action: 'approve' }, now());
     assert.deepEqual([again.status, again.reviewToken, again.reviewed], ['running', undefined, true], 'the token is spent and forgotten');
     assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'approve' }]);

@@ -104,7 +104,7 @@ describe('a cancelled creation transaction', () => {
     assert.equal(created.status, 201, created.text);
     const order = (await services.orders.get(created.body.id))!;
     const account = (await services.accounts.get(userId))!;
-    // Everything but the order item would commit: the balance and the active slot still allow a second order.
+    // Everything but the order item would commit: the balance and the active-task count still allow a second order.
     const commit = { order, account, limits: services.config.limits, now: new Date() };
     const err = await services.orders.create(commit).then(
       (outcome) => assert.fail(`answered ${JSON.stringify(outcome)}`),

@@ -16,7 +16,7 @@ import { aws } from '../../functions/adapters/aws.ts';
 import { config } from '../../functions/adapters/config.ts';
 import { waitingIn } from '../../functions/core/capacity.ts';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
-import { awaitsApproval, countsAgainstKey, holdsSlot, MAX_REGENS, type Order } from '../../functions/core/orders.ts';
+import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS, type Order } from '../../functions/core/orders.ts';
 import { type ApiResponse, useStack } from '../support/stack.ts';
 
 const SLOTS = 2;
@@ -210,7 +210,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
       for (const c of clients) {
         const { account, ledger, mine } = await money(c, true);
         all.push(...mine);
-        const active = mine.filter((o) => countsAgainstKey(o) && holdsSlot(o.status)).length;
+        const active = mine.filter((o) => countsAgainstKey(o) && isActiveTask(o.status)).length;
         assert.ok(active <= LIMITS.active, `${active} active orders, over ${LIMITS.active}`);
         assert.equal(account.activeTasks, active, 'the active-task counter');
         const pending = mine.filter((o) => awaitsApproval(o)).length;
@@ -239,7 +239,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
       for (const s of held) {
         const holder = byId.get(s.holder!);
         if (holder)
-          assert.ok(holdsSlot(holder.status) || holder.status === 'done' || holder.status === 'error', `slot ${s.n} held by a ${holder.status} order`);
+          assert.ok(isActiveTask(holder.status) || holder.status === 'done' || holder.status === 'error', `slot ${s.n} held by a ${holder.status} order`);
       }
       return all;
     }

@@ -1,6 +1,6 @@
 /**
  * Canceling on the local stack: a queued order and one awaiting review end in error `canceled`, refunded once, their
- * active slot freed, their workflow stopped and their video.error event delivered; a running or done order is 409;
+ * no longer active tasks, their workflow stopped and their video.error event delivered; a running or done order is 409;
  * cancels racing the render queue's admissions refund each order at most once and only orders that did not finish;
  * an order past its deadline is canceled by the sweep. One render slot, so orders wait queued behind one another.
  */
@@ -46,7 +46,7 @@ describe('canceling an order', () => {
     // The same answer to a repeated cancel (a client whose first answer was lost).
     const again = await t.api('POST', `/videos/${third.body.id}/cancel`, { key });
     assert.deepEqual([again.status, again.body.id, again.body.error.code], [200, third.body.id, 'canceled']);
-    // Its active slot is free at once: a new order fits.
+    // It stops counting as an active task at once: a new order fits.
     const next = await t.api('POST', '/videos', { key, body: { topic: 'Oolong', duration_seconds: 10 } });
     assert.equal(next.status, 201, next.text);
     // Refunded once; it left the queue, where no execution waited for it (its admission would have started one).

@@ -55,7 +55,7 @@ describe('the review deadline', () => {
     assert.equal(order.error.code, 'review_expired');
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 300);
     const { accounts, orders } = await services();
-    assert.equal((await accounts.get(userId))!.activeTasks, 0, 'the slot was already free while waiting; no second release');
+    assert.equal((await accounts.get(userId))!.activeTasks, 0, 'it was no active task while waiting; nothing given back twice');
     assert.deepEqual(
       (await orders.events(created.body.id)).map((e) => e.type),
       ['video.awaiting_review', 'video.error'],
