@@ -1,6 +1,7 @@
 /** What the store contract's scenarios build: orders, their creation commits, status changes and events. */
 import { it } from 'node:test';
-import type { OrderParams } from '../../functions/contract/orders.ts';
+import * as z from 'zod/mini';
+import { createVideoBody } from '../../functions/contract/orders.ts';
 import { newOrderId, shardOf } from '../../functions/core/ids.ts';
 import { minuteWindow } from '../../functions/core/limits.ts';
 import { type Channel, type Order, toRecord } from '../../functions/core/orders.ts';
@@ -26,18 +27,8 @@ export function scenario(make: MakeStores, known: KnownDrifts, name: string, run
 export const SECOND = 1000;
 export const MINUTE = 60 * SECOND;
 
-const PARAMS: OrderParams = {
-  topic: 'Green tea',
-  director_mode: false,
-  duration_seconds: 30,
-  language: 'auto',
-  tone: 'neutral',
-  captions: true,
-  music: 'stock',
-  voice: 'standard',
-  ai_visual: false,
-  billing: 'auto',
-};
+/** An order's parameters: the contract's defaults for a topic. */
+const PARAMS = z.parse(createVideoBody, { topic: 'Green tea' });
 
 /** An order as the creation builds it, created at `at` (its id carries that time). */
 export function orderOf(
