@@ -4,7 +4,8 @@ import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { Account } from '../core/pricing.ts';
-import { deletePartition, queryAll, recordOf, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
+import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
+import { ledgerLineOf } from './records.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED, type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
 import { retry } from '../core/retry.ts';
@@ -245,7 +246,7 @@ export class Accounts {
   }
 }
 
-const lineOf = (i: Record<string, unknown>): LedgerLine => ({ ...recordOf<LedgerEntry>(i), id: String(i[TABLE_KEYS.sk]).slice(keys.ledgerPrefix.length) });
+const lineOf = (i: Record<string, unknown>): LedgerLine => ledgerLineOf(i, (sk) => sk.slice(keys.ledgerPrefix.length));
 
 /** One POST counted in its minute window, refused once the window holds `limit`. Also a transaction item. */
 export const postCountUpdate = (tableName: string, userId: string, windowStart: number, limit: number) =>

@@ -22,7 +22,8 @@ import type { QueueView } from '../core/eta.ts';
 import type { Channel } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { batchGet, recordOf, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
+import { batchGet, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
+import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 /** The state item's counter attributes, per channel. */
@@ -113,8 +114,12 @@ export class Capacity implements CapacityStore {
 
   async slots(ns: readonly number[]): Promise<Slot[]> {
     const items = await this.items(ns.map((n) => keys.slot(n)));
-    const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), recordOf<Slot>(i)]));
-    return ns.map((n) => ({ ...byPk.get(keys.slot(n).PK), n }));
+    const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), i]));
+    // A slot never held has no item: free.
+    return ns.map((n) => {
+      const item = byPk.get(keys.slot(n).PK);
+      return item ? slotOf(item, n) : { n };
+    });
   }
 
   async states(shards: readonly number[]): Promise<ShardState[]> {
@@ -128,7 +133,7 @@ export class Capacity implements CapacityStore {
       new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(shard, channel)), Limit: 1, ConsistentRead: true }),
     );
     const item = out.Items?.[0];
-    return item ? recordOf<Waiter>(item) : undefined;
+    return item ? waiterOf(item) : undefined;
   }
 
   async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {

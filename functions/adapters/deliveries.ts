@@ -7,7 +7,8 @@ import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState, MarkerPage } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 import { executionArn, executionState } from './workflow.ts';
-import { markersPage, queryAll, recordOf, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
+import { markersPage, queryAll, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
+import { deliveryAttemptOf, storedEventOf } from './records.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
@@ -20,7 +21,7 @@ export class DeliveryEvents {
 
   async get(orderId: string, eventId: string): Promise<StoredEvent | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.orderEvent(orderId, eventId), ConsistentRead: true }));
-    return out.Item ? recordOf<StoredEvent>(out.Item) : undefined;
+    return out.Item ? storedEventOf(out.Item) : undefined;
   }
 
   async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {
@@ -164,7 +165,7 @@ export class DeliveryEvents {
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).map((i) => recordOf<DeliveryAttempt>(i));
+    return (out.Items ?? []).map(deliveryAttemptOf);
   }
 
   /** Events not delivered, dropped or without a webhook, by a Scan: for tests and one machine, never on AWS. */
@@ -180,7 +181,7 @@ export class DeliveryEvents {
         ConsistentRead: true,
       },
     )) {
-      for (const item of page.Items ?? []) found.push(recordOf<StoredEvent>(item));
+      for (const item of page.Items ?? []) found.push(storedEventOf(item));
     }
     return found;
   }

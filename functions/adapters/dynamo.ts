@@ -46,13 +46,6 @@ export async function writeIf(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
-const KEY_ATTRIBUTES: ReadonlySet<string> = new Set([TABLE_KEYS.pk, TABLE_KEYS.sk, TABLE_KEYS.gsi1pk, TABLE_KEYS.gsi1sk, TABLE_KEYS.ttl]);
-
-/** An item as the record it stores: without the table's key and TTL attributes. */
-export function recordOf<T>(item: Record<string, unknown>): T {
-  return Object.fromEntries(Object.entries(item).filter(([k]) => !KEY_ATTRIBUTES.has(k))) as T;
-}
-
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface CancellationReason {

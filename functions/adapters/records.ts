@@ -3,10 +3,14 @@
  * each one's type, so a malformed item fails loudly (MalformedItem names the item and the field) instead of flowing
  * on as a record it is not. Attributes a record does not name (the table's keys, TTL) are left behind.
  */
+import type { Slot, Waiter } from '../core/capacity.ts';
+import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
 import type { Order } from '../core/orders.ts';
 import type { IdempotencyRecord, OrderEvent } from '../core/ports.ts';
 import type { Charge, Extra } from '../core/pricing.ts';
 import type { Quote } from '../core/quote-order.ts';
+import type { LedgerLine } from '../core/transactions.ts';
+import type { Webhook } from '../core/webhooks.ts';
 import { TABLE_KEYS } from './keys.ts';
 
 export class MalformedItem extends Error {
@@ -48,6 +52,7 @@ export class Fields {
 }
 
 const STATUSES = ['queued', 'running', 'awaiting_review', 'done', 'error'] as const;
+const EVENT_TYPES = ['video.awaiting_review', 'video.done', 'video.error'] as const;
 const EXTRAS: readonly Extra[] = ['placement', 'ai_visual', 'song', 'voice_clone'];
 
 export function chargeOf(item: Item): Charge {
@@ -113,7 +118,7 @@ export function orderEventOf(item: Item): OrderEvent {
   const f = new Fields(item, 'order event');
   return {
     id: f.str('id'),
-    type: f.oneOf('type', ['video.awaiting_review', 'video.done', 'video.error'] as const),
+    type: f.oneOf('type', EVENT_TYPES),
     orderId: f.str('orderId'),
     userId: f.str('userId'),
     record: f.obj('record'),
@@ -135,5 +140,96 @@ export function quoteOf(item: Item): Quote {
     createdAt: f.str('createdAt'),
     expiresAt: new Date(f.num(TABLE_KEYS.ttl) * 1000).toISOString(),
     ...f.maybe('orderId', f.str),
+  };
+}
+
+/** A ledger entry; its id is the rest of its sort key after the ledger's prefix. */
+export function ledgerLineOf(item: Item, idOf: (sortKey: string) => string): LedgerLine {
+  const f = new Fields(item, 'ledger entry');
+  return {
+    id: idOf(f.str(TABLE_KEYS.sk)),
+    amount: f.num('amount'),
+    kind: f.oneOf('kind', ['top_up', 'charge', 'refund'] as const),
+    ...f.maybe('orderId', f.str),
+    ...f.maybe('trial', f.bool),
+    ...f.maybe('allowance', f.bool),
+    ...f.maybe('reason', f.str),
+    balanceAfter: f.num('balanceAfter'),
+    createdAt: f.str('createdAt'),
+  };
+}
+
+const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dropped', 'no_webhook'];
+
+/** An order event with where its delivery stands. */
+export function storedEventOf(item: Item): StoredEvent {
+  const f = new Fields(item, 'order event');
+  return {
+    ...orderEventOf(item),
+    ...f.maybe('delivery', (k) => f.oneOf(k, DELIVERY_STATUSES)),
+    ...f.maybe('attempts', f.num),
+    ...f.maybe('lastAttempt', f.num),
+    ...f.maybe('execution', f.str),
+  };
+}
+
+export function deliveryAttemptOf(item: Item): DeliveryAttempt {
+  const f = new Fields(item, 'delivery attempt');
+  return {
+    eventId: f.str('eventId'),
+    orderId: f.str('orderId'),
+    type: f.oneOf('type', EVENT_TYPES),
+    webhookId: f.str('webhookId'),
+    attempt: f.num('attempt'),
+    at: f.str('at'),
+    url: f.str('url'),
+    ...f.maybe('status', f.num),
+    ...f.maybe('error', f.str),
+    latencyMs: f.num('latencyMs'),
+    outcome: f.oneOf('outcome', DELIVERY_STATUSES),
+  };
+}
+
+export function webhookOf(item: Item): Webhook {
+  const f = new Fields(item, 'webhook');
+  return {
+    id: f.str('id'),
+    userId: f.str('userId'),
+    url: f.str('url'),
+    active: f.bool('active'),
+    createdAt: f.str('createdAt'),
+    secret: f.str('secret'),
+    ...f.maybe('previousSecret', f.str),
+    ...f.maybe('previousUntil', f.str),
+    ...f.maybe('version', f.num),
+  };
+}
+
+const CHANNELS = ['api', 'bot'] as const;
+
+/** Render slot `n` (its number is in its key); a free one has no holder. */
+export function slotOf(item: Item, n: number): Slot {
+  const f = new Fields(item, 'render slot');
+  return {
+    n,
+    ...f.maybe('holder', f.str),
+    ...f.maybe('channel', (k) => f.oneOf(k, CHANNELS)),
+    ...f.maybe('leaseUntil', f.num),
+    ...f.maybe('since', f.str),
+    ...f.maybe('videoSeconds', f.num),
+  };
+}
+
+/** An order's wait for a render slot. */
+export function waiterOf(item: Item): Waiter {
+  const f = new Fields(item, 'render queue wait');
+  return {
+    orderId: f.str('orderId'),
+    channel: f.oneOf('channel', CHANNELS),
+    token: f.str('token'),
+    since: f.str('since'),
+    ...f.maybe('videoSeconds', f.num),
+    shard: f.num('shard'),
+    ticket: f.num('ticket'),
   };
 }

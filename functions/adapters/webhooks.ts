@@ -4,7 +4,8 @@
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Webhook, WebhookStore } from '../core/webhooks.ts';
-import { recordOf, transactPastConflicts } from './dynamo.ts';
+import { transactPastConflicts } from './dynamo.ts';
+import { webhookOf } from './records.ts';
 import { ITEM, keys } from './keys.ts';
 
 /** The condition that the user's webhook item is still as `read` (undefined: none). */
@@ -33,7 +34,7 @@ export class Webhooks implements WebhookStore {
 
   async ofUser(userId: string): Promise<Webhook | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.webhookOfUser(userId), ConsistentRead: true }));
-    return out.Item ? recordOf<Webhook>(out.Item) : undefined;
+    return out.Item ? webhookOf(out.Item) : undefined;
   }
 
   async ownerOf(webhookId: string): Promise<string | undefined> {
