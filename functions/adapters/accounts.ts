@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type Dyn
 import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
+import type { AccountStore } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
 import { deletePartition, queryAll, recordOf, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
@@ -62,7 +63,7 @@ export function ledgerWrite(tableName: string, userId: string, head: LedgerHead,
   };
 }
 
-export class Accounts {
+export class Accounts implements AccountStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,

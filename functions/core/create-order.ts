@@ -35,8 +35,8 @@ export interface CreateOrderInput {
  */
 export type CreateOrderResult = { kind: 'created' | 'replayed'; response: CreationResponse };
 
-export interface OrderCreationDeps extends RequestDeps {
-  orders: OrderStore;
+export interface OrderCreationPorts extends RequestDeps {
+  orders: Pick<OrderStore, 'create' | 'get' | 'idempotency' | 'started'>;
   quotes: Pick<QuoteStore, 'get'>;
   /** The render queue as this process sees it, for eta_seconds. */
   queue: Pick<QueueViews, 'view' | 'drop'>;
@@ -73,7 +73,7 @@ interface Draft {
 type Committed = { kind: 'created'; order: Order; response: CreationResponse } | { kind: 'replayed'; record: IdempotencyRecord };
 
 export class OrderCreation {
-  constructor(private readonly deps: OrderCreationDeps) {}
+  constructor(private readonly deps: OrderCreationPorts) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
     const committed = await this.commit(input);
