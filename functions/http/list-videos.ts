@@ -1,14 +1,11 @@
 /** GET /videos: the key's orders, newest first, a page at a time. */
-import { listOrderRecords } from '../core/list-orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.listVideos)(async (req) => {
-  const { orders, links, snapshots } = services();
   const q = req.query;
-  const page = await listOrderRecords(
-    { orders, links, queue: snapshots },
+  const page = await services().orders.list(
     req.account.userId,
     {
       limit: q.limit,
