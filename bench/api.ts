@@ -172,7 +172,7 @@ export async function benchApi(): Promise<void> {
 
     // One API user per client, as 32 clients of the service would be.
     const users = await Promise.all(
-      Array.from({ length: CONCURRENCY }, () => services().accounts.createUser({ balance: 1_000_000_000, trialVideos: 0, now: new Date() })),
+      Array.from({ length: CONCURRENCY }, () => services().stores.accounts.createUser({ balance: 1_000_000_000, trialVideos: 0, now: new Date() })),
     );
     const headersOf = (i: number) => ({ 'x-api-key': users[i % CONCURRENCY]!.apiKey, 'content-type': 'application/json' });
     const body = JSON.stringify({ prompt: 'A short video about green tea' });

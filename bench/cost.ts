@@ -47,7 +47,7 @@ export async function benchCost(): Promise<{ lines: CostLine[]; total: number; r
   try {
     const { services } = await import('../functions/app/services.ts');
     const { aws, allClients } = await import('../functions/adapters/aws.ts');
-    const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
+    const { apiKey } = await services().stores.accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const hook = await fetch(`${stack.baseUrl}/webhooks`, {
       method: 'POST',

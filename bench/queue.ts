@@ -54,7 +54,11 @@ export async function benchQueue(): Promise<QueueFigures> {
   try {
     const { services } = await import('../functions/app/services.ts');
     const { Capacity } = await import('../functions/adapters/capacity.ts');
-    const { config, accounts, orders, creation } = services();
+    const {
+      config,
+      creation,
+      stores: { accounts, orders },
+    } = services();
     const store = new Capacity((await import('../functions/adapters/aws.ts')).aws().ddb, config.tableName);
     const post = async (apiKey: string, path: string, body: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, {

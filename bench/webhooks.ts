@@ -33,7 +33,7 @@ export async function benchWebhooks(): Promise<{ p50: number; max: number; count
   try {
     await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
     const { services } = await import('../functions/app/services.ts');
-    const { apiKey } = await services().accounts.createUser({ balance: 100_000, trialVideos: 0, now: new Date() });
+    const { apiKey } = await services().stores.accounts.createUser({ balance: 100_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     await fetch(`${stack.baseUrl}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url }) });

@@ -19,7 +19,7 @@ export async function benchWorkflow(): Promise<WorkflowFigures> {
   const stack = await startLocalStack({ bucketGrants: BUCKET_GRANTS, port: 0, s3Dir: join(dir, 's3'), env: { POWERTOOLS_LOG_LEVEL: 'CRITICAL' } });
   try {
     const { services } = await import('../functions/app/services.ts');
-    const { apiKey } = await services().accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
+    const { apiKey } = await services().stores.accounts.createUser({ balance: 10_000, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const api = async (method: string, path: string, body?: unknown) =>
       (await (await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) })).json()) as any;

@@ -73,7 +73,7 @@ async function run(command: string | undefined): Promise<object> {
   const { deleteUser, positiveAmount } = await import('../functions/core/admin.ts');
   const { DEFAULT_TRIAL_VIDEOS, planNamed } = await import('../functions/core/plans.ts');
   const { balanceView } = await import('../functions/core/balance.ts');
-  const s = services();
+  const s = services().stores;
   const now = new Date();
   const user = () => need(values.user, 'user');
   switch (command) {

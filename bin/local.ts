@@ -68,7 +68,7 @@ const demoFile = join(dataDir, 'demo-user.json');
 if (!existsSync(demoFile)) {
   const { services } = await import('../functions/app/services.ts');
   const { DEFAULT_TRIAL_VIDEOS } = await import('../functions/core/plans.ts');
-  const demo = await services().accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
+  const demo = await services().stores.accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
   writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2), { mode: 0o600 });
 }
 const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string };

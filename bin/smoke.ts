@@ -30,7 +30,7 @@ const deadline = Date.now() + Number(values['timeout-seconds']) * 1000;
 
 async function throwawayUser(): Promise<{ userId: string; apiKey: string }> {
   const { services } = await import('../functions/app/services.ts');
-  const made = await services().accounts.createUser({ balance: THROWAWAY_BALANCE, trialVideos: 0, now: new Date() });
+  const made = await services().stores.accounts.createUser({ balance: THROWAWAY_BALANCE, trialVideos: 0, now: new Date() });
   console.log(`# made a throwaway user ${made.userId} with ${THROWAWAY_BALANCE} doubloons`);
   return made;
 }
@@ -42,7 +42,7 @@ async function deleteThrowaway(userId: string, order: { id?: string; status?: st
     return;
   }
   const [{ services }, { deleteUser }] = await Promise.all([import('../functions/app/services.ts'), import('../functions/core/admin.ts')]);
-  const { orders, files } = await deleteUser(services(), userId);
+  const { orders, files } = await deleteUser(services().stores, userId);
   console.log(`# deleted the throwaway user ${userId} (${orders} order, ${files} files)`);
 }
 

@@ -187,7 +187,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const { services } = await import('../functions/app/services.ts');
     const { aws } = await import('../functions/adapters/aws.ts');
     nameCallers(await aws().s3());
-    const { files, config } = services();
+    const {
+      stores: { files },
+      config,
+    } = services();
     // The local stand-in of the S3 lifecycle rule.
     const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
     await expire();

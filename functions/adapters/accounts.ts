@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type Dyn
 import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
 import { notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
+import type { AccountStore } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
 import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
 import { ledgerLineOf } from './records.ts';
@@ -63,7 +64,7 @@ export function ledgerWrite(tableName: string, userId: string, head: LedgerHead,
   };
 }
 
-export class Accounts {
+export class Accounts implements AccountStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,

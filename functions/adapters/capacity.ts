@@ -319,7 +319,7 @@ export class StepFunctionsWakeup implements Wakeup {
 /** The queue as eta_seconds reads it: the shards' state items only (core's QueueViews keeps it for a few seconds). */
 export class QueueReader {
   constructor(
-    private readonly store: Capacity,
+    private readonly store: Pick<CapacityStore, 'states'>,
     private readonly settings: { slots: number; shards: number; botRun: number; defaultSecondsPerVideoSecond: number },
   ) {}
 

@@ -1,7 +1,7 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryAttempt, DeliveryStatus, EventRef, Reopened, ResendPorts, StoredEvent } from '../core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, EventWorkflow, Reopened, Reopening, StoredEvent } from '../core/deliveries.ts';
 import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState, MarkerPage } from '../core/ports.ts';
@@ -13,7 +13,7 @@ import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 const ATTEMPT_TTL_DAYS = 30;
 
-export class DeliveryEvents {
+export class DeliveryEvents implements EventStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -78,7 +78,7 @@ export class DeliveryEvents {
     );
   }
 
-  async reopen(event: StoredEvent, r: Parameters<ResendPorts['events']['reopen']>[1]): Promise<Reopened> {
+  async reopen(event: StoredEvent, r: Reopening): Promise<Reopened> {
     // Two resends of one key share its budget's counter: a conflict between them is tried again.
     const cancelled = await transactPastConflicts(this.ddb, [
       [
@@ -188,7 +188,7 @@ export class DeliveryEvents {
 }
 
 /** Starts the delivery workflow of an event; starting it again for the same event is a no-op. */
-export class DeliveryWorkflow {
+export class DeliveryWorkflow implements EventWorkflow {
   constructor(
     private readonly sfn: () => Promise<SFNClient>,
     private readonly stateMachineArn: () => string,

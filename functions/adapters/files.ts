@@ -2,6 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ORDER_FILES, type OrderFile } from '../core/orders.ts';
+import type { FileStore } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 
 /** Where every order's files are: the grants (lib/access.ts) and the lifecycle rule name this prefix. */
@@ -12,7 +13,7 @@ const fileKeys = {
   file: (orderId: string, file: OrderFile) => `${ORDER_FILES_PREFIX}${orderId}/${ORDER_FILES[file].name}`,
 };
 
-export class OrderFiles {
+export class OrderFiles implements FileStore {
   constructor(
     private readonly s3: () => Promise<S3Client>,
     private readonly bucket: string,

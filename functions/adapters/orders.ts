@@ -37,8 +37,6 @@ export class Orders implements OrderStore {
   ofUser: OrderStore['ofUser'] = (userId, range) => this.reads.ofUser(userId, range);
   /** The events recorded for an order, oldest first. */
   events = (orderId: string) => this.reads.events(orderId);
-  /** Ids of every order of a user, newest first. */
-  idsOfUser = (userId: string) => this.reads.idsOfUser(userId);
-  /** The order and everything in its partition (its recorded events). */
-  delete = (orderId: string): Promise<void> => this.reads.delete(orderId);
+  idsOfUser: OrderStore['idsOfUser'] = (userId) => this.reads.idsOfUser(userId);
+  delete: OrderStore['delete'] = (orderId) => this.reads.delete(orderId);
 }

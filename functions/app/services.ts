@@ -1,16 +1,25 @@
 /**
  * The composition root of a process: the adapters and use cases, built once at cold start and shared by every handler
- * in it. The order steps with the generator are built apart (step-services.ts), so that the API's functions carry no
- * generator beyond the deterministic prompt planner that prices quick orders.
+ * in it. It hands out use cases, each an entry's one call (and what the middleware needs: the key's account, the
+ * request's count, the configuration); the stores only under `stores`, for tests and operators. The order steps with
+ * the generator are built apart (step-services.ts), so that the API's functions carry no generator beyond the
+ * deterministic prompt planner that prices quick orders.
  */
 import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { OrderCreation } from '../core/create-order.ts';
+import { type CreateOrderInput, OrderCreation, placeBotOrder } from '../core/create-order.ts';
 import { OrderQuoting } from '../core/quote-order.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
 import { downloadLocation } from '../core/downloads.ts';
-import { deliver, type DeliveryPorts, handOver } from '../core/deliveries.ts';
-import type { OrderEvent } from '../core/ports.ts';
+import { deliver, type DeliveryPorts, handOver, recentAttempts, type ResendRequest, resendToWebhook } from '../core/deliveries.ts';
+import type { Announce } from '../core/ports.ts';
+import { listOrderRecords, type ListQuery } from '../core/list-orders.ts';
+import type { StepPorts } from '../core/order-steps.ts';
+import { readOrder } from '../core/read-order.ts';
+import type { ReviewDecision } from '../contract/review.ts';
+import { type ReviewPorts, reviewOrder } from '../core/review.ts';
+import { transactionsPage } from '../core/transactions.ts';
+import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../core/webhooks.ts';
 import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
 import { WebhookSender } from '../adapters/webhook-sender.ts';
 import { Accounts } from '../adapters/accounts.ts';
@@ -31,7 +40,7 @@ import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, rec
 import { AuditCursors } from '../adapters/audit.ts';
 import type { Order } from '../core/orders.ts';
 import { isTransient } from '../adapters/transient.ts';
-import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
+import { cancel, cancelOrder, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
 import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
@@ -64,7 +73,7 @@ function build() {
   };
   // A recorded event handed to delivery (a workflow only for a key with a webhook). A failure leaves the event's
   // pending marker (written with the event): the sweep starts its delivery after its grace, on AWS as on one machine.
-  const announce = (event: OrderEvent) =>
+  const announce: Announce = (event) =>
     handOver({ webhooks, events, delivery: deliveryWorkflow }, event).then(
       () => undefined,
       (err: unknown) => logger.error('delivery hand-over failed', { eventId: event.id, cause: String(err) }),
@@ -119,34 +128,62 @@ function build() {
     metrics,
     log: logger,
   });
+  const viewing = { orders, links, queue: snapshots };
+  const reviewing: ReviewPorts = { orders, workflow, limits: cfg.limits, throughput: cfg.throughput };
+  const resending = { webhooks, events, delivery: deliveryWorkflow, resendsPerHour: cfg.resendsPerHour, now: () => new Date() };
+  // What the middleware asks of accounts: the key's account, and the request counted in its minute window.
+  const keyed: Pick<Accounts, 'authenticate' | 'count' | 'postsIn'> = accounts;
+  /** The order steps' ports but the generator and scratch folders, which only the steps' functions build (step-services.ts). */
+  const steps: Omit<StepPorts, 'generator' | 'scratch'> = {
+    orders,
+    accounts,
+    files,
+    links,
+    metrics,
+    serviceAddress: cfg.serviceAddress,
+    capacity: queue,
+    announce,
+    now: () => new Date(),
+  };
   return {
     config: cfg,
-    queue,
-    snapshots,
+    accounts: keyed,
+    orders: {
+      read: (userId: string, orderId: string | undefined, now: Date) => readOrder(viewing, userId, orderId, now),
+      list: (userId: string, q: ListQuery, now: Date) => listOrderRecords(viewing, userId, q, now),
+      cancel: (userId: string, orderId: string | undefined) => cancelOrder(cancellation, userId, orderId),
+      review: (userId: string, orderId: string | undefined, decision: ReviewDecision, now: Date) => reviewOrder(reviewing, userId, orderId, decision, now),
+    },
+    quoting,
+    creation: {
+      create: (input: CreateOrderInput) => creation.create(input),
+      bot: (userId: string, input: Omit<CreateOrderInput, 'account' | 'channel'>) => placeBotOrder({ accounts, creation }, userId, input),
+    },
+    transactions: (userId: string, q: { limit: number; startingAfter?: string }) => transactionsPage(accounts, userId, q),
+    webhooks: {
+      of: (userId: string) => webhooks.ofUser(userId),
+      register: (userId: string, url: string, now: Date) => registerWebhook(webhooks, urlPolicy, userId, url, now),
+      rotate: (userId: string, webhookId: string | undefined, overlapSeconds: number, now: Date) =>
+        rotateSecret(webhooks, userId, webhookId, overlapSeconds, now),
+      delete: (userId: string, webhookId: string | undefined) => deleteWebhook(webhooks, userId, webhookId),
+      test: (userId: string, webhookId: string | undefined, now: Date) => pingWebhook({ webhooks, sender: deliveryPorts.sender }, userId, webhookId, now),
+      attempts: (userId: string, webhookId: string | undefined) => recentAttempts({ webhooks, events }, userId, webhookId),
+      resend: (userId: string, webhookId: string | undefined, asked: ResendRequest) => resendToWebhook(resending, userId, webhookId, asked),
+    },
+    /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */
+    download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
+      downloadLocation({ verify: links.verify, files, retentionDays: cfg.retentionDays }, orderId, name, expires, sig, now),
+    /** One delivery attempt of an event (the delivery workflow's step). */
+    deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId),
+    steps,
     sweep: (graceSeconds = cfg.sweepGraceSeconds, full = false) =>
       sweep(
         { ...recovery, queue, cursor, budget: cfg.sweepBudget, graceSeconds, reviewWaitSeconds: cfg.reviewDeadlineSeconds, isBusy: isTransient, log: logger },
         { full },
       ),
     recover: (ended: EndedExecution) => recoverEnded(recovery, ended),
-    cancellation,
-    links,
-    /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */
-    download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
-      downloadLocation({ verify: links.verify, files, retentionDays: cfg.retentionDays }, orderId, name, expires, sig, now),
-    webhooks,
-    sender: deliveryPorts.sender,
-    deliveries: { events, workflow: deliveryWorkflow, announce, deliver: (orderId: string, eventId: string) => deliver(deliveryPorts, orderId, eventId) },
-    urlPolicy,
-    accounts,
-    orders,
-    files,
-    workflow,
-    limits: cfg.limits,
-    throughput: cfg.throughput,
-    quotes,
-    quoting,
-    creation,
+    /** The stores themselves, for tests and operators (bin/admin.ts, bin/smoke.ts, the local runtime); no handler uses them. */
+    stores: { accounts, orders, quotes, files, webhooks, events, workflow },
   };
 }
 

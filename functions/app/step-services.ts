@@ -2,7 +2,6 @@
 import { OrderSteps } from '../core/order-steps.ts';
 import { generatorFromEnv } from '../generator/index.ts';
 import { withFaults } from './faults.ts';
-import { metrics } from '../adapters/metrics.ts';
 import { scratchFolders } from '../adapters/scratch.ts';
 import { providerKeys } from '../adapters/secrets.ts';
 import { services } from './services.ts';
@@ -10,19 +9,11 @@ import { services } from './services.ts';
 let built: OrderSteps | undefined;
 
 function build(): OrderSteps {
-  const { config: cfg, orders, accounts, files, links, deliveries, queue } = services();
+  const { config: cfg, steps } = services();
   return new OrderSteps({
-    orders,
-    accounts,
+    ...steps,
     generator: withFaults(generatorFromEnv(process.env, providerKeys()), cfg.generatorFail),
-    files,
-    links,
-    metrics,
-    serviceAddress: cfg.serviceAddress,
     scratch: scratchFolders,
-    capacity: queue,
-    announce: deliveries.announce,
-    now: () => new Date(),
   });
 }
 

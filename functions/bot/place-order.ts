@@ -9,7 +9,7 @@ import { botOrderRequest } from '../contract/bot.ts';
 import { createVideoBody } from '../contract/orders.ts';
 import type { CreationResponse } from '../contract/orders.ts';
 import type { OrderRequest } from '../core/create-order.ts';
-import { AppError, notFound } from '../core/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { publishMetrics } from '../adapters/metrics.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { logger, services } from '../app/services.ts';
@@ -28,12 +28,7 @@ async function place(event: unknown): Promise<BotAnswer> {
     const params = validate(createVideoBody, { ...req.params, topic: req.topic, ...(req.director ? { director_mode: true } : {}) });
     request = { route: 'POST /videos', params };
   }
-  const { accounts, creation } = services();
-  const account = await accounts.get(req.user_id);
-  if (!account) throw notFound('user');
-  const result = await creation.create({
-    account,
-    channel: 'bot',
+  const result = await services().creation.bot(req.user_id, {
     request,
     ...(req.idempotency_key !== undefined ? { idempotencyKey: req.idempotency_key } : {}),
     now: new Date(),

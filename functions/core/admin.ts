@@ -1,17 +1,13 @@
 /** The chat bot's operations, run by operators through bin/admin.ts. */
 import { Contended, InvalidParams, notFound } from './errors.ts';
 import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
-import type { Account } from './pricing.ts';
+import type { AccountStore, FileStore, OrderStore } from './ports.ts';
 import type { WebhookStore } from './webhooks.ts';
 
 export interface AdminPorts {
-  accounts: {
-    get(userId: string): Promise<Account | undefined>;
-    revokeKey(userId: string): Promise<void>;
-    deletePartition(userId: string): Promise<void>;
-  };
-  orders: { idsOfUser(userId: string): Promise<string[]>; delete(orderId: string): Promise<void> };
-  files: { deleteAll(orderId: string): Promise<number> };
+  accounts: Pick<AccountStore, 'get' | 'revokeKey' | 'deletePartition'>;
+  orders: Pick<OrderStore, 'idsOfUser' | 'delete'>;
+  files: Pick<FileStore, 'deleteAll'>;
   webhooks: Pick<WebhookStore, 'ofUser' | 'delete'>;
 }
 

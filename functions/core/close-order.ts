@@ -4,15 +4,15 @@
  * client's cancel both end an order this way, so each is refunded exactly once whichever comes first.
  */
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
-import type { EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
-import type { Account } from './pricing.ts';
+import type { RenderQueue } from './capacity.ts';
+import type { AccountStore, Announce, EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 export interface ClosePorts {
   orders: Pick<OrderStore, 'transition'>;
-  accounts: { get(userId: string): Promise<Pick<Account, 'heavyMonth' | 'balance' | 'ledgerSeq'> | undefined> };
-  capacity: { release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void> };
-  /** Hands a recorded event to webhook delivery. */
-  announce: (event: OrderEvent) => Promise<void>;
+  accounts: Pick<AccountStore, 'get'>;
+  /** The render queue: the order's slot, or its place in the queue, given back. */
+  capacity: Pick<RenderQueue, 'release'>;
+  announce: Announce;
   metrics: Metrics;
   now: () => Date;
 }

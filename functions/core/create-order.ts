@@ -4,14 +4,14 @@
  * never lets a balance go below zero. Quoting a price is quote-order.ts; what a request asks for, order-request.ts.
  */
 import type { CreationResponse } from '../contract/orders.ts';
-import { AppError, InvalidParams, maxCostExceeded, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
+import { AppError, InvalidParams, maxCostExceeded, notFound, quoteInvalid, rateLimited, serviceUnavailable, unauthorized } from './errors.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
 import { newOrderId, shardOf } from './ids.ts';
 import { minuteWindow, type Throughput } from './limits.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
-import type { IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
+import type { AccountStore, IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, chargeFor, type Limits, type Prices } from './pricing.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
@@ -35,8 +35,8 @@ export interface CreateOrderInput {
  */
 export type CreateOrderResult = { kind: 'created' | 'replayed'; response: CreationResponse };
 
-export interface OrderCreationDeps extends RequestDeps {
-  orders: OrderStore;
+export interface OrderCreationPorts extends RequestDeps {
+  orders: Pick<OrderStore, 'create' | 'get' | 'idempotency' | 'started'>;
   quotes: Pick<QuoteStore, 'get'>;
   /** The render queue as this process sees it, for eta_seconds. */
   queue: Pick<QueueViews, 'view' | 'drop'>;
@@ -73,7 +73,7 @@ interface Draft {
 type Committed = { kind: 'created'; order: Order; response: CreationResponse } | { kind: 'replayed'; record: IdempotencyRecord };
 
 export class OrderCreation {
-  constructor(private readonly deps: OrderCreationDeps) {}
+  constructor(private readonly deps: OrderCreationPorts) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
     const committed = await this.commit(input);
@@ -243,4 +243,15 @@ export class OrderCreation {
       response: { id: original.id, status: order?.status ?? original.status, cost: original.cost, eta_seconds: original.eta_seconds },
     };
   }
+}
+
+/** The operators' bot's order: for the account it names (404 when there is none), on the bot's channel. */
+export async function placeBotOrder(
+  p: { accounts: Pick<AccountStore, 'get'>; creation: Pick<OrderCreation, 'create'> },
+  userId: string,
+  input: Omit<CreateOrderInput, 'account' | 'channel'>,
+): Promise<CreateOrderResult> {
+  const account = await p.accounts.get(userId);
+  if (!account) throw notFound('user');
+  return p.creation.create({ ...input, account, channel: 'bot' });
 }

@@ -8,9 +8,9 @@ import { Contended, deliveryInProgress, forbidden, notFound, resendBudgetExceede
 import { AGAIN, type Again, type RetryPolicy, untilDone } from './retry.ts';
 import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
-import type { MarkerPage, Metrics, OrderEvent } from './ports.ts';
+import type { ExecutionState, MarkerPage, Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
-import { signingSecrets, type WebhookStore } from './webhooks.ts';
+import { ownWebhookId, signingSecrets, type WebhookStore } from './webhooks.ts';
 
 export const MAX_ATTEMPTS = 5;
 
@@ -46,24 +46,54 @@ export interface DeliveryAttempt {
 /** An event as the delivery workflow and the sweep name it. */
 export type EventRef = Pick<OrderEvent, 'id' | 'orderId'>;
 
+/** What a reopening did: the event is pending again, it had moved since it was read, or the key's budget is spent. */
+export type Reopened = 'reopened' | 'moved' | 'over_budget';
+
+/** A resend's reopening of a settled event: its new execution, its last attempt, and the key's budget it counts in. */
+export interface Reopening {
+  execution: string;
+  lastAttempt: number;
+  now: Date;
+  budget: { window: Window; limit: number };
+}
+
 /**
- * Events whose delivery is not settled: the status change records a marker with the event, and the delivery removes
- * it once the event is delivered, dropped or has no webhook. The sweep keeps a workflow carrying each one.
+ * Recorded order events and their delivery records, as delivery, the hand-over, resends, recovery and the audit use
+ * them. An event whose delivery is not settled has a marker: the status change records it with the event, and the
+ * delivery removes it once the event is delivered, dropped or has no webhook; the sweep keeps a workflow carrying each.
  */
-export interface PendingEvents {
+export interface EventStore {
+  get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
+  /** Records the attempt and the event's new state; false when another run recorded this attempt first. */
+  record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean>;
+  mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void>;
   /** The event is settled (or gone): the sweep no longer looks at it. */
   settled(event: EventRef): Promise<void>;
   /** A page of the events recorded before `before` whose delivery is not settled, from `from` (ports.ts MarkerPage). */
   pendingPage(before: Date, from: string | undefined, limit: number): Promise<MarkerPage<EventRef>>;
+  /** Records the name of the event's new delivery execution; false when the event moved on meanwhile. */
+  restartAs(event: StoredEvent, execution: string): Promise<boolean>;
+  /**
+   * A settled event made pending again under a new execution name, to be dropped after attempt `lastAttempt`, and
+   * counted in the user's budget window, all at once: nothing happens when it moved since it was read or the window
+   * already holds `limit` resent events.
+   */
+  reopen(event: StoredEvent, reopening: Reopening): Promise<Reopened>;
+  /** The user's events whose delivery was dropped at or after `since` (attempts are kept 30 days), oldest first. */
+  droppedSince(userId: string, since: Date): Promise<EventRef[]>;
+  /** The user's most recent delivery attempts, newest first. */
+  attemptsOfUser(userId: string, limit: number): Promise<DeliveryAttempt[]>;
+}
+
+/** The delivery workflow of an event (statemachines/delivery.asl.json) under its current execution name. */
+export interface EventWorkflow {
+  /** A second start of the same execution is a no-op. */
+  start(event: EventRef & { execution?: string }): Promise<void>;
+  state(event: EventRef & { execution?: string }): Promise<ExecutionState>;
 }
 
 export interface DeliveryPorts {
-  events: Pick<PendingEvents, 'settled'> & {
-    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
-    /** Records the attempt and the event's new state; false when another run recorded this attempt first. */
-    record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean>;
-    mark(event: StoredEvent, delivery: DeliveryStatus): Promise<void>;
-  };
+  events: Pick<EventStore, 'get' | 'record' | 'mark' | 'settled'>;
   webhooks: Pick<WebhookStore, 'ofUser'>;
   sender: { send(url: string, body: string, headers: Record<string, string>): Promise<{ ok: boolean; status?: number; error?: string; latencyMs: number }> };
   retryBaseMs: number;
@@ -147,8 +177,8 @@ async function attemptOnce(p: DeliveryPorts, orderId: string, eventId: string): 
 /** What hands a recorded event to delivery (right after its status change). */
 export interface HandOverPorts {
   webhooks: Pick<WebhookStore, 'ofUser'>;
-  events: Pick<DeliveryPorts['events'], 'mark' | 'settled'>;
-  delivery: { start(event: EventRef): Promise<void> };
+  events: Pick<EventStore, 'mark' | 'settled'>;
+  delivery: Pick<EventWorkflow, 'start'>;
 }
 
 /**
@@ -168,22 +198,9 @@ export async function handOver(p: HandOverPorts, event: OrderEvent): Promise<'st
   return 'no_webhook';
 }
 
-/** What a reopening did: the event is pending again, it had moved since it was read, or the key's budget is spent. */
-export type Reopened = 'reopened' | 'moved' | 'over_budget';
-
 export interface ResendPorts {
-  events: {
-    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
-    /**
-     * A settled event made pending again under a new execution name, to be dropped after attempt `lastAttempt`, and
-     * counted in the user's budget window, all at once: nothing happens when it moved since it was read or the
-     * window already holds `limit` resent events.
-     */
-    reopen(event: StoredEvent, reopening: { execution: string; lastAttempt: number; now: Date; budget: { window: Window; limit: number } }): Promise<Reopened>;
-    /** The user's events whose delivery was dropped at or after `since` (attempts are kept 30 days), oldest first. */
-    droppedSince(userId: string, since: Date): Promise<EventRef[]>;
-  };
-  delivery: { start(event: EventRef & { execution?: string }): Promise<void> };
+  events: Pick<EventStore, 'get' | 'reopen' | 'droppedSince'>;
+  delivery: Pick<EventWorkflow, 'start'>;
   /** Resent events a key may cause per hour. */
   resendsPerHour: number;
   now: () => Date;
@@ -243,4 +260,31 @@ export async function resendDropped(p: ResendPorts, userId: string, since: Date)
     if (reopened === 'reopened') resent.push(event.id);
   }
   return { resent, hasMore: false };
+}
+
+/** What one resend asks for: an event by id, or every event dropped since a time. */
+export type ResendRequest = { eventId: string } | { since: Date };
+
+/** POST /webhooks/{id}/resend: the key's own webhook (404, 403), then resendEvent or resendDropped. */
+export async function resendToWebhook(
+  p: ResendPorts & { webhooks: Pick<WebhookStore, 'ownerOf'> },
+  userId: string,
+  webhookId: string | undefined,
+  asked: ResendRequest,
+): Promise<{ resent: string[]; hasMore: boolean }> {
+  await ownWebhookId(p.webhooks, userId, webhookId);
+  return 'eventId' in asked ? { resent: await resendEvent(p, userId, asked.eventId), hasMore: false } : resendDropped(p, userId, asked.since);
+}
+
+/** The delivery attempts GET /webhooks/{id}/deliveries shows: the latest of the key's user. */
+export const RECENT_ATTEMPTS = 50;
+
+/** GET /webhooks/{id}/deliveries: the key's own webhook (404, 403), then its user's most recent attempts, newest first. */
+export async function recentAttempts(
+  p: { webhooks: Pick<WebhookStore, 'ownerOf'>; events: Pick<EventStore, 'attemptsOfUser'> },
+  userId: string,
+  webhookId: string | undefined,
+): Promise<DeliveryAttempt[]> {
+  await ownWebhookId(p.webhooks, userId, webhookId);
+  return p.events.attemptsOfUser(userId, RECENT_ATTEMPTS);
 }

@@ -10,6 +10,7 @@
 import { notFound } from './errors.ts';
 import { orderCreatedAt } from './ids.ts';
 import type { OrderFile } from './orders.ts';
+import type { FileStore } from './ports.ts';
 
 const DAY_MS = 86_400_000;
 /** How long the presigned URL the route redirects to stays valid. */
@@ -18,10 +19,7 @@ export const PRESIGNED_SECONDS = 300;
 export interface DownloadPorts {
   /** The file a link names: 403 when the link is tampered or expired, 404 for a name that is no file. */
   verify(orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date): Promise<OrderFile>;
-  files: {
-    exists(orderId: string, file: OrderFile): Promise<boolean>;
-    presign(orderId: string, file: OrderFile, seconds: number): Promise<string>;
-  };
+  files: Pick<FileStore, 'exists' | 'presign'>;
   retentionDays: number;
 }
 

@@ -6,8 +6,10 @@
  */
 import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
-import type { Order, OrderStatus } from './orders.ts';
+import type { OrderRecord } from '../contract/orders.ts';
+import { isActiveTask, type Order, type OrderStatus } from './orders.ts';
 import type { OrderStore } from './ports.ts';
+import { orderView, type OrderViewPorts } from './read-order.ts';
 
 /** The orders one request with a status filter reads at most: three pages' worth (3 to 300). */
 export const examinedAtMost = (limit: number) => 3 * limit;
@@ -58,4 +60,17 @@ export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: stri
     below = last;
     if (examined >= most) return { orders: found, hasMore: true, next: last };
   }
+}
+
+/** GET /videos: a page of the user's orders, each as GET /videos/{id} answers it, from one view of the queue for the page. */
+export async function listOrderRecords(
+  p: OrderViewPorts & { orders: Pick<OrderStore, 'ofUser'> },
+  userId: string,
+  q: ListQuery,
+  now: Date,
+): Promise<{ records: OrderRecord[]; hasMore: boolean; next?: string }> {
+  const page = await listOrders(p.orders, userId, q);
+  const view = page.orders.some((o) => isActiveTask(o.status)) ? await p.queue.view() : undefined;
+  const records = await Promise.all(page.orders.map(async (o) => (await orderView(p, o, now, view)).record));
+  return { records, hasMore: page.hasMore, ...(page.next ? { next: page.next } : {}) };
 }

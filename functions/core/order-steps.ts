@@ -8,12 +8,12 @@ import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
 import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
 import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator } from './generator.ts';
-import { ORDER_MOVED, type Order, type OrderFile, type OrderLinks } from './orders.ts';
+import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
-import type { QueuePlace } from './capacity.ts';
+import type { RenderQueue } from './capacity.ts';
 import { keepPriced } from './pricing.ts';
-import type { Metrics, OrderEvent, OrderStore } from './ports.ts';
+import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
 
 /**
  * Thrown when the order is already done or in error, or when the execution running the step is no longer the
@@ -46,9 +46,7 @@ export interface StepPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
   accounts: ClosePorts['accounts'];
   generator: Generator;
-  files: {
-    put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;
-  };
+  files: Pick<FileStore, 'put'>;
   links: { issue(orderId: string, now: Date): Promise<OrderLinks> };
   metrics: Metrics;
   /** The address in the trial watermark. */
@@ -56,12 +54,8 @@ export interface StepPorts {
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
   /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
-  capacity: {
-    awaitSlot(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string, placed?: (place: QueuePlace) => Promise<unknown>): Promise<void>;
-    release(orderId: string, done?: boolean, waiting?: Order['channel']): Promise<void>;
-  };
-  /** Hands a recorded event to webhook delivery. */
-  announce: (event: OrderEvent) => Promise<void>;
+  capacity: Pick<RenderQueue, 'awaitSlot' | 'release'>;
+  announce: Announce;
   now: () => Date;
 }
 

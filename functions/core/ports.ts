@@ -1,8 +1,8 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
 import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
-import type { Order } from './orders.ts';
+import type { Order, OrderFile } from './orders.ts';
 import type { Account, Limits } from './pricing.ts';
-import type { LedgerHead } from './transactions.ts';
+import type { LedgerHead, LedgerLine } from './transactions.ts';
 
 export interface IdempotencyRecord {
   /** Which creation route the key was first used on. */
@@ -49,6 +49,12 @@ export interface OrderEvent {
   record: OrderRecord;
   createdAt: string;
 }
+
+/**
+ * Hands a recorded event to webhook delivery, right after its status change (built once, in the composition root: a
+ * failure leaves the event's pending marker, and the sweep starts its delivery).
+ */
+export type Announce = (event: OrderEvent) => Promise<void>;
 
 /**
  * A status change, written only if the order is still in the status it was read in (`order.status`), together with
@@ -130,6 +136,32 @@ export interface OrderStore {
    * consistent (a created order is there at once); `more` when others remain in the range.
    */
   ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
+  /** Ids of every order of a user, newest first (the operator's account deletion). */
+  idsOfUser(userId: string): Promise<string[]>;
+  /** The order and what is stored with it (its recorded events): the operator's account deletion. */
+  delete(orderId: string): Promise<void>;
+}
+
+/** The accounts as the use cases read and change them (the operator's CLI and the middleware use more of the adapter). */
+export interface AccountStore {
+  get(userId: string): Promise<Account | undefined>;
+  /** A page of a user's ledger, newest first: at most `limit` entries below a cursor, and whether more remain. */
+  ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: LedgerLine[]; more: boolean }>;
+  /** The key stops working at its next use (the account's deletion starts here). */
+  revokeKey(userId: string): Promise<void>;
+  /** The user's partition: profile, ledger, idempotency records, counters. */
+  deletePartition(userId: string): Promise<void>;
+}
+
+/** An order's files: written by the steps, served by the download route, removed with the account. */
+export interface FileStore {
+  /** `fromPath`: `body` is the path of a local file to upload. */
+  put(orderId: string, file: OrderFile, body: Buffer | string, fromPath?: boolean): Promise<void>;
+  exists(orderId: string, file: OrderFile): Promise<boolean>;
+  /** A URL that serves the file for `seconds`. */
+  presign(orderId: string, file: OrderFile, seconds: number): Promise<string>;
+  /** Every file of the order; how many there were. */
+  deleteAll(orderId: string): Promise<number>;
 }
 
 /** The business metrics operators watch (CloudWatch on AWS); counted where the fact happens. */

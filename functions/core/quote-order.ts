@@ -37,7 +37,7 @@ export interface QuoteInput {
   now: Date;
 }
 
-export interface OrderQuotingDeps extends RequestDeps {
+export interface OrderQuotingPorts extends RequestDeps {
   quotes: QuoteStore;
   /** The render queue as this process sees it, for eta_seconds. */
   queue: Pick<QueueViews, 'view'>;
@@ -45,7 +45,7 @@ export interface OrderQuotingDeps extends RequestDeps {
 }
 
 export class OrderQuoting {
-  constructor(private readonly deps: OrderQuotingDeps) {}
+  constructor(private readonly deps: OrderQuotingPorts) {}
 
   /**
    * Nothing is charged; a request the creation would refuse for what it asks (an extra no provider makes, a used-up

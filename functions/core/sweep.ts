@@ -15,10 +15,10 @@
  */
 import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';
-import { type EventRef, isSettled, type PendingEvents, type StoredEvent } from './deliveries.ts';
+import { type EventRef, type EventStore, type EventWorkflow, isSettled, type StoredEvent } from './deliveries.ts';
 import { eventExecution, newExecution, orderExecution } from './executions.ts';
 import type { Order } from './orders.ts';
-import type { ExecutionState, MarkerPage, Metrics, OrderStore, Workflow } from './ports.ts';
+import type { MarkerPage, Metrics, OrderStore, Workflow } from './ports.ts';
 
 export interface AuditCursor {
   orders?: string;
@@ -37,15 +37,8 @@ type OpenMarker = Pick<Order, 'id' | 'queueShard'>;
 export interface RecoveryPorts {
   orders: Pick<OrderStore, 'get' | 'dropOpen' | 'patch'>;
   workflow: Workflow;
-  events: Pick<PendingEvents, 'settled'> & {
-    get(orderId: string, eventId: string): Promise<StoredEvent | undefined>;
-    /** Records the name of the event's new delivery execution; false when the event moved on meanwhile. */
-    restartAs(event: StoredEvent, execution: string): Promise<boolean>;
-  };
-  delivery: {
-    start(event: EventRef & { execution?: string }): Promise<void>;
-    state(event: EventRef & { execution?: string }): Promise<ExecutionState>;
-  };
+  events: Pick<EventStore, 'settled' | 'get' | 'restartAs'>;
+  delivery: EventWorkflow;
   metrics: Metrics;
   /** Cancels and refunds an open order past its deadline (creation's `deadline_seconds`). */
   expire(order: Order): Promise<void>;
@@ -56,7 +49,7 @@ export interface RecoveryPorts {
 
 export interface SweepPorts extends RecoveryPorts {
   orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage' | 'unstarted' | 'started' | 'deadlinesDue' | 'dropDeadline'>;
-  events: RecoveryPorts['events'] & Pick<PendingEvents, 'pendingPage'>;
+  events: RecoveryPorts['events'] & Pick<EventStore, 'pendingPage'>;
   queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
   budget: AuditBudget;

@@ -5,6 +5,7 @@
  * sequence in commit order and a page needs no other entry to show its balances.
  */
 import type { Transaction } from '../contract/balance.ts';
+import type { AccountStore } from './ports.ts';
 import type { RetryPolicy } from './retry.ts';
 
 /** An entry of a user's ledger, as stored. */
@@ -49,11 +50,6 @@ export const transactionId = (entryId: string) => `txn_${entryId.toLowerCase()}`
 /** The entry id a cursor (a transaction id) names. */
 export const entryIdOf = (transaction: string) => transaction.slice('txn_'.length).toUpperCase();
 
-/** A page of a user's ledger, newest first: at most `limit` entries below a cursor, and whether more remain. */
-export interface LedgerReader {
-  ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: LedgerLine[]; more: boolean }>;
-}
-
 /** What the client calls an entry: a charge paid by a trial video or the plan's allowance says so. */
 const kindOf = (l: LedgerLine): Transaction['kind'] => (l.kind !== 'charge' ? l.kind : l.trial ? 'trial' : l.allowance ? 'plan_allowance' : 'charge');
 
@@ -62,7 +58,7 @@ const kindOf = (l: LedgerLine): Transaction['kind'] => (l.kind !== 'charge' ? l.
  * after the entries at or newer than it, as ids sort.
  */
 export async function transactionsPage(
-  ledger: LedgerReader,
+  ledger: Pick<AccountStore, 'ledgerPage'>,
   userId: string,
   q: { limit: number; startingAfter?: string },
 ): Promise<{ data: Transaction[]; hasMore: boolean; next?: string }> {

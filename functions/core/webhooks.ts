@@ -95,7 +95,7 @@ export async function registerWebhook(store: WebhookStore, policy: UrlPolicy, us
 }
 
 /** The id of the user's own webhook: not_found for an id that is no webhook's, forbidden for another user's. */
-export async function ownWebhookId(store: WebhookStore, userId: string, webhookId: string | undefined): Promise<string> {
+export async function ownWebhookId(store: Pick<WebhookStore, 'ownerOf'>, userId: string, webhookId: string | undefined): Promise<string> {
   const owner = webhookId && WEBHOOK_ID_RE.test(webhookId) ? await store.ownerOf(webhookId) : undefined;
   if (!owner) throw notFound('webhook');
   if (owner !== userId) throw forbidden('webhook');

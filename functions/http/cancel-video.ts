@@ -1,11 +1,10 @@
 /** POST /videos/{id}/cancel: a queued or awaiting_review order ends in error, fully refunded. */
-import { cancelOrder } from '../core/cancel-order.ts';
 import { toRecord } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.cancelVideo)(async (req) => {
-  const order = await cancelOrder(services().cancellation, req.account.userId, req.pathParameters.id);
+  const order = await services().orders.cancel(req.account.userId, req.pathParameters.id);
   return { status: 200, body: toRecord(order) };
 });

@@ -1,12 +1,11 @@
 /** POST /webhooks: register (or replace) the key's one webhook; the secret is shown in this answer only. */
-import { registerWebhook, toView } from '../core/webhooks.ts';
+import { toView } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.createWebhook)(async (req) => {
   const { url } = req.body;
-  const { webhooks, urlPolicy } = services();
-  const webhook = await registerWebhook(webhooks, urlPolicy, req.account.userId, url, req.now);
+  const webhook = await services().webhooks.register(req.account.userId, url, req.now);
   return { status: 201, body: { ...toView(webhook), secret: webhook.secret } };
 });

@@ -1,15 +1,10 @@
 /** GET /webhooks/{id}/deliveries: the recent delivery attempts of the key's webhook (additive route). */
-import { ownWebhookId } from '../core/webhooks.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
-const RECENT = 50;
-
 export const handler = httpRoute(operations.listDeliveries)(async (req) => {
-  const { webhooks, deliveries } = services();
-  await ownWebhookId(webhooks, req.account.userId, req.pathParameters.id);
-  const attempts = await deliveries.events.attemptsOfUser(req.account.userId, RECENT);
+  const attempts = await services().webhooks.attempts(req.account.userId, req.pathParameters.id);
   return {
     status: 200,
     body: {

@@ -1,11 +1,10 @@
 /** GET /balance/transactions: the key's ledger, newest first, a page at a time. */
-import { transactionsPage } from '../core/transactions.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.listTransactions)(async (req) => {
-  const page = await transactionsPage(services().accounts, req.account.userId, {
+  const page = await services().transactions(req.account.userId, {
     limit: req.query.limit,
     ...(req.query.starting_after ? { startingAfter: req.query.starting_after } : {}),
   });

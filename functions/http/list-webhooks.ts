@@ -5,6 +5,6 @@ import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.listWebhooks)(async (req) => {
-  const webhook = await services().webhooks.ofUser(req.account.userId);
+  const webhook = await services().webhooks.of(req.account.userId);
   return { status: 200, body: { data: webhook ? [toView(webhook)] : [] } };
 });

@@ -1,11 +1,10 @@
 /** POST /videos/{id}/review: approve, edit or regen the script of an order in awaiting_review. */
 import { toRecord } from '../core/orders.ts';
-import { reviewOrder } from '../core/review.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.reviewVideo)(async (req) => {
-  const order = await reviewOrder(services(), req.account.userId, req.pathParameters.id, req.body, req.now);
+  const order = await services().orders.review(req.account.userId, req.pathParameters.id, req.body, req.now);
   return { status: 200, body: toRecord(order) };
 });

@@ -10,14 +10,16 @@ import { OrderCreation } from '../../functions/core/create-order.ts';
 import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
-import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
+import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, Reopened, Reopening, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { ledgerEntryId } from '../../functions/core/ids.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
+  AccountStore,
   CommitOutcome,
   ExecutionState,
+  FileStore,
   GaugeName,
   IdempotencyRecord,
   MarkerPage,
@@ -29,7 +31,7 @@ import type {
   Transition,
 } from '../../functions/core/ports.ts';
 import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
-import type { LedgerEntry, LedgerLine as CoreLedgerLine, LedgerReader } from '../../functions/core/transactions.ts';
+import type { LedgerEntry, LedgerLine as CoreLedgerLine } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { EmbeddedWriter } from '../../functions/generator/writer.ts';
@@ -52,7 +54,7 @@ const paidBy = (charge: Charge, allowance: boolean) => ({ ...(charge.trial ? { t
 const MEMORY_ENTRY_TAIL = '0'.repeat(16);
 
 /** The single table's facts, as plain maps. */
-export class MemoryTable implements LedgerReader {
+export class MemoryTable {
   accounts = new Map<string, Account>();
   orders = new Map<string, Order>();
   /** Each with its expiry in epoch seconds, as the table keeps it. */
@@ -63,7 +65,8 @@ export class MemoryTable implements LedgerReader {
   resends = new Map<string, number>();
   ledger: LedgerLine[] = [];
   events = new Map<string, StoredEvent>();
-  attempts: DeliveryAttempt[] = [];
+  /** Each with its user, whose partition the adapter writes it in. */
+  attempts: (DeliveryAttempt & { userId: string })[] = [];
   webhooks = new Map<string, Webhook>();
   /** Orders not done or in error (their markers). */
   open = new Set<string>();
@@ -92,10 +95,20 @@ export class MemoryTable implements LedgerReader {
     user.balance += amount;
     this.ledger.push({ userId, amount, kind: 'top_up', orderId: '', balanceAfter: user.balance, seq: ++user.ledgerSeq, createdAt: now.toISOString() });
   }
+}
 
+/** The accounts as the use cases see them (core's AccountStore), on the table's maps. */
+export class MemoryAccounts implements AccountStore {
+  /** Users whose key was revoked. */
+  revoked = new Set<string>();
+  constructor(private readonly t: MemoryTable) {}
+  async get(userId: string) {
+    const a = this.t.accounts.get(userId);
+    return a && clone(a);
+  }
   /** GET /balance/transactions' read (the adapter's `ledgerPage`): newest first, below the cursor's entry. */
   async ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: CoreLedgerLine[]; more: boolean }> {
-    const lines = this.ledger
+    const lines = this.t.ledger
       .filter((l) => l.userId === userId)
       // + 0: a free order's charge is -0 here; DynamoDB keeps no sign of zero.
       .map(
@@ -109,6 +122,16 @@ export class MemoryTable implements LedgerReader {
       .filter((l) => q.below === undefined || l.id < q.below)
       .sort((a, b) => b.id.localeCompare(a.id));
     return { lines: lines.slice(0, q.limit), more: lines.length > q.limit };
+  }
+  async revokeKey(userId: string) {
+    this.revoked.add(userId);
+  }
+  /** As the adapter: the user item, the ledger, idempotency records, counters and delivery attempts go. */
+  async deletePartition(userId: string) {
+    this.t.accounts.delete(userId);
+    this.t.ledger = this.t.ledger.filter((l) => l.userId !== userId);
+    this.t.attempts = this.t.attempts.filter((a) => a.userId !== userId);
+    for (const map of [this.t.idempotency, this.t.posts, this.t.resends]) for (const k of [...map.keys()]) if (k.startsWith(`${userId}:`)) map.delete(k);
   }
 }
 
@@ -266,6 +289,20 @@ export class MemoryOrders implements OrderStore {
     if (p.reviewToken !== undefined && stored.reviewToken !== p.reviewToken) return false;
     apply(stored, p.set, p.remove, now);
     return true;
+  }
+
+  async idsOfUser(userId: string): Promise<string[]> {
+    return [...this.t.orders.values()]
+      .filter((o) => o.userId === userId)
+      .map((o) => o.id)
+      .sort()
+      .reverse();
+  }
+
+  /** As the adapter: the order and its recorded events (its partition). */
+  async delete(orderId: string): Promise<void> {
+    this.t.orders.delete(orderId);
+    for (const [id, e] of this.t.events) if (e.orderId === orderId) this.t.events.delete(id);
   }
 }
 
@@ -435,7 +472,7 @@ export class MemoryMetrics {
 }
 
 /** Stored order files by `<order id>/<file>`. */
-export class MemoryFiles {
+export class MemoryFiles implements FileStore {
   stored = new Map<string, Buffer | string>();
   puts = 0;
   async put(orderId: string, file: OrderFile, body: Buffer | string): Promise<void> {
@@ -444,6 +481,9 @@ export class MemoryFiles {
   }
   async exists(orderId: string, file: OrderFile): Promise<boolean> {
     return this.stored.has(`${orderId}/${file}`);
+  }
+  async presign(orderId: string, file: OrderFile, seconds: number): Promise<string> {
+    return `https://files.example/${orderId}/${file}?seconds=${seconds}`;
   }
   /** Every file of the order; how many there were. */
   async deleteAll(orderId: string): Promise<number> {
@@ -505,9 +545,7 @@ export class MemoryWebhooks implements WebhookStore {
 }
 
 /** Recorded events and attempts, with the adapter's rule: one record per attempt number. */
-type EventsPort = DeliveryPorts['events'] & PendingEvents;
-
-export class MemoryEvents implements EventsPort {
+export class MemoryEvents implements EventStore {
   constructor(private readonly t: MemoryTable) {}
   async settled(event: EventRef) {
     this.t.pending.delete(event.id);
@@ -528,22 +566,19 @@ export class MemoryEvents implements EventsPort {
     const e = this.t.events.get(eventId);
     return e && clone(e);
   }
-  async record(event: StoredEvent, attempt: DeliveryAttempt): Promise<boolean> {
+  async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {
     const stored = this.t.events.get(event.id)!;
     if ((stored.attempts ?? 0) !== attempt.attempt - 1) return false;
     stored.attempts = attempt.attempt;
     stored.delivery = attempt.outcome;
-    this.t.attempts.push(clone(attempt));
+    this.t.attempts.push({ ...clone(attempt), userId });
     return true;
   }
   async mark(event: StoredEvent, delivery: DeliveryStatus) {
     this.t.events.get(event.id)!.delivery = delivery;
   }
   /** As the adapter: only from the settled state it was read in and within the key's budget, its pending marker again. */
-  async reopen(
-    event: StoredEvent,
-    r: { execution: string; lastAttempt: number; now: Date; budget: { window: { start: number }; limit: number } },
-  ): Promise<Reopened> {
+  async reopen(event: StoredEvent, r: Reopening): Promise<Reopened> {
     const stored = this.t.events.get(event.id);
     if (!stored || stored.delivery !== event.delivery || stored.attempts !== event.attempts) return 'moved';
     const window = `${stored.userId}:${r.budget.window.start}`;
@@ -560,6 +595,16 @@ export class MemoryEvents implements EventsPort {
       .map((id) => this.t.events.get(id)!)
       .filter((e) => e.userId === userId)
       .map((e) => ({ id: e.id, orderId: e.orderId }));
+  }
+  async attemptsOfUser(userId: string, limit: number): Promise<DeliveryAttempt[]> {
+    return (
+      this.t.attempts
+        .filter((a) => a.userId === userId)
+        .map(({ userId: _u, ...a }) => clone(a))
+        // As the adapter's sort key orders them: the moment, the event, the attempt.
+        .sort((a, b) => `${b.at}#${b.eventId}#${b.attempt}`.localeCompare(`${a.at}#${a.eventId}#${a.attempt}`))
+        .slice(0, limit)
+    );
   }
 }
 

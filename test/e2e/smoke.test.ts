@@ -47,7 +47,7 @@ describe('the smoke test of a deployment', () => {
     assert.ok(userId, out);
     assert.match(out, new RegExp(`^# deleted the throwaway user ${userId} \\(1 order, [1-9]\\d* files\\)$`, 'm'));
     const { services } = await import('../../functions/app/services.ts');
-    assert.equal(await services().accounts.get(userId), undefined, 'the user is gone');
+    assert.equal(await services().stores.accounts.get(userId), undefined, 'the user is gone');
     // What the pipeline's role needs for it: exactly the `smoke` rows of docs/deploy.md's table.
     assert.deepEqual(grants.sort(), [...(documentedGrants().get('smoke') ?? [])].sort());
   });

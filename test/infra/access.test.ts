@@ -218,7 +218,9 @@ describe('least privilege', () => {
     const executionArn = `${t.stack.env.ORDER_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${lost.body.id}`;
     t.stack.sfn.lose(executionArn);
     const { services } = await import('../../functions/app/services.ts');
-    assert.ok(await services().orders.patch(lost.body.id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
+    assert.ok(
+      await services().stores.orders.patch(lost.body.id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()),
+    );
     assert.equal((await t.api('POST', `/videos/${lost.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, key, lost.body.id, ['done', 'error'])).status, 'done');
     // The same with the dead wait's own token: Step Functions answers TaskTimedOut for it, as AWS does.
@@ -233,8 +235,8 @@ describe('least privilege', () => {
     await waitForStatus(t, key, outside.body.id, ['awaiting_review']);
     const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
     await (await aws().sfn()).send(new StopExecutionCommand({ executionArn: executionArn.replace(lost.body.id, outside.body.id) }));
-    let restarted = await services().orders.get(outside.body.id);
-    for (const end = Date.now() + 10_000; !restarted?.execution && Date.now() < end; restarted = await services().orders.get(outside.body.id))
+    let restarted = await services().stores.orders.get(outside.body.id);
+    for (const end = Date.now() + 10_000; !restarted?.execution && Date.now() < end; restarted = await services().stores.orders.get(outside.body.id))
       await new Promise((r) => setTimeout(r, 100));
     assert.match(restarted?.execution ?? '', /-e\d+$/, 'the recovery started a new execution');
     assert.equal((await t.api('POST', `/videos/${outside.body.id}/cancel`, { key })).status, 200);
@@ -309,7 +311,7 @@ describe('least privilege', () => {
     assert.equal(unplanned.status, 201);
     const { handler: planStep } = await import('../../functions/steps/plan-order.ts');
     await invoke('plan-order', () => planStep({ orderId: unplanned.body.id, execution: unplanned.body.id }, lambdaContext('plan-order')));
-    assert.equal((await services().orders.get(unplanned.body.id))!.planned, true);
+    assert.equal((await services().stores.orders.get(unplanned.body.id))!.planned, true);
     await t.stack.sfn.listen();
     assert.ok((await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')))).sent >= 1, 'the sweep started the lost delivery');
     const errorEvent = `${lapse.body.id}:error`;

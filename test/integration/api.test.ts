@@ -23,7 +23,7 @@ describe('authentication', () => {
     const { userId, apiKey } = await t.user({ balance: 500 });
     const unknown = apiKey.replace(/_[^_]{43}$/, `_${'A'.repeat(43)}`);
     const { services } = await import('../../functions/app/services.ts');
-    await services().accounts.revokeKey(userId);
+    await services().stores.accounts.revokeKey(userId);
     for (const key of [undefined, 'nonsense', 'vgk_', unknown, apiKey]) {
       for (const [method, path, body] of [
         ['GET', '/balance'],
@@ -50,7 +50,7 @@ describe('authentication', () => {
     const { userId, apiKey } = await t.user({ balance: 100 });
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).status, 200);
     const { services } = await import('../../functions/app/services.ts');
-    const fresh = await services().accounts.issueKey(userId, new Date());
+    const fresh = await services().stores.accounts.issueKey(userId, new Date());
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).status, 401);
     assert.equal((await t.api('GET', '/balance', { key: fresh })).status, 200);
   });
@@ -393,7 +393,7 @@ describe('a burst with the default limits', () => {
         `Retry-After ${r.headers.get('retry-after')}, expected ${lo}..${hi}`,
       );
     const { services } = await import('../../functions/app/services.ts');
-    const ledger = (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
+    const ledger = (await services().stores.accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
     const balance = (await t.api('GET', '/balance', { key: apiKey })).body.balance;
     assert.equal(balance, 1000);
     assert.equal(ledger, balance);

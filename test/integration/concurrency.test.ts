@@ -10,7 +10,7 @@ const quick = { prompt: 'A short video about green tea' };
 
 async function ledgerSum(userId: string): Promise<number> {
   const { services } = await import('../../functions/app/services.ts');
-  return (await services().accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
+  return (await services().stores.accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
 }
 
 describe('concurrent creation', () => {

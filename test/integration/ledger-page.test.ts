@@ -68,7 +68,7 @@ describe('the ledger, a page at a time', () => {
     const large = await t.user({ balance: 1000 });
     await orders(large.apiKey);
     // A long history, written through the adapters for speed: 400 top-ups.
-    for (let i = 0; i < 400; i++) await services().accounts.topUp(large.userId, 1 + (i % 7), new Date());
+    for (let i = 0; i < 400; i++) await services().stores.accounts.topUp(large.userId, 1 + (i % 7), new Date());
     await orders(large.apiKey);
 
     const figures = [];
@@ -114,7 +114,7 @@ describe('the ledger, a page at a time', () => {
     // Cancels (refunds), top-ups and creations, all at once.
     const results = await Promise.all([
       ...created.map((id) => t.api('POST', `/videos/${id}/cancel`, { key })),
-      ...Array.from({ length: 10 }, (_, i) => services().accounts.topUp(userId, 10 + i, new Date())),
+      ...Array.from({ length: 10 }, (_, i) => services().stores.accounts.topUp(userId, 10 + i, new Date())),
       ...Array.from({ length: 10 }, create),
     ]);
     const statuses = results.map((r) => (typeof r === 'number' ? 'top-up' : r.status));
@@ -124,7 +124,7 @@ describe('the ledger, a page at a time', () => {
     );
     const entries = await wholeLedger(key);
     await assertChains(key, entries);
-    const stored = await services().accounts.ledger(userId);
+    const stored = await services().stores.accounts.ledger(userId);
     assert.equal(
       stored.reduce((n, e) => n + e.amount, 0),
       entries[0].balance_after,
@@ -179,8 +179,8 @@ describe('the ledger, a page at a time', () => {
     assert.deepEqual(shown(await wholeLedger(key)), expected);
     // Once: a second start finds nothing to do, and new writes follow the migrated entries.
     assert.equal(await migrateLedgers(ddb, TableName), 0);
-    assert.equal((await services().accounts.ledger(userId)).length, 4);
-    await services().accounts.topUp(userId, 5, new Date());
+    assert.equal((await services().stores.accounts.ledger(userId)).length, 4);
+    await services().stores.accounts.topUp(userId, 5, new Date());
     const after = await wholeLedger(key);
     assert.deepEqual(shown(after), [['top_up', 5, 1075], ...expected]);
     await assertChains(key, after);

@@ -82,7 +82,7 @@ describe('the origin check on every route', () => {
     assert.equal(keyless.body.error.code, 'unauthorized');
     assert.equal((await call('GET', '/no-such-route', edge)).body.error.code, 'not_found');
     const { services } = await import('../../functions/app/services.ts');
-    const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
+    const { apiKey } = await services().stores.accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const created = await call('POST', '/videos:quick', { ...edge, 'x-api-key': apiKey }, { prompt: 'A 10 second video about green tea' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal((await call('GET', '/balance', { ...edge, 'x-api-key': apiKey })).body.balance, 500 - created.body.cost);

@@ -38,7 +38,7 @@ describe('recovery driven by events', () => {
     const first = executionArn(t.stack.env.ORDER_STATE_MACHINE_ARN!, created.body.id);
     await sfn.send(new StopExecutionCommand({ executionArn: first }));
     const { value: order, ms } = await until(
-      () => services().orders.get(created.body.id),
+      () => services().stores.orders.get(created.body.id),
       (o) => Boolean(o?.execution),
       10_000,
     );
@@ -55,7 +55,7 @@ describe('recovery driven by events', () => {
     assert.equal((await t.api('POST', `/videos/${created.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
     const done = await waitForStatus(t, key, created.body.id, ['done', 'error'], 90_000);
     assert.equal(done.status, 'done', JSON.stringify(done));
-    const ledger = await services().accounts.ledger(userId);
+    const ledger = await services().stores.accounts.ledger(userId);
     assert.deepEqual(
       ledger.map((l) => [l.kind, l.amount]).filter(([k]) => k !== 'top_up'),
       [['charge', -100]],
@@ -83,20 +83,20 @@ describe('recovery driven by events', () => {
         (n) => n >= 1,
         30_000,
       );
-      const event = await services().deliveries.events.get(created.body.id, eventId);
+      const event = await services().stores.events.get(created.body.id, eventId);
       assert.ok(event, `the event ${eventId} is recorded`);
       assert.equal(event.delivery, 'pending', 'its first attempt failed: it waits for the next');
       const sfn = await aws().sfn();
       await sfn.send(new StopExecutionCommand({ executionArn: executionArn(t.stack.env.DELIVERY_STATE_MACHINE_ARN!, eventExecution(event)) }));
       const { value: restarted, ms } = await until(
-        () => services().deliveries.events.get(created.body.id, eventId),
+        () => services().stores.events.get(created.body.id, eventId),
         (e) => Boolean(e?.execution),
         10_000,
       );
       assert.match(restarted?.execution ?? '', /-e\d+$/, 'a new delivery execution, named by the recovery');
       assert.ok(ms < 5000, `recovered in ${ms} ms`);
       const { value: settled } = await until(
-        () => services().deliveries.events.get(created.body.id, eventId),
+        () => services().stores.events.get(created.body.id, eventId),
         (e) => e?.delivery === 'delivered',
         30_000,
       );
@@ -135,14 +135,14 @@ describe('recovery driven by events', () => {
       await t.stack.sfn.listen();
       // Its unstarted marker is dropped, as if its start had succeeded and the execution had then been lost with its
       // status-change event: only the audit's walk, with a DescribeExecution, can find it now.
-      await services().orders.started((await services().orders.get(unstarted.body.id))!);
+      await services().stores.orders.started((await services().stores.orders.get(unstarted.body.id))!);
       // Every DescribeExecution of that order is throttled, past the SDK's three attempts.
       const throttled = executionArn(t.stack.env.ORDER_STATE_MACHINE_ARN!, unstarted.body.id);
       t.stack.sfn.failNext('DescribeExecution', 'ThrottlingException', 400, 3, (input) => input.executionArn === throttled);
       const run = await invoke('sweep', () => sweepJob({ graceSeconds: 0 }, lambdaContext('sweep')));
       assert.ok(run.deferred >= 1, `the throttled order was left for the next run: ${JSON.stringify(run)}`);
       assert.ok(run.sent >= 1, `the lost event was reached in the same run: ${JSON.stringify(run)}`);
-      assert.equal((await services().orders.get(unstarted.body.id))!.status, 'queued');
+      assert.equal((await services().stores.orders.get(unstarted.body.id))!.status, 'queued');
       const errorEvent = `${review.body.id}:error`;
       const { value: delivered } = await until(
         async () => received.includes(errorEvent),

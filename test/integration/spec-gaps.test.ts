@@ -82,7 +82,7 @@ describe('Idempotency-Key memory of 24 hours', () => {
     assert.equal(again.status, 200);
     assert.equal(again.body.id, later.body.id);
     const { services } = await import('../../functions/app/services.ts');
-    const charges = (await services().accounts.ledger(userId)).filter((e) => e.amount < 0);
+    const charges = (await services().stores.accounts.ledger(userId)).filter((e) => e.amount < 0);
     assert.deepEqual(
       charges.map((e) => e.amount),
       [-100, -100],

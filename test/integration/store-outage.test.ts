@@ -34,7 +34,7 @@ describe('a store outage', () => {
     });
     checkFetchesTo(stack.baseUrl);
     const { services } = await import('../../functions/app/services.ts');
-    const { apiKey } = await services().accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
+    const { apiKey } = await services().stores.accounts.createUser({ balance: 500, trialVideos: 0, now: new Date() });
     const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
     const created = await fetch(`${stack.baseUrl}/videos:quick`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'A 10 second video about rain' }) });
     assert.equal(created.status, 201);

@@ -23,7 +23,7 @@ describe('the recovery sweep', () => {
     const done = await waitForStatus(t, key, created.body.id, ['done', 'error'], 90_000);
     assert.equal(done.status, 'done', JSON.stringify(done));
     const { services } = await import('../../functions/app/services.ts');
-    const ledger = await services().accounts.ledger(userId);
+    const ledger = await services().stores.accounts.ledger(userId);
     assert.deepEqual(
       ledger.map((l) => [l.kind, l.amount]).filter(([k]) => k !== 'top_up'),
       [['charge', -100]],

@@ -94,7 +94,7 @@ describe('a cancelled creation transaction', () => {
     // The quote is the creation's last item; every other one reports None.
     assert.deepEqual(counter.reasons, [['None', 'None', 'None', 'None', 'None', 'None', 'None', 'ValidationError']]);
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
-    assert.equal((await services.quotes.get(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
+    assert.equal((await services.stores.quotes.get(userId, quote.body.quote_id, new Date()))?.orderId, undefined);
   });
 
   it('on an order id that is taken is thrown, not retried with the same id', async () => {
@@ -102,11 +102,11 @@ describe('a cancelled creation transaction', () => {
     const { userId, apiKey: key } = await t.user({ balance: 1000 });
     const created = await t.api('POST', '/videos', { key, body: BODY });
     assert.equal(created.status, 201, created.text);
-    const order = (await services.orders.get(created.body.id))!;
-    const account = (await services.accounts.get(userId))!;
+    const order = (await services.stores.orders.get(created.body.id))!;
+    const account = (await services.stores.accounts.get(userId))!;
     // Everything but the order item would commit: the balance and the active-task count still allow a second order.
     const commit = { order, account, limits: services.config.limits, now: new Date() };
-    const err = await services.orders.create(commit).then(
+    const err = await services.stores.orders.create(commit).then(
       (outcome) => assert.fail(`answered ${JSON.stringify(outcome)}`),
       (e: TransactionCanceledException) => e,
     );
@@ -115,7 +115,7 @@ describe('a cancelled creation transaction', () => {
       err.CancellationReasons?.map((r) => r.Code),
       ['ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None'],
     );
-    assert.equal((await services.accounts.get(userId))!.balance, 900);
+    assert.equal((await services.stores.accounts.get(userId))!.balance, 900);
   });
 
   it('by throttling is thrown at the first attempt as transient: 503 service_unavailable with Retry-After', async () => {

@@ -131,7 +131,7 @@ describe('hostile input', () => {
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} answers were not a 4xx in the envelope`);
 
     const { services } = await import('../../functions/app/services.ts');
-    const ledger = await services().accounts.ledger(userId);
+    const ledger = await services().stores.accounts.ledger(userId);
     assert.deepEqual(
       ledger.map((e) => [e.kind, e.amount, e.orderId]).sort(),
       [

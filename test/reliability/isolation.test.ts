@@ -72,7 +72,7 @@ describe('isolation between users', () => {
     const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
     const order = await t.api('POST', '/videos', { key: owner.apiKey, body: { topic: 'Tea', duration_seconds: 10, director_mode: true } });
     await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
-    const { accounts } = await services();
+    const { accounts } = (await services()).stores;
     const replaced = owner.apiKey;
     const current = await accounts.issueKey(owner.userId, new Date());
     const revokedUser = await t.user({ balance: 1000 });

@@ -178,9 +178,12 @@ describe('the order lifecycle under random operations (local stack)', () => {
      */
     async function snapshot(c: Client, withOrders: boolean) {
       for (let i = 0; ; i++) {
-        const before = await svc.accounts.get(c.userId);
-        const [ledger, mine] = await Promise.all([svc.accounts.ledger(c.userId), withOrders ? Promise.all(c.orders.map((id) => svc.orders.get(id))) : []]);
-        const account = await svc.accounts.get(c.userId);
+        const before = await svc.stores.accounts.get(c.userId);
+        const [ledger, mine] = await Promise.all([
+          svc.stores.accounts.ledger(c.userId),
+          withOrders ? Promise.all(c.orders.map((id) => svc.stores.orders.get(id))) : [],
+        ]);
+        const account = await svc.stores.accounts.get(c.userId);
         if (JSON.stringify(before) === JSON.stringify(account)) return { account: account!, ledger, mine: mine as Order[] };
         assert.ok(i < 50, 'the account kept changing');
       }
@@ -202,7 +205,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
     async function everything() {
       const open = new Set<string>();
       for (let from: string | undefined, first = true; first || from !== undefined; first = false) {
-        const page = await svc.orders.openPage(new Date(Date.now() + 3600_000), from, 500);
+        const page = await svc.stores.orders.openPage(new Date(Date.now() + 3600_000), from, 500);
         for (const { ref } of page.items) open.add(ref.id);
         from = page.next;
       }
@@ -226,9 +229,9 @@ describe('the order lifecycle under random operations (local stack)', () => {
           assert.ok((o.regens ?? 0) <= MAX_REGENS);
           if (o.refunded) {
             assert.equal(o.status, 'error');
-            assert.equal(await svc.files.exists(o.id, 'video'), false, `${o.id} refunded, yet its video is stored`);
+            assert.equal(await svc.stores.files.exists(o.id, 'video'), false, `${o.id} refunded, yet its video is stored`);
           }
-          if (o.status === 'done') assert.ok(!o.refunded && (await svc.files.exists(o.id, 'video')), `${o.id} done with its video`);
+          if (o.status === 'done') assert.ok(!o.refunded && (await svc.stores.files.exists(o.id, 'video')), `${o.id} done with its video`);
           if (o.status !== 'done' && o.status !== 'error') assert.ok(open.has(o.id), `${o.id} open without the sweep's marker`);
         }
       }
@@ -265,7 +268,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
             ...(op.maxCost !== undefined ? { max_cost: op.maxCost } : {}),
             ...(quote ? { quote_id: quote.id } : {}),
           };
-          const before = (await svc.accounts.get(c!.userId))!;
+          const before = (await svc.stores.accounts.get(c!.userId))!;
           const res = answered(
             op,
             await t.api('POST', op.route === 'quick' ? '/videos:quick' : '/videos', {
@@ -283,7 +286,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
           } else if (res.status === 201) {
             // An order of this user may end between the snapshot and the creation, freeing a place or
             // refunding: judge by the account after, and by the snapshot when nothing ended in between.
-            const after = (await svc.accounts.get(c!.userId))!;
+            const after = (await svc.stores.accounts.get(c!.userId))!;
             assert.ok(after.activeTasks <= LIMITS.active, 'created under the active limit');
             assert.ok(after.balance >= 0, 'charged within the balance');
             if (after.activeTasks === before.activeTasks + 1 && after.balance === before.balance - res.body.cost) {
@@ -329,11 +332,11 @@ describe('the order lifecycle under random operations (local stack)', () => {
           break;
         }
         case 'topUp':
-          await svc.accounts.topUp(c!.userId, op.amount, new Date());
+          await svc.stores.accounts.topUp(c!.userId, op.amount, new Date());
           c!.topUps += op.amount;
           break;
         case 'plan':
-          await svc.accounts.setPlan(c!.userId, op.heavy === undefined ? undefined : { name: `plan-${op.heavy}`, heavyPerMonth: op.heavy });
+          await svc.stores.accounts.setPlan(c!.userId, op.heavy === undefined ? undefined : { name: `plan-${op.heavy}`, heavyPerMonth: op.heavy });
           break;
         case 'sweep':
           await svc.sweep(0);
@@ -344,9 +347,9 @@ describe('the order lifecycle under random operations (local stack)', () => {
         case 'deadline': {
           // Time passing for a deadline: brought forward in the store, as the other deadline tests do.
           const id = pick(c!.orders, op.order);
-          const o = id ? await svc.orders.get(id) : undefined;
+          const o = id ? await svc.stores.orders.get(id) : undefined;
           if (o?.deadlineAt && o.status !== 'done' && o.status !== 'error') {
-            await svc.orders.patch(o.id, { status: o.status, set: { deadlineAt: new Date(Date.now() - 1000).toISOString() } }, new Date());
+            await svc.stores.orders.patch(o.id, { status: o.status, set: { deadlineAt: new Date(Date.now() - 1000).toISOString() } }, new Date());
           }
           break;
         }
@@ -359,7 +362,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
           receiverUp = op.up;
           break;
         case 'webhook': {
-          const hook = (await svc.webhooks.ofUser(c!.userId))?.id;
+          const hook = (await svc.stores.webhooks.ofUser(c!.userId))?.id;
           const path = `/webhooks/${hook ?? 'wh_00000000000000000000000000'}`;
           let res: ApiResponse;
           if (op.action === 'register') res = await t.api('POST', '/webhooks', { key: c!.key, body: { url: hookUrl } });
@@ -369,7 +372,7 @@ describe('the order lifecycle under random operations (local stack)', () => {
           else if (op.action === 'resendSince')
             res = await t.api('POST', `${path}/resend`, { key: c!.key, body: { since: new Date(Date.now() - 3600_000).toISOString() } });
           else {
-            const events = (await Promise.all(c!.orders.map((id) => svc.orders.events(id)))).flat();
+            const events = (await Promise.all(c!.orders.map((id) => svc.stores.orders.events(id)))).flat();
             const event = pick(events, op.n);
             if (!event) break;
             res = await t.api('POST', `${path}/resend`, { key: c!.key, body: { event_id: event.id } });
@@ -414,8 +417,8 @@ describe('the order lifecycle under random operations (local stack)', () => {
     }
     for (let round = 0; ; round++) {
       await svc.sweep(0);
-      const events = (await Promise.all(clients.flatMap((c) => c.orders.map((id) => svc.orders.events(id))))).flat();
-      const stored = await Promise.all(events.map((e) => svc.deliveries.events.get(e.orderId, e.id)));
+      const events = (await Promise.all(clients.flatMap((c) => c.orders.map((id) => svc.stores.orders.events(id))))).flat();
+      const stored = await Promise.all(events.map((e) => svc.stores.events.get(e.orderId, e.id)));
       const unsettled = stored.filter((e) => !e?.delivery || e.delivery === 'pending');
       for (const e of stored) {
         const allowed = MAX_ATTEMPTS + (resends.get(e!.id) ?? 0);

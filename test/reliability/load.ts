@@ -228,7 +228,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
     // The harness reads the data through the service's own adapters, on DynamoDB Local's fixed port.
     Object.assign(process.env, readRuntime(sut.dataDir)!.env);
     const { services } = await import('../../functions/app/services.ts');
-    const { accounts, orders } = services();
+    const { accounts, orders } = services().stores;
     // The bot's entry, run in this process as the operator CLI runs it (on AWS: the function the bot's role invokes).
     // Its clients keep the first start's Step Functions address, which a restart moves: after the first kill the
     // bot's orders fail their StartExecution after the charge, and the recovery sweep starts them.
@@ -438,7 +438,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
           else open++;
         }
       }
-      const undelivered = (await services().deliveries.events.undelivered()).length;
+      const undelivered = (await services().stores.events.undelivered()).length;
       if (open === 0 && undelivered === 0) break;
       if (++rounds % 5 === 0) log(`settling: ${open} orders open, ${undelivered} events undelivered`);
       await sleep(2000);
@@ -489,7 +489,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
         }
         report.orders.total++;
         for (const event of await orders.events(id)) {
-          const stored = await services().deliveries.events.get(id, event.id);
+          const stored = await services().stores.events.get(id, event.id);
           report.webhooks.events++;
           if (stored?.delivery === 'delivered') {
             report.webhooks.delivered++;

@@ -138,6 +138,27 @@ export function eventsContract(make: MakeStores, known: KnownDrifts) {
     assert.deepEqual(await s.events.droppedSince(user, after(t0, 2 * SECOND)), [ref(b!), ref(a!)]);
     assert.deepEqual(await s.events.droppedSince(user, after(t0, 6 * SECOND)), []);
   });
+
+  scenario(make, known, "the user's delivery attempts read newest first, at most `limit`, no one else's", async (s) => {
+    const user = await s.user({ balance: 1000 });
+    const other = await s.user({ balance: 1000 });
+    const t0 = new Date(Date.now() - 10 * MINUTE);
+    const [a, b] = [await recorded(s, user, t0), await recorded(s, user, t0)];
+    const theirs = await recorded(s, other, t0);
+    const first = attemptOf(a!, 1, 'pending', after(t0, SECOND));
+    const second = attemptOf(b!, 1, 'pending', after(t0, 2 * SECOND));
+    const third = attemptOf(a!, 2, 'delivered', after(t0, 3 * SECOND));
+    for (const [e, attempt] of [
+      [a!, first],
+      [b!, second],
+    ] as const)
+      await s.events.record(e, attempt, user);
+    await s.events.record((await s.events.get(a!.orderId, a!.id))!, third, user);
+    await s.events.record(theirs, attemptOf(theirs, 1, 'pending', after(t0, 4 * SECOND)), other);
+    assert.deepEqual(await s.events.attemptsOfUser(user, 10), [third, second, first]);
+    assert.deepEqual(await s.events.attemptsOfUser(user, 2), [third, second]);
+    assert.deepEqual(await s.events.attemptsOfUser(await s.user(), 10), []);
+  });
 }
 
 export function webhooksContract(make: MakeStores, known: KnownDrifts) {

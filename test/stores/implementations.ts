@@ -17,32 +17,24 @@ import { Orders } from '../../functions/adapters/orders.ts';
 import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
 import type { CapacityStore } from '../../functions/core/capacity.ts';
-import type { DeliveryPorts, PendingEvents, ResendPorts } from '../../functions/core/deliveries.ts';
-import type { DownloadPorts } from '../../functions/core/downloads.ts';
-import type { AdminPorts } from '../../functions/core/admin.ts';
+import type { EventStore } from '../../functions/core/deliveries.ts';
 import { newUserId } from '../../functions/core/ids.ts';
-import type { OrderStore } from '../../functions/core/ports.ts';
-import type { RecoveryPorts } from '../../functions/core/sweep.ts';
-import type { LedgerReader } from '../../functions/core/transactions.ts';
+import type { AccountStore, FileStore, OrderStore } from '../../functions/core/ports.ts';
 import type { WebhookStore } from '../../functions/core/webhooks.ts';
 import { ensureTable, startDynamoDbLocal } from '../../local/dynamodb.ts';
 import { startS3 } from '../../local/s3.ts';
-import { MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
+import { MemoryAccounts, MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
 import type { QuoteStore } from '../../functions/core/quote-order.ts';
 
-/** Every store port the domain uses, as the use cases type them. */
+/** Every store port the domain uses, by its name in core. */
 export interface Stores {
   orders: OrderStore;
   quotes: QuoteStore;
-  /** The account as the operator and the use cases read it, and its ledger as GET /balance/transactions does. */
-  accounts: Pick<AdminPorts['accounts'], 'get'> & LedgerReader;
+  accounts: AccountStore;
   capacity: CapacityStore;
-  events: DeliveryPorts['events'] & PendingEvents & RecoveryPorts['events'] & ResendPorts['events'];
+  events: EventStore;
   webhooks: WebhookStore;
-  /** The order files as the steps write them, the download route asks for them and account deletion removes them. */
-  files: { put(orderId: string, file: 'video' | 'cover' | 'pack', body: Buffer | string): Promise<void> } & Pick<DownloadPorts['files'], 'exists'> & {
-      deleteAll(orderId: string): Promise<number>;
-    };
+  files: FileStore;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
 }
@@ -63,7 +55,7 @@ const memory: Implementation = {
     return {
       orders: new MemoryOrders(t),
       quotes: new MemoryQuotes(t),
-      accounts: { get: async (userId) => t.account(userId), ledgerPage: (userId, q) => t.ledgerPage(userId, q) },
+      accounts: new MemoryAccounts(t),
       capacity: new MemoryCapacity(),
       events: new MemoryEvents(t),
       webhooks: new MemoryWebhooks(t),

@@ -362,6 +362,28 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     assert.deepEqual((await s.orders.ofUser(user, { limit: 10 })).orders[0], await s.orders.get(ids[4]!), 'the orders as stored');
   });
 
+  scenario(make, known, "an account's deletion: its order ids newest first, each order gone with its events, then its partition", async (s) => {
+    const user = await s.user({ balance: 1000 });
+    const other = await s.user({ balance: 1000 });
+    const t0 = new Date(Date.now() - 10 * MINUTE);
+    const older = await created(s, user, t0);
+    const newer = await created(s, user, after(t0, SECOND));
+    const theirs = await created(s, other, after(t0, 2 * SECOND));
+    const event = eventOf(newer, 'error', after(t0, 3 * SECOND));
+    assert.equal(await s.orders.transition({ order: newer, to: 'error', event, now: after(t0, 3 * SECOND) }), true);
+    assert.deepEqual(await s.orders.idsOfUser(user), [newer.id, older.id]);
+    await s.orders.delete(newer.id);
+    assert.equal(await s.orders.get(newer.id), undefined);
+    assert.equal(await s.events.get(newer.id, event.id), undefined, 'its events went with it');
+    assert.deepEqual(await s.orders.idsOfUser(user), [older.id]);
+    await s.accounts.revokeKey(user);
+    await s.accounts.deletePartition(user);
+    assert.equal(await s.accounts.get(user), undefined);
+    assert.deepEqual(await s.accounts.ledgerPage(user, { limit: 5 }), { lines: [], more: false });
+    assert.ok(await s.orders.get(theirs.id), "another user's order stays");
+    assert.ok(await s.accounts.get(other));
+  });
+
   scenario(make, known, 'the open markers: every old open order once across pages, young ones passed over, closed ones gone', async (s) => {
     const user = await s.user({ balance: 10_000 });
     const t0 = new Date(Date.now() - 10 * MINUTE);

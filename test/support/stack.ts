@@ -69,7 +69,7 @@ export function useStack(env: Record<string, string> = {}): TestStack {
   };
   t.user = async (opts = {}) => {
     const { services } = await import('../../functions/app/services.ts');
-    return services().accounts.createUser({
+    return services().stores.accounts.createUser({
       balance: opts.balance ?? 0,
       trialVideos: opts.trialVideos ?? 0,
       ...(opts.plan ? { plan: opts.plan } : {}),

@@ -48,7 +48,7 @@ describe('webhook deliveries at bounded concurrency', () => {
     for (let i = 0; i < EVENTS; i++) ids.push((await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: `tea ${i}` } })).body.id);
     for (const id of ids) await waitForStatus(t, apiKey, id, ['error']);
     const { services } = await import('../../functions/app/services.ts');
-    const stored = async () => Promise.all(ids.map(async (id) => services().deliveries.events.get(id, `${id}:error`)));
+    const stored = async () => Promise.all(ids.map(async (id) => services().stores.events.get(id, `${id}:error`)));
     for (const end = Date.now() + 120_000; (await stored()).some((e) => e?.delivery !== 'delivered'); ) {
       if (Date.now() > end) throw new Error(`not all delivered: ${(await stored()).map((e) => e?.delivery).join(', ')}`);
       await new Promise((r) => setTimeout(r, 250));

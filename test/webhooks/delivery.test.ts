@@ -77,9 +77,9 @@ async function deliveryEnded(eventId: string): Promise<boolean> {
 
 /** The order's event of `status` with its delivery state, as the delivery store keeps it. */
 async function deliveryOf(orderId: string, status: string) {
-  const { orders, deliveries } = await services();
+  const { orders, events } = (await services()).stores;
   const event = (await orders.events(orderId)).find((e) => e.record.status === status);
-  return event && deliveries.events.get(orderId, event.id);
+  return event && events.get(orderId, event.id);
 }
 
 describe('webhook delivery', () => {

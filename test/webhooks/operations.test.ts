@@ -141,7 +141,7 @@ describe('webhooks users can operate', () => {
     for (const id of orders) await waitForStatus(t, key, id, ['awaiting_review']);
     const eventIds = orders.map((id) => `${id}:awaiting_review:1`);
     const { services } = await import('../../functions/app/services.ts');
-    const state = async (eventId: string) => (await services().deliveries.events.get(eventId.split(':')[0]!, eventId))?.delivery;
+    const state = async (eventId: string) => (await services().stores.events.get(eventId.split(':')[0]!, eventId))?.delivery;
     // Five failed attempts each (100 ms, doubling): dropped.
     for (const e of eventIds) await until(async () => ((await state(e)) === 'dropped' ? true : undefined));
     assert.equal(r.hits.filter((h) => eventIds.includes(String(h.headers['webhook-id']))).length, 10);
@@ -180,7 +180,7 @@ describe('webhooks users can operate', () => {
     for (const id of orders) await waitForStatus(t, key, id, ['awaiting_review']);
     const eventIds = orders.map((id) => `${id}:awaiting_review:1`);
     const { services } = await import('../../functions/app/services.ts');
-    const state = async (eventId: string) => (await services().deliveries.events.get(eventId.split(':')[0]!, eventId))?.delivery;
+    const state = async (eventId: string) => (await services().stores.events.get(eventId.split(':')[0]!, eventId))?.delivery;
     for (const e of eventIds) await until(async () => ((await state(e)) === 'dropped' ? true : undefined));
     const before = r.hits.length;
     assert.equal(before, 5 * eventIds.length);

@@ -17,7 +17,7 @@ const policy = { allowPrivate: false, resolve: async () => ['93.184.215.14'] };
 const now = () => new Date();
 
 const services = async () => (await import('../../functions/app/services.ts')).services();
-const real = async (): Promise<WebhookStore> => (await services()).webhooks;
+const real = async (): Promise<WebhookStore> => (await services()).stores.webhooks;
 
 /**
  * The real store; the first `times` reads of `which` kind are each followed by `between` (another request's write)

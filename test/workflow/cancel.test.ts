@@ -14,7 +14,7 @@ let receiver: Server | undefined;
 after(() => receiver?.close());
 
 const services = async () => (await import('../../functions/app/services.ts')).services();
-const ledgerOf = async (userId: string) => (await services()).accounts.ledger(userId);
+const ledgerOf = async (userId: string) => (await services()).stores.accounts.ledger(userId);
 
 describe('canceling an order', () => {
   it('refunds a queued order once, frees its place, starts no workflow for it and sends video.error', async () => {
@@ -55,7 +55,7 @@ describe('canceling an order', () => {
       refunds.map((e) => e.amount),
       [100],
     );
-    const { workflow, orders } = await services();
+    const { workflow, orders } = (await services()).stores;
     assert.equal(await workflow.state((await orders.get(third.body.id))!), 'missing');
     assert.equal((await orders.get(third.body.id))!.queuePlace !== undefined, true, 'it had waited in the queue');
     // The others go on to done, the canceled one is never rendered.
@@ -124,13 +124,16 @@ describe('canceling an order', () => {
     const bad = await t.api('POST', '/videos', { key, body: { topic: 'Tea', deadline_seconds: 30 } });
     assert.deepEqual([bad.status, bad.body.error.message.split(':')[0]], [422, 'deadline_seconds']);
     // Its deadline brought forward in the store (the sweep runs every minute on AWS; a test does not wait ten).
-    const { orders, sweep } = await services();
+    const {
+      sweep,
+      stores: { orders },
+    } = await services();
     await waitForStatus(t, key, order.body.id, ['awaiting_review']);
     assert.ok(await orders.patch(order.body.id, { status: 'awaiting_review', set: { deadlineAt: new Date(Date.now() - 1000).toISOString() } }, new Date()));
     await sweep(0);
     const ended = await waitForStatus(t, key, order.body.id, ['done', 'error']);
     assert.deepEqual([ended.status, ended.error?.code], ['error', 'deadline_exceeded']);
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 500);
-    assert.equal(await (await services()).workflow.state((await orders.get(order.body.id))!), 'ended');
+    assert.equal(await (await services()).stores.workflow.state((await orders.get(order.body.id))!), 'ended');
   });
 });

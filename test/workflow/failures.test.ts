@@ -23,7 +23,7 @@ describe('a failed generation', () => {
     assert.deepEqual(order.error, { code: 'generation_failed', message: 'The video could not be generated from this order' });
     assert.equal(order.result_url, undefined);
     assert.deepEqual((await t.api('GET', '/balance', { key: apiKey })).body, { balance: 120, trial_videos_left: 1 });
-    const { accounts, orders } = await services();
+    const { accounts, orders } = (await services()).stores;
     assert.equal((await accounts.get(userId))!.activeTasks, 0);
     const ledger = await accounts.ledger(userId);
     assert.deepEqual(ledger.map((e) => [e.kind, e.amount]).sort(), [
@@ -54,7 +54,7 @@ describe('the review deadline', () => {
     const order = await waitForStatus(t, apiKey, created.body.id, ['error'], 15_000);
     assert.equal(order.error.code, 'review_expired');
     assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.balance, 300);
-    const { accounts, orders } = await services();
+    const { accounts, orders } = (await services()).stores;
     assert.equal((await accounts.get(userId))!.activeTasks, 0, 'it was no active task while waiting; nothing given back twice');
     assert.deepEqual(
       (await orders.events(created.body.id)).map((e) => e.type),

@@ -18,7 +18,10 @@ const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
 describe('the lifecycle rules', () => {
   it('a deadline that passes mid-render neither refunds the order nor hands its slot to another', async () => {
-    const { orders, sweep, files } = await services();
+    const {
+      sweep,
+      stores: { orders, files },
+    } = await services();
     const a = await t.user({ balance: 1000 });
     const b = await t.user({ balance: 1000 });
     // 20 seconds of video: a render of several seconds, long enough to pass its deadline in the middle of it.

@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'workflow-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const services = async () => (await import('../../functions/app/services.ts')).services();
-const ledgerSum = async (userId: string) => (await (await services()).accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
+const ledgerSum = async (userId: string) => (await (await services()).stores.accounts.ledger(userId)).reduce((s, e) => s + e.amount, 0);
 
 async function download(url: string): Promise<Buffer> {
   const res = await fetch(url);
@@ -79,7 +79,7 @@ describe('a quick order', () => {
     assert.ok(Math.abs(p.duration - 12) <= 0.5);
     assert.ok((await download(order.cover_url)).subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])), 'the cover is a JPEG');
 
-    const { accounts, orders } = await services();
+    const { accounts, orders } = (await services()).stores;
     assert.equal((await accounts.get(userId))!.activeTasks, 0);
     assert.equal((await accounts.get(userId))!.balance, 400);
     assert.equal(await ledgerSum(userId), 400);
@@ -117,7 +117,10 @@ describe('a quick order', () => {
     const forged = await fetch(tampered, { redirect: 'manual' });
     assert.equal(forged.status, 403);
     assert.equal((await forged.json()).error.code, 'forbidden');
-    const { config, files } = await services();
+    const {
+      config,
+      stores: { files },
+    } = await services();
     const expired = fileUrl(config.publicBaseUrl, config.linkSigningKey!, id, 'video', new Date(Date.now() - 8 * 86_400_000));
     assert.equal((await fetch(expired, { redirect: 'manual' })).status, 403);
     const otherOrder = url.toString().replace(id, 'vid_01m837a36rwd3vvm20wnzfsswb');
@@ -141,7 +144,7 @@ const approvedDirector = () =>
     const { userId, apiKey } = await t.user({ balance: 500 });
     const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
     const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
-    const activeAtReview = (await (await services()).accounts.get(userId))!.activeTasks;
+    const activeAtReview = (await (await services()).stores.accounts.get(userId))!.activeTasks;
     const approved = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } });
     const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
     return { userId, apiKey, id, waiting, activeAtReview, approved, done };
@@ -152,7 +155,7 @@ describe('director mode', () => {
     const { userId, apiKey, id, waiting, activeAtReview, approved, done } = await approvedDirector();
     assert.match(waiting.script, /Caption: /);
     assert.equal(waiting.result_url, undefined);
-    const { accounts, orders } = await services();
+    const { accounts, orders } = (await services()).stores;
     assert.equal(activeAtReview, 0, 'awaiting_review does not count as active');
     assert.equal(approved.status, 200);
     assert.equal(approved.body.id, id);
@@ -232,7 +235,7 @@ describe('director mode', () => {
     assert.equal(second.status, 'awaiting_review');
     assert.notEqual(second.script, first.script);
     assert.match(second.script, /oat milk latte/);
-    const { orders } = await services();
+    const { orders } = (await services()).stores;
     assert.deepEqual(
       (await orders.events(id)).map((e) => e.id),
       [`${id}:awaiting_review:1`, `${id}:awaiting_review:2`],
@@ -245,7 +248,7 @@ describe('director mode', () => {
     const { apiKey } = await t.user({ balance: 500 });
     const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
     await waitForStatus(t, apiKey, id, ['awaiting_review']);
-    const { orders } = await services();
+    const { orders } = (await services()).stores;
     assert.ok(await orders.patch(id, { status: 'awaiting_review', set: { reviewToken: 'a-token-of-a-wait-that-died' } }, new Date()));
     assert.equal((await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'approve' } })).status, 200);
     assert.equal((await waitForStatus(t, apiKey, id, ['done', 'error'])).status, 'done');
@@ -257,7 +260,7 @@ describe('deleting a user', () => {
     // The approved director order's user: one order, done, with its video, cover and posting pack.
     const { userId, apiKey, id, done } = await approvedDirector();
     assert.equal(done.status, 'done');
-    const s = await services();
+    const s = (await services()).stores;
     assert.ok(await s.files.exists(id, 'video'));
     const { deleteUser } = await import('../../functions/core/admin.ts');
     assert.deepEqual(await deleteUser(s, userId), { orders: 1, files: 3 });

@@ -72,10 +72,10 @@ describe('the render queue with one slot', () => {
       'an API order was admitted while the second bot order still waited',
     );
     const { services } = await import('../../functions/app/services.ts');
-    const ledger = await services().accounts.ledger(userId);
+    const ledger = await services().stores.accounts.ledger(userId);
     assert.equal(ledger.filter((l) => l.kind === 'charge').length, LIMIT + 2, 'one charge per order');
     assert.equal(ledger.filter((l) => l.kind === 'refund').length, 0, 'no refund: nothing failed');
-    assert.equal((await services().accounts.get(userId))!.activeTasks, 0);
+    assert.equal((await services().stores.accounts.get(userId))!.activeTasks, 0);
   });
 
   it('admits in parallel in different shards with no conflict, steals across shards, and reads eta from the shard states only', async () => {

@@ -51,7 +51,7 @@ describe('the review hand-off', () => {
     const done = await waitForStatus(t, key, id, ['done', 'error']);
     assert.equal(done.status, 'done');
     assert.match(done.script, /Written by the client/);
-    assert.equal((await (await services()).orders.get(id))?.reviewToken, undefined, 'the spent token is forgotten');
+    assert.equal((await (await services()).stores.orders.get(id))?.reviewToken, undefined, 'the spent token is forgotten');
   });
 
   it('answers a review racing its deadline 200 (and renders) or 409 (review_expired), never 500', async () => {
@@ -59,7 +59,7 @@ describe('the review hand-off', () => {
     const offsets = [-400, -150, 0, 150, 400, 1500];
     const orders = await Promise.all(offsets.map(() => atReview()));
     const late = orders.at(-1)!;
-    const lateToken = (await (await services()).orders.get(late.id))?.reviewToken;
+    const lateToken = (await (await services()).stores.orders.get(late.id))?.reviewToken;
     assert.ok(lateToken, 'the waiting order holds its wait’s token');
     const answers = await Promise.all(
       orders.map(async (o, i) => {
@@ -90,10 +90,10 @@ describe('the review hand-off', () => {
     assert.equal(review.status, 200);
     const done = await waitForStatus(t, key, id, ['done', 'error']);
     assert.equal(done.status, 'done');
-    const order = await (await services()).orders.get(id);
+    const order = await (await services()).stores.orders.get(id);
     assert.match(order?.execution ?? '', new RegExp(`^${id}-r\\d+$`), 'a new execution carried the decision on');
     assert.equal(order?.reviewToken, undefined);
-    const { accounts } = await services();
+    const { accounts } = (await services()).stores;
     assert.deepEqual(
       (await accounts.ledger(order!.userId)).map((e) => e.kind).filter((kind) => kind !== 'top_up'),
       ['charge'],
