@@ -181,10 +181,12 @@ export class MemoryOrders implements OrderStore {
   }
 
   async deadlinesDue(now: Date, limit: number) {
+    // As the adapter reads them: shard by shard, by each shard's sort key (the deadline, then the order id).
     return [...this.t.deadlines]
       .filter(([, at]) => at <= now.toISOString())
-      .slice(0, limit)
-      .map(([id, deadlineAt]) => ({ id, deadlineAt, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+      .map(([id, deadlineAt]) => ({ id, deadlineAt, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }))
+      .sort((a, b) => a.queueShard - b.queueShard || byKey(`${a.deadlineAt}#${a.id}`, `${b.deadlineAt}#${b.id}`))
+      .slice(0, limit);
   }
 
   async dropDeadline(order: Pick<Order, 'id'>) {
@@ -292,6 +294,9 @@ function markerPage<T>(ids: string[], young: (id: string) => boolean, from: stri
   const items = taken.filter((id) => !young(id)).map((id) => ({ ref: ref(id), after: id }));
   return taken.length < rest.length ? { items, next: taken.at(-1)! } : { items };
 }
+
+/** Sort keys in DynamoDB's order: by their bytes (UTF-8 and UTF-16 agree on the ASCII of keys). */
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] = [], now: Date) {
   Object.assign(order, clone(set), { updatedAt: now.toISOString() });
