@@ -746,6 +746,11 @@ function tableSide(table: any, w: Wiring, thisBranch: boolean) {
       if (status === 'done' || status === 'error') {
         table.open.delete(id);
         load.write(`OPEN#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
+        // This branch's close deletes the deadline marker in the same transaction (adapters/order-transitions.ts).
+        if (thisBranch && order.deadlineAt) {
+          table.deadlines.delete(id);
+          load.write(`DEADLINE#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
+        }
       }
     },
     closed(id: string) {

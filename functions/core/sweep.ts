@@ -339,7 +339,9 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
   });
   await each(await p.orders.deadlinesDue(now, Math.min(budget.items, MARKERS_READ)), async (marked) => {
     const order = await p.orders.get(marked.id);
-    if (order && !isClosed(order) && pastDeadline(order, now)) await p.expire(order);
+    // Its close deletes the marker with the order's transition; one that moved meanwhile keeps it for the next run.
+    if (order && !isClosed(order) && pastDeadline(order, now)) return p.expire(order);
+    // Gone, closed (a stray) or rendering (the deadline no longer applies).
     await p.orders.dropDeadline(marked);
   });
 

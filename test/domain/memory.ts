@@ -256,7 +256,11 @@ export class MemoryOrders implements OrderStore {
       this.t.events.set(tr.event.id, clone(tr.event));
       this.t.pending.add(tr.event.id);
     }
-    if (tr.to === 'done' || tr.to === 'error') this.t.open.delete(stored.id);
+    if (tr.to === 'done' || tr.to === 'error') {
+      this.t.open.delete(stored.id);
+      // The deadline the order was read with, as the adapter's delete is keyed by it.
+      if (tr.order.deadlineAt) this.t.deadlines.delete(stored.id);
+    }
     return true;
   }
 

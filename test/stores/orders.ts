@@ -457,6 +457,32 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     );
   });
 
+  scenario(make, known, "the transition to done or error deletes the order's deadline marker; one that keeps it open does not", async (s) => {
+    const user = await s.user({ balance: 10_000 });
+    const now = wholeSecond();
+    const t0 = after(now, -10 * MINUTE);
+    const deadlineAt = after(now, -MINUTE);
+    const [done, failed, running, dropped] = [
+      await created(s, user, t0, { deadlineAt }),
+      await created(s, user, after(t0, SECOND), { deadlineAt }),
+      await created(s, user, after(t0, 2 * SECOND), { deadlineAt }),
+      await created(s, user, after(t0, 3 * SECOND), { deadlineAt }),
+    ];
+    const plain = await created(s, user, after(t0, 4 * SECOND));
+    // A marker already gone (the audit dropped it) does not stop the close.
+    await s.orders.dropDeadline(dropped);
+    assert.equal(await s.orders.transition({ order: done, to: 'done', now }), true);
+    assert.equal(await s.orders.transition(await failure(s, failed, now)), true);
+    assert.equal(await s.orders.transition({ order: running, to: 'running', now }), true);
+    assert.equal(await s.orders.transition({ order: dropped, to: 'done', now }), true);
+    assert.equal(await s.orders.transition({ order: plain, to: 'done', now }), true);
+    assert.deepEqual(
+      (await s.orders.deadlinesDue(after(now, MINUTE), 10)).map((o) => o.id),
+      [running.id],
+    );
+    assert.equal((await s.orders.get(failed.id))!.status, 'error');
+  });
+
   scenario(make, known, 'an event recorded with a status change is there to deliver, once', async (s) => {
     const user = await s.user({ balance: 500 });
     const at = new Date();
