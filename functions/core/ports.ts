@@ -123,9 +123,12 @@ export interface OrderStore {
   started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
   /**
    * Orders whose deadline is at or before `now`, at most `limit`: a marker the creation writes by the deadline's moment
-   * and the order's transition to done or error deletes, so those due are the open orders' (and rare strays).
+   * and the order's transition to done or error deletes, so those due are the open orders' (and rare strays). Fair
+   * across the marker shards: as if taken one at a time from each shard with one due in turn, from shard `first` on
+   * (the audit moves it on each run), the earliest deadline first within a shard; a backlog in one shard never holds
+   * the others' back.
    */
-  deadlinesDue(now: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]>;
+  deadlinesDue(now: Date, limit: number, first?: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]>;
   dropDeadline(order: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>): Promise<void>;
   /** Removes the marker of an order found closed (or gone) by other means. */
   dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;

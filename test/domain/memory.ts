@@ -12,7 +12,7 @@ import { QueueViews } from '../../functions/core/eta.ts';
 import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
 import type { DeliveryAttempt, DeliveryPorts, DeliveryStatus, EventRef, PendingEvents, Reopened, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
-import { ledgerEntryId } from '../../functions/core/ids.ts';
+import { ledgerEntryId, SHARDS } from '../../functions/core/ids.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
@@ -180,13 +180,21 @@ export class MemoryOrders implements OrderStore {
     this.t.unstarted.delete(order.id);
   }
 
-  async deadlinesDue(now: Date, limit: number) {
-    // As the adapter reads them: shard by shard, by each shard's sort key (the deadline, then the order id).
-    return [...this.t.deadlines]
-      .filter(([, at]) => at <= now.toISOString())
-      .map(([id, deadlineAt]) => ({ id, deadlineAt, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }))
-      .sort((a, b) => a.queueShard - b.queueShard || byKey(`${a.deadlineAt}#${a.id}`, `${b.deadlineAt}#${b.id}`))
-      .slice(0, limit);
+  async deadlinesDue(now: Date, limit: number, first = 0) {
+    // The port's rule as it reads: each shard's due markers by its sort key (the deadline, then the order id), taken one
+    // at a time from each shard in turn from `first` (the adapter reads the same in rounds of queries).
+    const due = Array.from({ length: SHARDS }, () => [] as { id: string; deadlineAt: string; queueShard: number }[]);
+    for (const [id, deadlineAt] of this.t.deadlines) {
+      const queueShard = this.t.orders.get(id)?.queueShard ?? 0;
+      if (deadlineAt <= now.toISOString()) due[queueShard]!.push({ id, deadlineAt, queueShard });
+    }
+    for (const list of due) list.sort((a, b) => byKey(`${a.deadlineAt}#${a.id}`, `${b.deadlineAt}#${b.id}`));
+    const found: { id: string; deadlineAt: string; queueShard: number }[] = [];
+    for (let turn = first; found.length < limit && due.some((list) => list.length); turn++) {
+      const next = due[turn % SHARDS]!.shift();
+      if (next) found.push(next);
+    }
+    return found;
   }
 
   async dropDeadline(order: Pick<Order, 'id'>) {
