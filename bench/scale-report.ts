@@ -13,7 +13,7 @@ export async function benchScale(): Promise<void> {
   console.log(
     `\nScale model: ${S.arrivalMinutes} minutes of arrivals (${S.baseOrdersPerHour} an hour x scale, minute ${S.burstMinute + 1} a burst of ${S.baseBurstPerMinute} x scale), then ${S.drainMinutes} to drain; ` +
       `${S.botShare * 100}% bot, ${S.directorShare * 100}% of API orders director-mode (review after ${S.reviewMeanSeconds / 3600} h on average; those already waiting are there at the start), ` +
-      `${S.webhookShare * 100}% of API keys with a webhook, ${S.lostStartShare * 100}% of starts lost; seed ${S.seed}. Warm API processes: ${[1, 10, 100].map((s) => warmProcesses(s)).join(', ')}.`,
+      `${S.webhookShare * 100}% of API keys with a webhook, ${S.lostStartShare * 100}% of starts lost, ${S.deadlineShare * 100}% of API orders (this branch's) with deadline_seconds of ${S.deadlineSeconds.join(', ')}; seed ${S.seed}. Warm API processes: ${[1, 10, 100].map((s) => warmProcesses(s)).join(', ')}.`,
   );
   for (const design of Object.keys(DESIGNS) as (keyof typeof DESIGNS)[]) console.log(`\n${designTable(results, design)}`);
   const at100 = results.find((r) => r.design === 'new' && r.scale === 100)!;
@@ -74,6 +74,14 @@ export async function benchScale(): Promise<void> {
     { section, name: 'eta error at creation, p50', value: at100.etaP50 * 100, unit: '%', target: { op: '<=', limit: 25 } },
     { section, name: 'eta error at creation, p90', value: at100.etaP90 * 100, unit: '%' },
     { section, name: 'audit DescribeExecution a run, max', value: at100.sweep.describesPerRunMax, unit: 'calls' },
+    { section, name: 'due deadline markers at an audit run, most', value: at100.deadlines?.dueMax ?? 0, unit: 'markers' },
+    {
+      section,
+      name: 'deadline cancels, seconds after the deadline, most',
+      value: at100.deadlines?.lateMax ?? 0,
+      unit: 's',
+      target: { op: '<=', limit: 60 },
+    },
   ];
   for (const r of old) {
     const v = verdict(r);

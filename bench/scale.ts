@@ -49,6 +49,13 @@ export const SCENARIO = {
   webhookShare: 0.3,
   /** Creations whose StartExecution fails after the commit (the audit's work). */
   lostStartShare: 0.002,
+  /**
+   * Of the API orders: created with `deadline_seconds`, one of these, drawn from a stream of their own (the arrivals
+   * stay those of the runs before). Past ~30%, at 100x, markers left by orders that ended fall due faster than a run
+   * reads them (500): the case of issue 28. Modelled for this branch only; the orders there before the run have none.
+   */
+  deadlineShare: 0.5,
+  deadlineSeconds: [120, 300, 600],
   /** Slot seconds of an order: a fixed part and a part per video second (video 10 to 30 s), times a noise. */
   slotFixedSeconds: 3,
   slotPerVideoSecond: 0.6,
@@ -89,6 +96,7 @@ interface SimOrder {
   lostStart: boolean;
   started: boolean;
   tokens: number;
+  deadlineSeconds?: number;
 }
 
 type SimEvent =
@@ -124,6 +132,21 @@ export interface ScaleResult {
   etaCount: number;
   sweep: { runs: number; rejected: number; describesPerRunMax: number; startsPerRunMax: number; eventsPassReached: number; throttles: number };
   lost: { count: number; recovered: number };
+  /**
+   * This branch's deadlines: orders created with one, due markers at a run's start (most), open orders more than a
+   * minute past their deadline at a run's start (most) and at the end, and the deadline's cancels: how many, and how
+   * long after the deadline (s).
+   */
+  deadlines?: {
+    orders: number;
+    dueMax: number;
+    dueAtEnd: number;
+    overdueMax: number;
+    overdueAtEnd: number;
+    canceled: number;
+    lateP50: number;
+    lateMax: number;
+  };
   sfnPeakMinute: Record<SfnApi, number>;
   sfnThrottled: Record<SfnApi, number>;
   writes: { key: string; perSecond: number };
@@ -136,7 +159,7 @@ export interface ScaleResult {
 function partitionKind(pk: string): string {
   if (pk.startsWith('ORDER#')) return 'ORDER#<id>';
   if (pk.startsWith('SLOT#')) return 'SLOT#<n>';
-  if (/^(QUEUE|OPEN|START|PENDING)#\d+$/.test(pk)) return pk.replace(/\d+$/, '<k>');
+  if (/^(QUEUE|OPEN|START|PENDING|DEADLINE)#\d+$/.test(pk)) return pk.replace(/\d+$/, '<k>');
   if (/^WAITING#\d+#/.test(pk)) return pk.replace(/^WAITING#\d+#/, 'WAITING#<k>#');
   return pk;
 }
@@ -157,6 +180,10 @@ interface Design {
   /** The creation saw its StartExecution succeed: this branch drops its unstarted marker. */
   startSeen(o: SimOrder): void;
   setStatus(id: string, status: Order['status'], set?: Partial<Order>): void;
+  /** Done or in error (a review arriving for a canceled order is refused). */
+  closed(id: string): boolean;
+  /** Due deadline markers, and open orders more than a minute past their deadline (this branch; none modelled for the other). */
+  deadlineState(): { due: number; overdue: number };
   recordEvent(o: SimOrder, key: string, settled: boolean): string;
   settleEvent(eventId: string): void;
 }
@@ -165,6 +192,7 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
   const wallStart = performance.now();
   const S = SCENARIO;
   const rng = seeded(S.seed * 1000 + scale);
+  const deadlineRng = seeded(S.seed * 1000 + scale + 500);
   let now = 0;
   /** The orders there before the run (waiting for their review) are set up uncounted. */
   let counting = false;
@@ -271,10 +299,15 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
     },
   };
 
-  const design: Design =
-    designName === 'new'
-      ? newDesign({ slots, load, at: () => sfnAt(), wakeup, workflow, delivery, now: () => now, processes })
-      : oldDesign(old!, { slots, load, at: () => sfnAt(), wakeup, workflow, delivery, now: () => now, processes });
+  /** The deadline's cancels: how long after its deadline each came (s); what the audit runs found due. */
+  const late: number[] = [];
+  const deadlineRuns = { dueMax: 0, overdueMax: 0 };
+  const expired = async (order: Order) => {
+    late.push((now - Date.parse(order.deadlineAt!)) / 1000);
+    announce(orders.get(order.id)!, 'error');
+  };
+  const wiring = { slots, load, at: () => sfnAt(), wakeup, workflow, delivery, now: () => now, processes, expired };
+  const design: Design = designName === 'new' ? newDesign(wiring) : oldDesign(old!, wiring);
 
   // Arrivals: per minute a steady count, one minute a burst, at random moments within the minute.
   const total = (peak * S.arrivalMinutes) / 60;
@@ -297,6 +330,8 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
       started: false,
       tokens: 0,
     };
+    if (designName === 'new' && channel === 'api' && createdAt >= 0 && deadlineRng() < S.deadlineShare)
+      o.deadlineSeconds = S.deadlineSeconds[Math.floor(deadlineRng() * S.deadlineSeconds.length)]!;
     orders.set(o.id, o);
     return o;
   };
@@ -403,6 +438,8 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
         break;
       }
       case 'review': {
+        // A canceled order's review is refused (409).
+        if (design.closed(e.id)) break;
         // The client's approval hands the review wait its answer (SendTaskSuccess), then the order waits for a slot.
         try {
           sfn('SendTaskSuccess');
@@ -458,6 +495,9 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
         sweepCalls.describes = 0;
         sweepCalls.starts = 0;
         sweepRuns.runs++;
+        const dl = design.deadlineState();
+        deadlineRuns.dueMax = Math.max(deadlineRuns.dueMax, dl.due);
+        deadlineRuns.overdueMax = Math.max(deadlineRuns.overdueMax, dl.overdue);
         try {
           const r = await design.sweep();
           if (r.eventsReached) sweepRuns.eventsPassReached++;
@@ -500,6 +540,7 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
     return best / 60;
   };
   const waitingAtEnd = design.waiting();
+  const deadlinesAtEnd = design.deadlineState();
   const needed = arrived.filter((o) => !o.director && !o.lostStart);
   const keepsUp = stoppedAt === undefined && waitingAtEnd === 0 && needed.every((o) => o.doneAt !== undefined);
   return {
@@ -524,6 +565,20 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
     etaCount: errors.length,
     sweep: { ...sweepRuns, throttles: sweepCalls.throttles },
     lost: { count: lost.length, recovered: lost.filter((o) => o.started).length },
+    ...(designName === 'new'
+      ? {
+          deadlines: {
+            orders: arrived.filter((o) => o.deadlineSeconds !== undefined).length,
+            dueMax: deadlineRuns.dueMax,
+            dueAtEnd: deadlinesAtEnd.due,
+            overdueMax: deadlineRuns.overdueMax,
+            overdueAtEnd: deadlinesAtEnd.overdue,
+            canceled: late.length,
+            lateP50: quantile(late, 0.5),
+            lateMax: late.length ? Math.max(...late) : 0,
+          },
+        }
+      : {}),
     sfnPeakMinute: Object.fromEntries(Object.entries(sfnBySecond).map(([k, m]) => [k, peakMinuteOf(m)])) as Record<SfnApi, number>,
     sfnThrottled,
     writes: counted.busiestWrites(partitionKind),
@@ -551,6 +606,8 @@ interface Wiring {
   delivery: { start(e: { id: string; execution?: string }): Promise<void>; state(e: { id: string; execution?: string }): Promise<'running' | 'missing'> };
   now: () => number;
   processes: number;
+  /** After the model's cancel of an order past its deadline (the audit's `expire`): its lateness and its event. */
+  expired(order: Order): Promise<void>;
 }
 
 const W = ITEM_KB;
@@ -569,6 +626,7 @@ function orderOf(o: SimOrder): Order {
     updatedAt: at,
     etaSeconds: o.eta ?? 0,
     queueShard: shardOf(o.id),
+    ...(o.deadlineSeconds ? { deadlineAt: new Date(o.createdAt + o.deadlineSeconds * 1000).toISOString() } : {}),
   } as unknown as Order;
 }
 
@@ -651,25 +709,33 @@ function countEvents<T extends object>(events: T, w: Wiring): T {
   return new Proxy(events, { get: (t, k) => wrap[k as string] ?? (t as any)[k] }) as T;
 }
 
-/** The shared part of both designs: the orders and events in the domain tests' table, as the steps write them. */
-function tableSide(table: any, w: Wiring, withUnstarted: boolean) {
+/**
+ * The shared part of both designs: the orders and events in the domain tests' table, as the steps write them; this
+ * branch's (`thisBranch`) with its unstarted and deadline markers.
+ */
+function tableSide(table: any, w: Wiring, thisBranch: boolean) {
   const { load, at } = w;
   return {
     create(o: SimOrder) {
       const order = orderOf(o);
       table.orders.set(o.id, order);
       table.open.add(o.id);
-      // The creation's transaction: the order, its reference and the user, the open marker (and the unstarted one).
+      // The creation's transaction: the order, its reference and the user, the open marker (and the unstarted and
+      // deadline ones).
       load.write(`ORDER#${o.id}`, writeUnits(W.order, true), at(), { item: 'ORDER' });
       load.write(`USER#${order.userId}`, writeUnits(W.small, true) * 2, at(), { item: 'PROFILE' });
       load.write(`OPEN#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
-      if (withUnstarted) {
+      if (thisBranch) {
         table.unstarted.add(o.id);
         load.write(`START#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
       }
+      if (thisBranch && order.deadlineAt) {
+        table.deadlines.set(o.id, order.deadlineAt);
+        load.write(`DEADLINE#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
+      }
     },
     startSeen(o: SimOrder) {
-      if (!withUnstarted) return;
+      if (!thisBranch) return;
       table.unstarted.delete(o.id);
       load.write(`START#${shardOf(o.id)}`, writeUnits(W.marker), at());
     },
@@ -677,10 +743,30 @@ function tableSide(table: any, w: Wiring, withUnstarted: boolean) {
       const order = table.orders.get(id);
       Object.assign(order, { updatedAt: new Date(w.now()).toISOString() }, set, { status });
       load.write(`ORDER#${id}`, writeUnits(W.order, true), at(), { item: 'ORDER' });
-      if (status === 'done') {
+      if (status === 'done' || status === 'error') {
         table.open.delete(id);
         load.write(`OPEN#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
+        // This branch's close deletes the deadline marker in the same transaction (adapters/order-transitions.ts).
+        if (thisBranch && order.deadlineAt) {
+          table.deadlines.delete(id);
+          load.write(`DEADLINE#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
+        }
       }
+    },
+    closed(id: string) {
+      const status = table.orders.get(id)?.status;
+      return status === 'done' || status === 'error';
+    },
+    deadlineState() {
+      if (!thisBranch) return { due: 0, overdue: 0 };
+      const now = w.now();
+      const iso = new Date(now).toISOString();
+      let due = 0;
+      for (const at of table.deadlines.values()) if (at <= iso) due++;
+      let overdue = 0;
+      for (const o of table.orders.values() as Iterable<Order>)
+        if (o.deadlineAt && o.status !== 'done' && o.status !== 'error' && !o.renderStartedAt && Date.parse(o.deadlineAt) + 60_000 < now) overdue++;
+      return { due, overdue };
     },
     recordEvent(o: SimOrder, key: string, settled: boolean) {
       const id = `${o.id}:${key}`;
@@ -833,7 +919,13 @@ function newDesign(w: Wiring): Design {
         events,
         delivery: w.delivery,
         metrics,
-        expire: async () => undefined,
+        // The deadline's cancel (core/cancel-order.ts): the transition to error (its markers as the adapter's), the
+        // order out of the render queue, its event.
+        async expire(order) {
+          side.setStatus(order.id, 'error', { finishedAt: new Date(w.now()).toISOString(), refunded: true });
+          await queue.release(order.id, false, order.channel);
+          await w.expired(order);
+        },
         renderSeconds: RENDER_INVOCATION_SECONDS,
         now: () => new Date(w.now()),
         queue,
@@ -1072,6 +1164,11 @@ export function targets(r: ScaleResult) {
     ...sfn.map((s) => ({ what: `${s.api} under 50% of its refill (peak minute)`, met: s.share < LIMITS.sfnShare, value: pct(s.share) })),
     { what: 'admissions keep up with arrivals', met: r.keepsUp, value: `${num(r.admissionsPerSecond)} vs ${num(r.arrivalsPerSecond)} a second` },
     { what: 'eta error p50 within 25%', met: r.etaP50 <= LIMITS.etaP50, value: pct(r.etaP50) },
+    {
+      what: 'an order past its deadline canceled within the minute (issue 28)',
+      met: r.deadlines !== undefined && r.deadlines.lateMax <= 60 && r.deadlines.overdueMax === 0 && r.deadlines.overdueAtEnd === 0,
+      value: r.deadlines ? `${num(r.deadlines.lateMax)} s at most; ${r.deadlines.overdueMax} over a minute late at a run` : '-',
+    },
   ];
 }
 
@@ -1096,6 +1193,15 @@ export function designTable(results: ScaleResult[], design: DesignName): string 
     row('audit: StartExecution a run, max', (r) => `${r.sweep.startsPerRunMax}`),
     row('audit runs rejected / runs (events pass reached)', (r) => `${r.sweep.rejected} / ${r.sweep.runs} (${r.sweep.eventsPassReached})`),
     row('lost starts recovered', (r) => `${r.lost.recovered} of ${r.lost.count}`),
+    row('orders with a deadline; due deadline markers at a run’s start, most (at the end)', (r) =>
+      r.deadlines ? `${r.deadlines.orders}; ${r.deadlines.dueMax} (${r.deadlines.dueAtEnd})` : '-',
+    ),
+    row('deadline cancels; seconds after the deadline, p50 / most', (r) =>
+      r.deadlines ? `${r.deadlines.canceled}; ${num(r.deadlines.lateP50)} / ${num(r.deadlines.lateMax)}` : '-',
+    ),
+    row('open orders over a minute past their deadline at a run’s start, most (at the end)', (r) =>
+      r.deadlines ? `${r.deadlines.overdueMax} (${r.deadlines.overdueAtEnd})` : '-',
+    ),
     ...(['StartExecution', 'DescribeExecution', 'SendTaskSuccess', 'StateTransition'] as const).map((api) =>
       row(
         `${api === 'StateTransition' ? 'state transitions' : api} a second, peak minute (of ${q[api].perSecond}; throttled)`,

@@ -33,7 +33,16 @@ export const ACCESS: Record<string, Access> = {
   'prepare-order': { table: CHANGE, providers: ['llm'] },
   'await-review': { table: CHANGE_WITH_EVENT, startDelivery: true },
   'regen-script': { table: CHANGE, providers: ['llm'] },
-  'render-video': { table: CHANGE, bucket: ['PutObject'], providers: ['images', 'speech'] },
+  // Renders; an order past its deadline before its render is closed here instead, as every close (core/close-order.ts):
+  // its transition to error (order, user, ledger, event, pending marker; the open and deadline markers deleted), its
+  // place given back and the next order admitted, its event's delivery started.
+  'render-video': {
+    table: [...CHANGE_WITH_EVENT, ...ADMIT],
+    bucket: ['PutObject'],
+    providers: ['images', 'speech'],
+    startDelivery: true,
+    orderMachine: ['SendTaskSuccess', 'StartExecution'],
+  },
   'publish-order': {
     table: [...CHANGE_WITH_EVENT, ...ADMIT],
     bucket: ['PutObject'],

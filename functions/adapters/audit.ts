@@ -14,6 +14,7 @@ export class AuditCursors {
     return {
       ...(typeof out.Item?.orders === 'string' ? { orders: out.Item.orders } : {}),
       ...(typeof out.Item?.events === 'string' ? { events: out.Item.events } : {}),
+      ...(typeof out.Item?.deadlines === 'number' ? { deadlines: out.Item.deadlines } : {}),
     };
   }
 

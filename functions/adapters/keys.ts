@@ -11,6 +11,8 @@
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
  *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
+ *   order whose start is unseen    PK START#<shard>      SK <order id>  (until its StartExecution succeeded)
+ *   an order's deadline            PK DEADLINE#<shard>   SK <deadline_at>#<order id>  (until its transition to done or error)
  *   event not settled              PK PENDING#<shard>    SK <event id>  (until delivered, dropped or no webhook)
  *   render slot (a lease)          PK SLOT#<n>      SK SLOT   (a partition per slot)
  *   the slot an order was admitted PK ORDER#<id>    SK SLOT   (which slot to renew or free)

@@ -57,7 +57,7 @@ function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string
 }
 
 /** The items of a status change: the order (guarded by its status) and what follows from the change. */
-type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open';
+type TransitionItem = 'order' | 'ledger' | 'user' | 'event' | 'pending' | 'open' | 'deadline';
 
 export class OrderTransitions {
   constructor(
@@ -170,8 +170,12 @@ export class OrderTransitions {
       const { id: eventId, createdAt: at } = t.event;
       items.push(['pending', { Put: { TableName: T, Item: { ...keys.pendingEvent(shardOf(order.id), eventId), orderId: order.id, eventId, at } } }]);
     }
-    // A closed order needs no workflow any more: the sweep stops looking at it.
-    if (t.to === 'done' || t.to === 'error') items.push(['open', { Delete: { TableName: T, Key: keys.openOrder(order.queueShard, order.id) } }]);
+    // A closed order needs no workflow any more, nor its deadline: the sweep stops looking at it. (No condition: a
+    // marker already gone is fine.)
+    if (t.to === 'done' || t.to === 'error') {
+      items.push(['open', { Delete: { TableName: T, Key: keys.openOrder(order.queueShard, order.id) } }]);
+      if (order.deadlineAt) items.push(['deadline', { Delete: { TableName: T, Key: keys.deadline(order.queueShard, order.deadlineAt, order.id) } }]);
+    }
     return items;
   }
 

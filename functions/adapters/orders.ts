@@ -29,7 +29,7 @@ export class Orders implements OrderStore {
   patch: OrderStore['patch'] = (orderId, p, now) => this.transitions.patch(orderId, p, now);
   unstarted: OrderStore['unstarted'] = (before, limit) => this.markers.unstarted(before, limit);
   started: OrderStore['started'] = (order) => this.markers.started(order);
-  deadlinesDue: OrderStore['deadlinesDue'] = (now, limit) => this.markers.deadlinesDue(now, limit);
+  deadlinesDue: OrderStore['deadlinesDue'] = (now, limit, first) => this.markers.deadlinesDue(now, limit, first);
   dropDeadline: OrderStore['dropDeadline'] = (order) => this.markers.dropDeadline(order);
   dropOpen: OrderStore['dropOpen'] = (order) => this.markers.dropOpen(order);
   openPage: OrderStore['openPage'] = (before, from, limit) => this.markers.openPage(before, from, limit);

@@ -51,7 +51,7 @@ export const GET: TableAction[] = [...AUTH, 'UpdateItem'];
 /**
  * A status change: the order and the user's active-task count; with an event, puts (the event, its pending marker, a refund's
  * ledger entry), and for a key without a webhook the event settled at once (the webhook read, its pending marker
- * deleted). The change to done or error also deletes the open-order marker.
+ * deleted). The change to done or error also deletes the open-order and deadline markers.
  */
 export const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 export const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];

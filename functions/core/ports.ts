@@ -59,7 +59,8 @@ export type Announce = (event: OrderEvent) => Promise<void>;
 /**
  * A status change, written only if the order is still in the status it was read in (`order.status`), together with
  * what goes with it: the active-task count and queue place, the key's count of orders awaiting approval
- * (orders.ts `awaitsApproval`), the refund of a failed order, and the event.
+ * (orders.ts `awaitsApproval`), the refund of a failed order, and the event; to done or error, the order's open and
+ * deadline markers are deleted with it.
  */
 export interface Transition {
   order: Order;
@@ -126,8 +127,14 @@ export interface OrderStore {
   unstarted(before: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
   /** Drops the order's unstarted marker: its workflow started. */
   started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
-  /** Orders whose deadline is at or before `now` (a marker the creation writes by the deadline's moment), at most `limit`. */
-  deadlinesDue(now: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]>;
+  /**
+   * Orders whose deadline is at or before `now`, at most `limit`: a marker the creation writes by the deadline's moment
+   * and the order's transition to done or error deletes, so those due are the open orders' (and rare strays). Fair
+   * across the marker shards: as if taken one at a time from each shard with one due in turn, from shard `first` on
+   * (the audit moves it on each run), the earliest deadline first within a shard; a backlog in one shard never holds
+   * the others' back.
+   */
+  deadlinesDue(now: Date, limit: number, first?: number): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]>;
   dropDeadline(order: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>): Promise<void>;
   /** Removes the marker of an order found closed (or gone) by other means. */
   dropOpen(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;

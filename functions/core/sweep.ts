@@ -17,12 +17,15 @@ import { pastDeadline } from './cancel-order.ts';
 import type { RenderQueue } from './capacity.ts';
 import { type EventRef, type EventStore, type EventWorkflow, isSettled, type StoredEvent } from './deliveries.ts';
 import { eventExecution, newExecution, orderExecution } from './executions.ts';
+import { SHARDS } from './ids.ts';
 import type { Order } from './orders.ts';
 import type { MarkerPage, Metrics, OrderStore, Workflow } from './ports.ts';
 
 export interface AuditCursor {
   orders?: string;
   events?: string;
+  /** The marker shard the next run's read of due deadlines starts at (a run moves it on by one). */
+  deadlines?: number;
 }
 
 /** What one audit run may spend: Step Functions calls (a share of the account's quotas) and items read. */
@@ -330,9 +333,14 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
     }
     await p.orders.started(marked);
   });
-  await each(await p.orders.deadlinesDue(now, Math.min(budget.items, MARKERS_READ)), async (marked) => {
+  // From a shard that moves on each run: when more are due than a run reads, no shard comes first every time.
+  const kept = cursor.deadlines ?? 0;
+  const firstShard = Number.isInteger(kept) && kept >= 0 ? kept % SHARDS : 0;
+  await each(await p.orders.deadlinesDue(now, Math.min(budget.items, MARKERS_READ), firstShard), async (marked) => {
     const order = await p.orders.get(marked.id);
-    if (order && !isClosed(order) && pastDeadline(order, now)) await p.expire(order);
+    // Its close deletes the marker with the order's transition; one that moved meanwhile keeps it for the next run.
+    if (order && !isClosed(order) && pastDeadline(order, now)) return p.expire(order);
+    // Gone, closed (a stray) or rendering (the deadline no longer applies).
     await p.orders.dropDeadline(marked);
   });
 
@@ -376,6 +384,7 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
   await p.cursor.save({
     ...(orders.position !== undefined ? { orders: orders.position } : {}),
     ...(events.position !== undefined ? { events: events.position } : {}),
+    deadlines: (firstShard + 1) % SHARDS,
   });
   result.calls = allowance.calls;
   for (let i = 0; i < result.started; i++) p.metrics.count('OrdersRecovered');

@@ -12,7 +12,7 @@ import { QueueViews } from '../../functions/core/eta.ts';
 import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
 import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, Reopened, Reopening, StoredEvent } from '../../functions/core/deliveries.ts';
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
-import { ledgerEntryId } from '../../functions/core/ids.ts';
+import { ledgerEntryId, SHARDS } from '../../functions/core/ids.ts';
 import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
@@ -203,11 +203,21 @@ export class MemoryOrders implements OrderStore {
     this.t.unstarted.delete(order.id);
   }
 
-  async deadlinesDue(now: Date, limit: number) {
-    return [...this.t.deadlines]
-      .filter(([, at]) => at <= now.toISOString())
-      .slice(0, limit)
-      .map(([id, deadlineAt]) => ({ id, deadlineAt, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+  async deadlinesDue(now: Date, limit: number, first = 0) {
+    // The port's rule as it reads: each shard's due markers by its sort key (the deadline, then the order id), taken one
+    // at a time from each shard in turn from `first` (the adapter reads the same in rounds of queries).
+    const due = Array.from({ length: SHARDS }, () => [] as { id: string; deadlineAt: string; queueShard: number }[]);
+    for (const [id, deadlineAt] of this.t.deadlines) {
+      const queueShard = this.t.orders.get(id)?.queueShard ?? 0;
+      if (deadlineAt <= now.toISOString()) due[queueShard]!.push({ id, deadlineAt, queueShard });
+    }
+    for (const list of due) list.sort((a, b) => byKey(`${a.deadlineAt}#${a.id}`, `${b.deadlineAt}#${b.id}`));
+    const found: { id: string; deadlineAt: string; queueShard: number }[] = [];
+    for (let turn = first; found.length < limit && due.some((list) => list.length); turn++) {
+      const next = due[turn % SHARDS]!.shift();
+      if (next) found.push(next);
+    }
+    return found;
   }
 
   async dropDeadline(order: Pick<Order, 'id'>) {
@@ -277,7 +287,11 @@ export class MemoryOrders implements OrderStore {
       this.t.events.set(tr.event.id, clone(tr.event));
       this.t.pending.add(tr.event.id);
     }
-    if (tr.to === 'done' || tr.to === 'error') this.t.open.delete(stored.id);
+    if (tr.to === 'done' || tr.to === 'error') {
+      this.t.open.delete(stored.id);
+      // The deadline the order was read with, as the adapter's delete is keyed by it.
+      if (tr.order.deadlineAt) this.t.deadlines.delete(stored.id);
+    }
     return true;
   }
 
@@ -329,6 +343,9 @@ function markerPage<T>(ids: string[], young: (id: string) => boolean, from: stri
   const items = taken.filter((id) => !young(id)).map((id) => ({ ref: ref(id), after: id }));
   return taken.length < rest.length ? { items, next: taken.at(-1)! } : { items };
 }
+
+/** Sort keys in DynamoDB's order: by their bytes (UTF-8 and UTF-16 agree on the ASCII of keys). */
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] = [], now: Date) {
   Object.assign(order, clone(set), { updatedAt: now.toISOString() });

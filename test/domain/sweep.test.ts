@@ -323,6 +323,71 @@ describe('the recovery sweep', () => {
   });
 });
 
+describe('the due deadlines', () => {
+  const withDeadline = async (topic: string) =>
+    (
+      await memoryCreation(table, workflow, metrics).create({
+        account: table.account('U'),
+        request: { route: 'POST /videos', params: createVideoBody.parse({ topic }), deadlineSeconds: 60 },
+        now: now(),
+      })
+    ).response.id;
+
+  it('an order that ends before its deadline takes its marker with it: nothing due is read for it', async () => {
+    const id = await withDeadline('Tea');
+    assert.equal(table.deadlines.has(id), true);
+    const orders = new MemoryOrders(table);
+    assert.equal(await orders.transition({ order: (await orders.get(id))!, to: 'done', now: now() }), true);
+    assert.equal(table.deadlines.has(id), false);
+    clock += 61_000;
+    assert.deepEqual(await ports.orders.deadlinesDue(now(), 500), []);
+  });
+
+  it('reads them from a shard that moves on by one each run, kept with the cursor, so that no shard comes first every run', async () => {
+    const orders = ports.orders;
+    const firsts: (number | undefined)[] = [];
+    ports.orders = Object.assign(Object.create(orders), {
+      deadlinesDue: (at: Date, limit: number, first?: number) => {
+        firsts.push(first);
+        return orders.deadlinesDue(at, limit, first);
+      },
+    });
+    for (let run = 0; run < 11; run++) await sweep(ports);
+    assert.deepEqual(firsts, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
+    assert.equal(cursor.deadlines, 1);
+    // A kept value that is no whole number (an item written by hand) starts from shard 0; one past the shards wraps.
+    for (const kept of [-3, 2.5, 12]) {
+      cursor = { deadlines: kept };
+      await sweep(ports);
+    }
+    assert.deepEqual(firsts.slice(-3), [0, 0, 2]);
+  });
+
+  it('keeps a due marker whose cancel lost to a move for the next run, and drops one whose render has started', async () => {
+    const moved = await withDeadline('Tea');
+    const rendering = await withDeadline('Coffee');
+    Object.assign(table.orders.get(rendering)!, { status: 'running', renderStartedAt: now().toISOString() });
+    clock += 61_000;
+    // The walk passes these orders by (younger than its grace): only the due deadlines act on them.
+    ports.graceSeconds = 300;
+    const expire = ports.expire;
+    // A step moves the order between the audit's read and its cancel: the cancel's transition finds it moved.
+    ports.expire = async (order) => {
+      table.orders.get(order.id)!.status = 'running';
+      await expire(order);
+    };
+    await sweep(ports);
+    assert.equal(table.orders.get(moved)!.status, 'running');
+    assert.deepEqual([...table.deadlines.keys()], [moved], 'the moved order keeps its marker; the rendering one is past its deadline');
+    ports.expire = expire;
+    clock += 60_000;
+    await sweep(ports);
+    assert.deepEqual([table.orders.get(moved)!.status, table.orders.get(moved)!.error?.code], ['error', 'deadline_exceeded']);
+    assert.equal(table.orders.get(rendering)!.status, 'running', 'a started render is finished, whatever its deadline');
+    assert.equal(table.deadlines.size, 0);
+  });
+});
+
 describe('recovery of an ended execution (its status-change event)', () => {
   it('names and starts a new execution for an open order whose current execution failed or was stopped; a repeat does nothing', async () => {
     const id = await create('Tea');

@@ -78,6 +78,10 @@ const UNSEEN: Record<string, Record<string, string>> = {
   'await-slot': { 'states:StartExecution:order': ADMITS('a queued order next in line when a wait found a free slot') },
 
   'mark-failed': { 'states:SendTaskSuccess': ADMITS('a running wait next in line when a failure freed its slot') },
+  'render-video': {
+    'states:SendTaskSuccess': ADMITS('a running wait next in line when a deadline closed the order before its render'),
+    'states:StartExecution:order': ADMITS('a queued order next in line when a deadline closed the order before its render'),
+  },
   'review-lapsed': {
     'states:SendTaskSuccess': ADMITS('a running wait next in line when a slot was free at the lapse'),
     'states:StartExecution:order': ADMITS('a queued order next in line when a slot was free at the lapse'),
@@ -240,6 +244,17 @@ describe('least privilege', () => {
       await new Promise((r) => setTimeout(r, 100));
     assert.match(restarted?.execution ?? '', /-e\d+$/, 'the recovery started a new execution');
     assert.equal((await t.api('POST', `/videos/${outside.body.id}/cancel`, { key })).status, 200);
+
+    // An order past its deadline when its render step runs (the deadline brought forward in the store, as the other
+    // deadline tests do): the step cancels and refunds it instead of rendering, as the audit would.
+    const late = await t.api('POST', '/videos', { key, body: { topic: 'Sbiten', ...VIDEO, director_mode: true, deadline_seconds: 600 } });
+    await waitForStatus(t, key, late.body.id, ['awaiting_review']);
+    const pastDue = { status: 'awaiting_review' as const, set: { deadlineAt: new Date(Date.now() - 1000).toISOString() } };
+    assert.ok(await services().stores.orders.patch(late.body.id, pastDue, new Date()));
+    const { handler: renderVideo } = await import('../../functions/steps/render-video.ts');
+    const closedByRender = await invoke('render-video', () => renderVideo({ orderId: late.body.id }, lambdaContext('render-video'))).catch((err: Error) => err);
+    assert.equal((closedByRender as Error).name, 'OrderClosed');
+    assert.equal((await t.api('GET', `/videos/${late.body.id}`, { key })).body.error?.code, 'deadline_exceeded');
 
     // A failure that frees a slot another order waits for: the slot is held by an order whose run died (no such order
     // is left), a new order waits, and the failure handling of the dead one releases the slot and admits the new one.

@@ -29,4 +29,18 @@ describe('the recovery sweep', () => {
       [['charge', -100]],
     );
   });
+
+  it('keeps in its cursor item the shard its next read of due deadlines starts at, one on each run', async () => {
+    const { AuditCursors } = await import('../../functions/adapters/audit.ts');
+    const { aws } = await import('../../functions/adapters/aws.ts');
+    const cursors = new AuditCursors(aws().ddb, t.stack.env.TABLE_NAME!);
+    const seen: number[] = [];
+    for (const end = Date.now() + 15_000; seen.length < 3 && Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const { deadlines } = await cursors.load();
+      if (deadlines !== undefined && deadlines !== seen.at(-1)) seen.push(deadlines);
+    }
+    // Runs on the timer, a second apart: each moves it on by one (mod the 10 marker shards).
+    assert.equal(seen.length, 3, `the shards seen: ${seen}`);
+    assert.deepEqual([(seen[1]! - seen[0]! + 10) % 10, (seen[2]! - seen[1]! + 10) % 10], [1, 1]);
+  });
 });

@@ -479,6 +479,56 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     );
   });
 
+  scenario(make, known, 'due deadline markers are taken from the shards in turn, from the one asked, the earliest first in each', async (s) => {
+    const user = await s.user({ balance: 10_000 });
+    const now = wholeSecond();
+    const t0 = after(now, -10 * MINUTE);
+    // The bot's orders, so that no key's active limit stops them.
+    const make = (shard: number, n: number, deadlineAt: Date) => created(s, user, after(t0, n * SECOND), { channel: 'bot', shard, deadlineAt });
+    const a = [await make(2, 0, after(now, -9 * SECOND)), await make(2, 1, after(now, -8 * SECOND)), await make(2, 2, after(now, -7 * SECOND))];
+    const b = await make(5, 3, after(now, -6 * SECOND));
+    await make(5, 4, after(now, MINUTE));
+    // Shard 7's earliest deadline is its order created last: within a shard, the deadline decides.
+    const c = [await make(7, 6, after(now, -5 * SECOND)), await make(7, 5, after(now, -4 * SECOND))];
+    const due = async (limit: number, first?: number) => (await s.orders.deadlinesDue(now, limit, first)).map((o) => o.id).sort();
+    const ids = (...orders: Order[]) => orders.map((o) => o.id).sort();
+    // One from each shard with one due before a second from any: DEADLINE#2 first does not hold #5 and #7 back.
+    assert.deepEqual(await due(3), ids(a[0]!, b, c[0]!));
+    assert.deepEqual(await due(5), ids(a[0]!, b, c[0]!, a[1]!, c[1]!));
+    // From shard 6 on: 7, then (8, 9, 0 and 1 hold none) 2.
+    assert.deepEqual(await due(2, 6), ids(c[0]!, a[0]!));
+    assert.deepEqual(await due(1, 3), ids(b));
+    const all = [...a, b, ...c];
+    const found = await s.orders.deadlinesDue(now, 100);
+    assert.deepEqual(found.map((o) => [o.id, o.queueShard, o.deadlineAt]).sort(), all.map((o) => [o.id, o.queueShard, o.deadlineAt]).sort());
+  });
+
+  scenario(make, known, "the transition to done or error deletes the order's deadline marker; one that keeps it open does not", async (s) => {
+    const user = await s.user({ balance: 10_000 });
+    const now = wholeSecond();
+    const t0 = after(now, -10 * MINUTE);
+    const deadlineAt = after(now, -MINUTE);
+    const [done, failed, running, dropped] = [
+      await created(s, user, t0, { deadlineAt }),
+      await created(s, user, after(t0, SECOND), { deadlineAt }),
+      await created(s, user, after(t0, 2 * SECOND), { deadlineAt }),
+      await created(s, user, after(t0, 3 * SECOND), { deadlineAt }),
+    ];
+    const plain = await created(s, user, after(t0, 4 * SECOND));
+    // A marker already gone (the audit dropped it) does not stop the close.
+    await s.orders.dropDeadline(dropped);
+    assert.equal(await s.orders.transition({ order: done, to: 'done', now }), true);
+    assert.equal(await s.orders.transition(await failure(s, failed, now)), true);
+    assert.equal(await s.orders.transition({ order: running, to: 'running', now }), true);
+    assert.equal(await s.orders.transition({ order: dropped, to: 'done', now }), true);
+    assert.equal(await s.orders.transition({ order: plain, to: 'done', now }), true);
+    assert.deepEqual(
+      (await s.orders.deadlinesDue(after(now, MINUTE), 10)).map((o) => o.id),
+      [running.id],
+    );
+    assert.equal((await s.orders.get(failed.id))!.status, 'error');
+  });
+
   scenario(make, known, 'an event recorded with a status change is there to deliver, once', async (s) => {
     const user = await s.user({ balance: 500 });
     const at = new Date();
