@@ -4,7 +4,20 @@
  * Each failed on the code before its fix with the message quoted.
  */
 import { describe, it } from 'node:test';
-import { advance, Burst, Create, Review, receiver, restart, runSequence, Step, sweepNow, WebhookOp } from './lifecycle-commands.ts';
+import {
+  advance,
+  Burst,
+  Create,
+  deliverEnded,
+  Review,
+  receiver,
+  restart,
+  runSequence,
+  Step,
+  stopExecution,
+  sweepNow,
+  WebhookOp,
+} from './lifecycle-commands.ts';
 
 const plain = { song: false, placement: false };
 
@@ -59,6 +72,44 @@ describe('the lifecycle holes found by the model', () => {
       new Create('A', 'quick', 0, plain, 60, undefined, undefined, 'k1'),
       new Create('A', 'quick', 0, plain, 60, undefined, 0, undefined),
       advance(90_000),
+    ]);
+  });
+
+  it('a stopped execution is not started anew while its render, started again after the first, may still run (seed -1094726870)', async () => {
+    // Before: "3 renders at once on 2 slots": the order's render timed out, a restart gave it a new execution, which
+    // rendered again; that execution was stopped from outside mid-render, and the recovery judged the render over by
+    // the first render's start (over 900 s before), so a new execution rendered the order beside the stopped one's
+    // render, in its slot, while another order rendered in the other.
+    await runSequence([
+      new Create('A', 'quick', 0, plain, undefined, undefined, undefined, undefined),
+      advance(1000),
+      restart(),
+      new Step(0, true),
+      new Step(0, true),
+      new Step(0, true),
+      new Burst('A', 'quick', 2),
+      new Step(0, true),
+      stopExecution(0),
+      deliverEnded(),
+      advance(300),
+    ]);
+  });
+
+  it('an execution stopped at the very second its render may last is not started anew (seed 23)', async () => {
+    // Before: "3 renders at once on 2 slots": stopped exactly 900 s (the render's longest) after its render began, the
+    // recovery took the render for over while it could still run its last instant, and a new execution rendered beside it.
+    await runSequence([
+      new Create('A', 'quick', 0, plain, undefined, 250, undefined, undefined),
+      new Create('A', 'quick', 0, plain, undefined, undefined, undefined, undefined),
+      advance(300),
+      advance(300),
+      advance(300),
+      stopExecution(0),
+      deliverEnded(),
+      new Step(0, true),
+      new Step(0, true),
+      new Step(0, true),
+      new Step(0, true),
     ]);
   });
 });
