@@ -191,7 +191,7 @@ export class OrderSteps {
   async render(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.untilWritten(orderId, 'render', async () => {
       const order = await this.load(orderId, execution);
-      if (order.rendered || order.renderStartedAt) return order;
+      if (order.rendered) return order;
       // No render for an order past its deadline: it is canceled and refunded here rather than at the next sweep.
       if (pastDeadline(order, this.p.now())) {
         if (await closeInError(this.p, order, DEADLINE_EXCEEDED, { beforeRender: true }))
@@ -199,7 +199,8 @@ export class OrderSteps {
         return AGAIN;
       }
       // From here on the render runs to its end and is paid for: the deadline no longer applies (one conditional
-      // write decides, against a deadline's cancel at the same moment).
+      // write decides, against a deadline's cancel at the same moment). Each render (a retry, a new execution's)
+      // writes its own start: the recovery waits out the latest render before it starts the order anew.
       const now = this.p.now();
       return (await this.p.orders.patch(orderId, { status: order.status, set: { renderStartedAt: now.toISOString() } }, now)) ? order : AGAIN;
     });

@@ -86,7 +86,10 @@ export interface Order {
   regenNote?: string;
   /** How many regens the client asked for (at most MAX_REGENS). */
   regens?: number;
-  /** When its render began: from then on its deadline no longer applies (the render is finished and charged). */
+  /**
+   * When its latest render began: from the first one on its deadline no longer applies (the render is finished and
+   * charged); the recovery starts no new execution until the latest one must have ended.
+   */
   renderStartedAt?: string;
   /** The mp4 and the cover are stored (set only after both uploads finished). */
   rendered?: boolean;

@@ -104,10 +104,11 @@ export type Recovery = 'restarted' | 'expired' | 'closed' | 'superseded' | 'rend
 
 /**
  * A stopped execution does not stop the render it had invoked: until that invocation must have ended, a new execution
- * would render the same order a second time in the same slot. Such an order is left to a later audit run.
+ * would render the same order a second time in the same slot. Such an order is left to a later audit run. The latest
+ * render's start (each render writes its own); through its last second included, as a slot's lease holds through its end.
  */
 const mayStillRender = (p: RecoveryPorts, o: Order) =>
-  !o.rendered && o.renderStartedAt !== undefined && Date.parse(o.renderStartedAt) + p.renderSeconds * 1000 > p.now().getTime();
+  !o.rendered && o.renderStartedAt !== undefined && Date.parse(o.renderStartedAt) + p.renderSeconds * 1000 >= p.now().getTime();
 
 /** Starts the order anew under a recorded name, unless it closed or moved to another execution meanwhile. */
 async function restartOrder(p: RecoveryPorts, order: Order, why: 's' | 'e'): Promise<boolean> {

@@ -4,7 +4,21 @@
  * Each failed on the code before its fix with the message quoted.
  */
 import { describe, it } from 'node:test';
-import { advance, Burst, Create, Review, receiver, restart, runSequence, Step, sweepNow, WebhookOp } from './lifecycle-commands.ts';
+import {
+  advance,
+  Burst,
+  type Cmd,
+  Create,
+  deliverEnded,
+  Review,
+  receiver,
+  restart,
+  runSequence,
+  Step,
+  stopExecution,
+  sweepNow,
+  WebhookOp,
+} from './lifecycle-commands.ts';
 
 const plain = { song: false, placement: false };
 
@@ -61,5 +75,52 @@ describe('the lifecycle holes found by the model', () => {
       new Create('A', 'quick', 0, plain, 60, undefined, 0, undefined),
       advance(90_000),
     ]);
+  });
+
+  it('a stopped execution is not started anew while its render, started again after the first, may still run (seed -1094726870)', async () => {
+    // Before: "3 renders at once on 2 slots": the order's render timed out, a restart gave it a new execution, which
+    // rendered again; that execution was stopped from outside mid-render, and the recovery judged the render over by
+    // the first render's start (over 900 s before), so a new execution rendered the order beside the stopped one's
+    // render, in its slot, while another order rendered in the other.
+    await runSequence([
+      new Create('A', 'quick', 0, plain, undefined, undefined, undefined, undefined),
+      advance(1000),
+      restart(),
+      new Step(0, true),
+      new Step(0, true),
+      new Step(0, true),
+      new Burst('A', 'quick', 2),
+      new Step(0, true),
+      stopExecution(0),
+      deliverEnded(),
+      advance(300),
+    ]);
+  });
+
+  // Seed 23: two orders render for 900 s (the render Lambda's timeout in the model), then the first's execution is
+  // stopped from outside, its status-change event delivered, and the new execution's steps run; `meanwhile` between.
+  const stoppedAtRenderEnd = (meanwhile: Cmd[]) => [
+    new Create('A', 'quick', 0, plain, undefined, 250, undefined, undefined),
+    new Create('A', 'quick', 0, plain, undefined, undefined, undefined, undefined),
+    advance(300),
+    advance(300),
+    advance(300),
+    ...meanwhile,
+    stopExecution(0),
+    deliverEnded(),
+    ...[0, 1, 2, 3].map(() => new Step(0, true)),
+  ];
+
+  it('an execution stopped at the very second its render may last is not started anew (seed 23)', async () => {
+    // Before: "3 renders at once on 2 slots": stopped exactly 900 s (the render's longest) after its render began, the
+    // recovery took the render for over while it could still run its last instant, and a new execution rendered beside it.
+    await runSequence(stoppedAtRenderEnd([]));
+  });
+
+  it('a render held a millisecond past its Lambda timeout is over in the model too (seed 23, once the above was fixed)', async () => {
+    // Before (a fault of the model, not of the service): "3 renders at once on 2 slots": a creation moved the clock a
+    // millisecond past the render's 900 s without cutting it off, as Lambda would have; the recovery then rightly took
+    // it for over and a new execution rendered beside what the model still held.
+    await runSequence(stoppedAtRenderEnd([new Create('A', 'quick', 0, plain, undefined, undefined, 0, undefined)]));
   });
 });

@@ -131,6 +131,22 @@ describe('order steps', () => {
     assert.deepEqual([table.account('U').activeTasks, metrics.of('OrdersDone')], [0, 1]);
   });
 
+  it('record the start of each render, so the recovery waits out the latest render, not the first', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    await steps.prepare(id);
+    const render = generator.renderer.render;
+    generator.renderer.render = async () => {
+      throw new Error('the render Lambda failed');
+    };
+    const first = now().toISOString();
+    await assert.rejects(steps.render(id), /the render Lambda failed/);
+    assert.equal(table.orders.get(id)!.renderStartedAt, first);
+    generator.renderer.render = render;
+    clock += 500_000;
+    await steps.render(id);
+    assert.equal(table.orders.get(id)!.renderStartedAt, now().toISOString(), 'the render run again wrote its start');
+  });
+
   it('measure each render in seconds per second of video, the figure the render slots are sized with', async () => {
     const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
     await steps.start(id);

@@ -402,6 +402,17 @@ describe('recovery of an ended execution (its status-change event)', () => {
     assert.equal(workflow.describes, 0, 'no DescribeExecution: the event says how it ended');
   });
 
+  it('leaves an order to the audit while its latest render may still run, its last second included', async () => {
+    const id = await create('Tea');
+    workflow.end(id);
+    const ended = { machine: 'order' as const, name: id, input: { orderId: id }, status: 'ABORTED' as const };
+    await ports.orders.patch(id, { status: 'queued', set: { renderStartedAt: now().toISOString() } }, now());
+    clock += ports.renderSeconds * 1000;
+    assert.equal(await recoverEnded(ports, ended), 'rendering', 'the render may still run its last second');
+    clock += 1;
+    assert.equal(await recoverEnded(ports, ended), 'restarted');
+  });
+
   it('leaves a closed order (its marker dropped), cancels one past its deadline, and restarts an unsettled event', async () => {
     const creation = memoryCreation(table, workflow, metrics);
     const late = (
