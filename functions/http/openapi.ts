@@ -160,6 +160,30 @@ const SHARED: [string, Schema][] = [
   ['TransactionKind', balance.transactionKind],
   ['ErrorCode', errorCode],
 ];
+/**
+ * An operation's schema the tables above do not name is named after the operation (`GetVideoScriptRequest`,
+ * `...Query`, `...Response`, a second answer's `...Response201`), so a new route needs no entry here.
+ */
+function unnamed(kind: 'body' | 'query' | 'answers'): [string, Schema][] {
+  const named = new Set<Schema>([...REQUESTS, ...QUERIES, ...ANSWERS].map(([, s]) => s));
+  const found: [string, Schema][] = [];
+  const add = (name: string, schema: Schema | undefined) => {
+    if (schema && !named.has(schema)) {
+      named.add(schema);
+      found.push([name, schema]);
+    }
+  };
+  for (const op of OPERATIONS) {
+    const base = op.id[0]!.toUpperCase() + op.id.slice(1);
+    if (kind === 'body') add(`${base}Request`, op.body);
+    if (kind === 'query') add(`${base}Query`, op.query);
+    if (kind === 'answers') for (const [i, [status, a]] of Object.entries(op.answers).entries()) add(`${base}Response${i ? status : ''}`, a.schema);
+  }
+  return found;
+}
+REQUESTS.push(...unnamed('body'));
+QUERIES.push(...unnamed('query'));
+ANSWERS.push(...unnamed('answers'));
 const NAMED = [...REQUESTS, ...QUERIES, ...ANSWERS, ...SHARED];
 
 /** Drops every `additionalProperties: false` below `node`: an answer may carry fields added later. */

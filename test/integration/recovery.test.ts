@@ -45,7 +45,13 @@ describe('recovery driven by events', () => {
     assert.match(order?.execution ?? '', new RegExp(`^${created.body.id}-e\\d+$`), 'a new execution, named by the recovery');
     assert.ok(ms < 5000, `recovered in ${ms} ms`);
     const next = executionArn(t.stack.env.ORDER_STATE_MACHINE_ARN!, order!.execution!);
-    assert.equal((await sfn.send(new DescribeExecutionCommand({ executionArn: next }))).status, 'RUNNING');
+    // The recovery writes the new name on the order before it starts the execution: wait for the start.
+    const described = await until(
+      () => sfn.send(new DescribeExecutionCommand({ executionArn: next })).catch((err: Error) => err),
+      (d) => !(d instanceof Error && d.name === 'ExecutionDoesNotExist'),
+      5000,
+    );
+    assert.equal((described.value as { status?: string }).status, 'RUNNING');
     // Its review wait takes a new token: the review goes on, and the order reaches done, charged once.
     await until(
       async () => t.stack.sfn.transitions(next),
