@@ -185,6 +185,8 @@ REQUESTS.push(...unnamed('body'));
 QUERIES.push(...unnamed('query'));
 ANSWERS.push(...unnamed('answers'));
 const NAMED = [...REQUESTS, ...QUERIES, ...ANSWERS, ...SHARED];
+/** Each named component with the zod schema it comes from (the document's tests check examples with them). */
+export const namedSchemas = (): readonly (readonly [string, Schema])[] => NAMED;
 
 /** Drops every `additionalProperties: false` below `node`: an answer may carry fields added later. */
 function openToAdditions(node: unknown): void {
