@@ -4,7 +4,7 @@
  *    in its own process): requests per second, p50, p99 and CPU per request;
  *  - the floor of each: the same AWS calls, bare, with items the bench prepared (floor.ts). The ratio API / floor is
  *    then what the service's own layers cost: HTTP, the gateway, middy, validation, pricing and the use case;
- *  - the seven-item creation transaction alone, and a bare GetItem loop: what DynamoDB Local itself can do here;
+ *  - the creation transaction alone, and a bare GetItem loop: what DynamoDB Local itself can do here;
  *  - AWS calls per API request, counted by a middleware on the SDK clients the handlers use;
  *  - where the service process's CPU goes on a GET: a sampled CPU profile, by layer (profile.ts).
  * The API and its floor are measured in alternating slices, so that a slower stretch of a shared machine (steal
@@ -230,7 +230,10 @@ export async function benchApi(): Promise<void> {
       return `p50 <= 2x floor: ${f(ratio, 2)}x ${verdict(ratio <= 2)} (rounds ${f(rounds[0]!, 2)}x to ${f(rounds.at(-1)!, 2)}x)`;
     };
     const GET_FLOOR = 'the same AWS calls, bare: GetItem of the user item + UpdateItem of the GET window + GetItem of the order';
-    const CREATE_FLOOR = 'the same AWS calls, bare: GetItem of the user + the seven-item TransactWriteItems + StartExecution + GetItem of the POST window';
+    // The creation's calls before issue 27: since, a quick order also records its wait in the render queue and tries an
+    // admission (docs/benchmarks.md counts them), so this floor is lower than the service's own calls.
+    const CREATE_FLOOR =
+      "issue 25's creation calls, bare (the service now makes more): GetItem of the user + the creation TransactWriteItems + StartExecution + GetItem of the POST window";
     const row = (name: string, x: Figures, target = '') =>
       `| ${name} | ${x.requests} | ${f(x.rps)} | ${f(x.p50)} | ${f(x.p99)} | ${f(x.cpuPerRequestMs, 2)} | ${x.errors} | ${target} |`;
     console.log(
@@ -242,7 +245,7 @@ export async function benchApi(): Promise<void> {
     console.log(row(`  floor: ${GET_FLOOR}`, fig.getFloor));
     console.log(row('POST /videos:quick with Idempotency-Key, 201 (clients in their own process)', fig.create, ratioCell('create', 'createFloor')));
     console.log(row(`  floor: ${CREATE_FLOOR}`, fig.createFloor));
-    console.log(row('the seven-item creation TransactWriteItems alone', fig.transaction));
+    console.log(row('the creation TransactWriteItems alone', fig.transaction));
     console.log(row('bare DynamoDB GetItem loop', fig.bare));
     console.log('\nCPU per request: the service process, DynamoDB Local and (for the API rows) the load generator together.');
     console.log('\n| AWS calls per request | measured | target |');
@@ -286,8 +289,8 @@ export async function benchApi(): Promise<void> {
     const figures: Figure[] = [
       ...apiFigures('GET /videos/{id}', 'get', 'getFloor', GET_FLOOR),
       ...apiFigures('POST /videos:quick (Idempotency-Key)', 'create', 'createFloor', CREATE_FLOOR),
-      { section, name: 'the seven-item creation TransactWriteItems alone, throughput', value: fig.transaction.rps, unit: 'tx/s' },
-      { section, name: 'the seven-item creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
+      { section, name: 'the creation TransactWriteItems alone, throughput', value: fig.transaction.rps, unit: 'tx/s' },
+      { section, name: 'the creation TransactWriteItems alone, p50', value: fig.transaction.p50, unit: 'ms' },
       { section, name: 'bare DynamoDB GetItem loop, throughput', value: fig.bare.rps, unit: 'req/s' },
       { section, name: 'bare DynamoDB GetItem loop, p50', value: fig.bare.p50, unit: 'ms' },
       { section, name: 'AWS calls per GET /videos/{id}', value: getCalls, unit: 'calls', target: { op: '<=', limit: 3 } },

@@ -148,7 +148,7 @@ export function creationFloor(ctx: FloorContext) {
   };
 
   return {
-    /** The seven-item transaction alone. */
+    /** The creation transaction alone. */
     transaction,
     /** The four calls of one creation. */
     all: async (u: FloorUser): Promise<boolean> => {

@@ -106,7 +106,11 @@ export interface MarkerPage<T> {
 }
 
 export interface OrderStore {
-  /** The one creation transaction: order, debit, active-task count, idempotency record, ledger, POST count. */
+  /**
+   * The one creation transaction: the order and its reference in the user's partition, the debit (doubloons, trial,
+   * allowance, active-task count), the ledger entry, the open and unstarted markers; and, as the request has them, the
+   * deadline marker, the POST count, the idempotency record and the quote used up.
+   */
   create(commit: OrderCommit): Promise<CommitOutcome>;
   get(orderId: string): Promise<Order | undefined>;
   /** The user's idempotency record of this key, unless it has expired. */
