@@ -52,12 +52,14 @@ const NUMBER_WORDS: Record<string, number> = {
   sixty: 60,
 };
 const NUMBER = `(\\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})`;
+/** The preposition a duration comes with ("in 20 seconds", "за 20 секунд"): cut with it, so none is left behind. */
+const LEAD = '(?:(?:\\b(?:in|for|within|of)|(?:^|(?<=\\s))(?:за|на|в))\\s+)?';
 const DURATIONS: [RegExp, (m: RegExpExecArray) => number][] = [
   [/полторы минуты|\b(one and a half minutes|a minute and a half)\b/i, () => 90],
   [/полминуты|пол минуты|\bhalf (a |of a )?minute\b|\bhalf-minute\b/i, () => 30],
-  [new RegExp(`${NUMBER}\\s*-?\\s*(s\\b|sec\\S*|seconds?\\b|с(?=[\\s,.;!?]|$)|сек\\S*)`, 'i'), (m) => count(m[1]!)],
+  [new RegExp(`${LEAD}${NUMBER}\\s*-?\\s*(s\\b|sec\\S*|seconds?\\b|с(?=[\\s,.;!?]|$)|сек\\S*)`, 'i'), (m) => count(m[1]!)],
   [/(пятнадцати|двадцати|тридцати|сорока|десяти)секундн\S*/i, (m) => count(m[1]!)],
-  [new RegExp(`${NUMBER}\\s*-?\\s*(min\\S*|minutes?\\b|мин\\S*)`, 'i'), (m) => count(m[1]!) * 60],
+  [new RegExp(`${LEAD}${NUMBER}\\s*-?\\s*(min\\S*|minutes?\\b|мин\\S*)`, 'i'), (m) => count(m[1]!) * 60],
   // (\b knows only Latin letters: Russian words end at a space, a mark or the end.)
   [/\b(a|one) minute\b|(на |за |в )?(одну )?минут[уа](?=[\s,.;!?]|$)/i, () => 60],
 ];
@@ -74,8 +76,9 @@ const FILLERS = [
   /(сделай(те)?|создай(те)?|сними(те)?|нужно|нужен)\s*/gi,
   /(коротк\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему)?(?=\s|$)/gi,
   /^\s*(о|про)?\s*том,?\s*/i,
-  /\b(funny|humorous|hilarious|playful|witty|silly|energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating|calm|relaxing|soothing|chill|peaceful|gentle|cozy|serious|formal|professional)\b/gi,
-  /(смешн|весел|весёл|забавн|прикольн|энергичн|динамичн|бодр|драйвов|мотивирующ|зажигательн|спокойн|расслабляющ|умиротворяющ|медитативн|серь[её]зн|строг|делов|официальн)\S*/gi,
+  // A tone word, with the word that names it a tone ("calm tone", "in a funny style", "в спокойном тоне").
+  /(\bin\s+an?\s+)?\b(funny|humorous|hilarious|playful|witty|silly|energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating|calm|relaxing|soothing|chill|peaceful|gentle|cozy|serious|formal|professional)\b(\s+(tone|style|mood|way|vibe)\b)?/gi,
+  /((^|(?<=\s))в\s+)?(смешн|весел|весёл|забавн|прикольн|энергичн|динамичн|бодр|драйвов|мотивирующ|зажигательн|спокойн|расслабляющ|умиротворяющ|медитативн|серь[её]зн|строг|делов|официальн)\S*(\s+(тоне|стиле|ключе|настроении|духе)(?=[\s,.;!?]|$))?/gi,
 ];
 
 function clampDuration(seconds: number): number {

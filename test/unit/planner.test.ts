@@ -27,6 +27,17 @@ describe('planner', () => {
     assert.equal(p.topic, 'Утренний кофе');
   });
 
+  it('cuts a duration and a tone with the words that belong to them, and nothing else', () => {
+    for (const [prompt, topic] of [
+      ['Explain how solar panels work in 20 seconds, calm tone', 'Explain how solar panels work'],
+      ['A 10 second video about tea in a funny style', 'Tea'],
+      ['Сделай видео за 20 секунд в спокойном тоне про утренний кофе', 'Утренний кофе'],
+      ['Cats in 15 sec', 'Cats'],
+    ] as const) {
+      assert.equal(planFromPrompt(prompt).topic, topic, prompt);
+    }
+  });
+
   it('is deterministic and keeps a plain prompt free of extras', () => {
     const prompt = 'How to brew green tea';
     assert.deepEqual(planFromPrompt(prompt), planFromPrompt(prompt));
