@@ -72,9 +72,10 @@ const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:-]
 const FILLERS = [
   /\bmake it (fun|funny)\b/gi,
   /\b(please\s+)?(make|create|generate|render|shoot)\b( me)?/gi,
-  /\b(an?\s+)?(short|quick|vertical|tiktok|youtube)?\s*(video|clip|reel|short)s?\s*(about|on|of)?\b/gi,
+  /\b(an?\s+)?(short|quick|vertical|tiktok|youtube|promo|promotional|advertising|ad)?\s*(video|clip|reel|short)s?\s*(about|on|of|for)?\b/gi,
   /(сделай(те)?|создай(те)?|сними(те)?|нужно|нужен)\s*/gi,
-  /(коротк\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему)?(?=\s|$)/gi,
+  // With the adjective that says what kind of video it is ("рекламный ролик", "короткое видео").
+  /((коротк|рекламн|промо|вертикальн)\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему|для)?(?=\s|$)/gi,
   /^\s*(о|про)?\s*том,?\s*/i,
   // A tone word, with the word that names it a tone ("calm tone", "in a funny style", "в спокойном тоне").
   /(\bin\s+an?\s+)?\b(funny|humorous|hilarious|playful|witty|silly|energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating|calm|relaxing|soothing|chill|peaceful|gentle|cozy|serious|formal|professional)\b(\s+(tone|style|mood|way|vibe)\b)?/gi,

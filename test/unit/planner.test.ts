@@ -27,12 +27,15 @@ describe('planner', () => {
     assert.equal(p.topic, 'Утренний кофе');
   });
 
-  it('cuts a duration and a tone with the words that belong to them, and nothing else', () => {
+  it('cuts a duration, a tone and the kind of video with the words that belong to them, and nothing else', () => {
     for (const [prompt, topic] of [
       ['Explain how solar panels work in 20 seconds, calm tone', 'Explain how solar panels work'],
       ['A 10 second video about tea in a funny style', 'Tea'],
       ['Сделай видео за 20 секунд в спокойном тоне про утренний кофе', 'Утренний кофе'],
       ['Cats in 15 sec', 'Cats'],
+      // The word that says what kind of video it is goes with the video word.
+      ['Рекламный ролик кофейни у дома, скидка 20% на капучино по утрам', 'Кофейни у дома, скидка 20% на капучино по утрам'],
+      ['A promo video for my bakery, 20% off croissants', 'My bakery, 20% off croissants'],
     ] as const) {
       assert.equal(planFromPrompt(prompt).topic, topic, prompt);
     }
