@@ -5,7 +5,7 @@ import { notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { AccountStore } from '../core/ports.ts';
 import type { Account } from '../core/pricing.ts';
-import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem } from './dynamo.ts';
+import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem, getRecord } from './dynamo.ts';
 import { ledgerLineOf } from './records.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED, type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
@@ -162,8 +162,7 @@ export class Accounts implements AccountStore {
   }
 
   async get(userId: string): Promise<Account | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
-    return out.Item ? toAccount(out.Item) : undefined;
+    return getRecord(this.ddb, this.tableName, keys.user(userId), toAccount);
   }
 
   /** Every entry of the user's ledger, oldest first (the operator's and the tests' view; the API reads pages). */

@@ -1,13 +1,13 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { DeleteCommand, GetCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, EventWorkflow, Reopened, Reopening, StoredEvent } from '../core/deliveries.ts';
 import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState, MarkerPage } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 import { executionArn, executionState } from './workflow.ts';
-import { markersPage, queryAll, transact, transactPastConflicts, windowCountUpdate, writeIf } from './dynamo.ts';
+import { markersPage, queryAll, transact, transactPastConflicts, windowCountUpdate, writeIf, getRecord } from './dynamo.ts';
 import { deliveryAttemptOf, storedEventOf } from './records.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
 
@@ -20,8 +20,7 @@ export class DeliveryEvents implements EventStore {
   ) {}
 
   async get(orderId: string, eventId: string): Promise<StoredEvent | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.orderEvent(orderId, eventId), ConsistentRead: true }));
-    return out.Item ? storedEventOf(out.Item) : undefined;
+    return getRecord(this.ddb, this.tableName, keys.orderEvent(orderId, eventId), storedEventOf);
   }
 
   async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  GetCommand,
   DeleteCommand,
   paginateQuery,
   QueryCommand,
@@ -202,6 +203,17 @@ export async function deletePartition(client: DynamoDBDocumentClient, tableName:
 
 /** Reads of a batch while DynamoDB leaves keys unprocessed. */
 const UNPROCESSED: RetryPolicy = { attempts: 5, baseMs: 100 };
+
+/** One item read strongly consistent and made into its record by `toRecord`; nothing when it is not there. */
+export async function getRecord<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: Record<string, unknown>,
+  toRecord: (item: Record<string, unknown>) => T,
+): Promise<T | undefined> {
+  const out = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return out.Item ? toRecord(out.Item) : undefined;
+}
 
 /**
  * The items of `keys` (at most 100) from one table, strongly consistent, in no particular order. Keys DynamoDB leaves

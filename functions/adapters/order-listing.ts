@@ -1,8 +1,8 @@
 /** Reading orders: one order, its events, a user's orders a page at a time, and the deletion of an order. */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '../core/orders.ts';
 import type { OrderEvent } from '../core/ports.ts';
-import { batchGet, deletePartition, queryAll } from './dynamo.ts';
+import { batchGet, deletePartition, queryAll, getRecord } from './dynamo.ts';
 import { orderEventOf, orderOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
@@ -13,8 +13,7 @@ export class OrderReads {
   ) {}
 
   async get(orderId: string): Promise<Order | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.order(orderId), ConsistentRead: true }));
-    return out.Item ? orderOf(out.Item) : undefined;
+    return getRecord(this.ddb, this.tableName, keys.order(orderId), orderOf);
   }
 
   /** The events recorded for an order, oldest first. */

@@ -4,7 +4,7 @@
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Webhook, WebhookStore } from '../core/webhooks.ts';
-import { transactPastConflicts } from './dynamo.ts';
+import { transactPastConflicts, getRecord } from './dynamo.ts';
 import { webhookOf } from './records.ts';
 import { ITEM, keys } from './keys.ts';
 
@@ -33,8 +33,7 @@ export class Webhooks implements WebhookStore {
   ) {}
 
   async ofUser(userId: string): Promise<Webhook | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.webhookOfUser(userId), ConsistentRead: true }));
-    return out.Item ? webhookOf(out.Item) : undefined;
+    return getRecord(this.ddb, this.tableName, keys.webhookOfUser(userId), webhookOf);
   }
 
   async ownerOf(webhookId: string): Promise<string | undefined> {
