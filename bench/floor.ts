@@ -6,24 +6,25 @@
  * the idempotency record), so the floor writes what the API writes.
  */
 import { createHash } from 'node:crypto';
-import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { ITEM, keys } from '../functions/adapters/keys.ts';
-import { ledgerEntryId, SHARDS } from '../functions/core/ids.ts';
+import { orderShard, slotsOf, START_AT_ADMISSION } from '../functions/core/capacity.ts';
+import { ledgerEntryId, shardOf } from '../functions/core/ids.ts';
 import type { LedgerHead as Head } from '../functions/core/transactions.ts';
 // The same request parameters the service sends (its expression builders), sent bare.
 import { headOf } from '../functions/adapters/accounts.ts';
-import { windowCountUpdate } from '../functions/adapters/dynamo.ts';
+import { placeItems, ticketUpdate, waitItems } from '../functions/adapters/capacity.ts';
+import { batchGet, windowCountUpdate } from '../functions/adapters/dynamo.ts';
 import { idempotencyPut } from '../functions/adapters/order-creation.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from '../functions/core/expiry.ts';
 
 export interface FloorContext {
   ddb: DynamoDBDocumentClient;
-  sfn: SFNClient;
   tableName: string;
-  stateMachineArn: string;
   limits: { activeTasks: number; postsPerMinute: number; getsPerMinute: number };
+  /** The render queue's slots and shards, as the service's configuration has them. */
+  queue: { slots: number; shards: number };
   /** An order item as the API wrote it: the floor's orders are copies of it. */
   orderItem: Record<string, unknown>;
 }
@@ -59,19 +60,20 @@ export function getFloor(ctx: FloorContext) {
 }
 
 /**
- * POST /videos:quick's calls: the key read, the creation transaction, StartExecution (the queue's snapshot is cached),
- * and the read of the POST window that the RateLimit headers show (the transaction counted the POST but returns
- * nothing).
+ * POST /videos:quick's calls with every render slot held (the bench holds executions): the key read, the creation
+ * transaction, the order's wait in the render queue (its ticket from its shard's counter, then the wait, the order's
+ * place and the end of its unstarted marker in one transaction), the read of its shard's slots (none free), and the
+ * read of the POST window that the RateLimit headers show (the transaction counted the POST but returns nothing). The
+ * queue's snapshot for eta_seconds is read at most every 2 s a process: not a call of every request.
  */
 export function creationFloor(ctx: FloorContext) {
   const T = ctx.tableName;
   const cost = Number((ctx.orderItem.charge as { cost?: number } | undefined)?.cost ?? 0);
-  let shardTurn = 0;
 
-  /** The seven items of one creation, for a new order id, its ledger entry after the user's ledger `head`. */
+  /** The eight items of one creation, for a new order id, its ledger entry after the user's ledger `head`. */
   const itemsOf = (u: FloorUser, id: string, now: Date, head: Head) => {
     const ts = now.toISOString();
-    const shard = shardTurn++ % SHARDS;
+    const shard = shardOf(id);
     const windowStart = windowOf(now.getTime());
     const order = {
       ...ctx.orderItem,
@@ -113,6 +115,7 @@ export function creationFloor(ctx: FloorContext) {
         },
       },
       { Put: { TableName: T, Item: { ...keys.openOrder(shard, id), orderId: id, createdAt: ts } } },
+      { Put: { TableName: T, Item: { ...keys.unstartedOrder(shard, id), orderId: id, createdAt: ts } } },
       idempotencyPut(
         T,
         u.userId,
@@ -127,6 +130,9 @@ export function creationFloor(ctx: FloorContext) {
   };
 
   const newId = () => `vid_${ulid().toLowerCase()}`;
+  /** Every order the floor made, and those whose wait was not recorded (left to the audit, as the service leaves them). */
+  const made = new Set<string>();
+  const leftToAudit = new Set<string>();
   // Each floor client is one user's only writer while the floor runs: the head it wrote last is the ledger's. The API's
   // slices in between move it on, so a refused condition reads it again, as the API's creation re-prices.
   const heads = new Map<string, Head>();
@@ -134,6 +140,7 @@ export function creationFloor(ctx: FloorContext) {
     return headOf((await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }))).Item!);
   };
   const transaction = async (u: FloorUser, id = newId(), read?: Head): Promise<boolean> => {
+    made.add(id);
     let head = read ?? heads.get(u.userId) ?? (await readHead(u));
     for (;;) {
       try {
@@ -150,14 +157,31 @@ export function creationFloor(ctx: FloorContext) {
   return {
     /** The creation transaction alone. */
     transaction,
-    /** The four calls of one creation. */
+    made,
+    leftToAudit,
+    /** The six calls of one creation while every slot is held. */
     all: async (u: FloorUser): Promise<boolean> => {
       const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
       if (!auth.Item) return false;
       const id = newId();
       await transaction(u, id, headOf(auth.Item));
-      await ctx.sfn.send(
-        new StartExecutionCommand({ stateMachineArn: ctx.stateMachineArn, name: id, input: JSON.stringify({ orderId: id, reviewTimeoutSeconds: 604_800 }) }),
+      const shard = orderShard(id, ctx.queue.shards);
+      const w = { orderId: id, channel: 'api' as const, token: START_AT_ADMISSION, since: new Date().toISOString(), shard, videoSeconds: 30 };
+      // As the service's wait: the shard's counter hands the ticket, then one transaction (an order not recorded is
+      // left to the audit, as the service leaves it).
+      const out = await ctx.ddb.send(new UpdateCommand(ticketUpdate(T, shard, 'api')));
+      const ticket = Number(out.Attributes!.issued_api);
+      const items = [...waitItems(T, w, ticket), ...placeItems(T, { id, queueShard: shardOf(id) }, { shard, ticket })].map(([, item]) => item);
+      try {
+        await ctx.ddb.send(new TransactWriteCommand({ TransactItems: items }));
+      } catch (err) {
+        if ((err as Error).name !== 'TransactionCanceledException') throw err;
+        leftToAudit.add(id);
+      }
+      await batchGet(
+        ctx.ddb,
+        T,
+        slotsOf(shard, ctx.queue.slots, ctx.queue.shards).map((n) => keys.slot(n)),
       );
       const windowStart = windowOf(Date.now());
       await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.posts(u.userId, windowStart), ConsistentRead: true }));

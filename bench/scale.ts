@@ -169,6 +169,8 @@ interface Design {
   slots: number;
   shards: number;
   awaitSlot(o: SimOrder, token: string): Promise<void>;
+  /** This branch: a new order queued by its creation, its place and the end of its unstarted marker in the same write. */
+  enqueue(o: SimOrder): Promise<void>;
   release(id: string): Promise<void>;
   eta(process: number, o: SimOrder): Promise<number>;
   snapshot(process: number): Promise<void>;
@@ -403,12 +405,10 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
         if (designName === 'new' && !o.director) {
           // Queued for the admission that starts its execution: no Step Functions call at its arrival.
           try {
-            await design.awaitSlot(o, START_AT_ADMISSION);
+            await design.enqueue(o);
           } catch (err) {
             if (!isTransient(err)) throw err;
-            break;
           }
-          design.startSeen(o);
           break;
         }
         try {
@@ -796,8 +796,11 @@ function tableSide(table: any, w: Wiring, thisBranch: boolean) {
 
 /** This branch: the sharded queue's store counted as adapters/capacity.ts's calls touch the table. */
 class CountedCapacity extends MemoryCapacity {
-  constructor(private readonly w: Wiring) {
-    super();
+  constructor(
+    private readonly w: Wiring,
+    table: MemoryTable,
+  ) {
+    super(table);
   }
   private r(pk: string, units: number) {
     this.w.load.read(pk, units, this.w.at());
@@ -827,11 +830,20 @@ class CountedCapacity extends MemoryCapacity {
     this.wr(pk, writeUnits(W.waiter));
     const before = this.waiting.get(w.orderId);
     if (!(before && before.shard === w.shard && before.channel === w.channel)) {
-      this.r(`QUEUE#${w.shard}`, readUnits(W.state));
+      // The ticket from the shard's counter (an update in place), then the wait's transaction.
+      this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
       this.wr(pk, writeUnits(W.waiter, true), w.orderId);
-      this.wr(`QUEUE#${w.shard}`, writeUnits(W.state, true), 'STATE');
     }
     return super.wait(w);
+  }
+  override async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>) {
+    // The ticket from the shard's counter (an update in place), then one transaction: the wait, the order's place,
+    // the marker's end.
+    this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
+    this.wr(`WAITING#${w.shard}#${w.channel}`, writeUnits(W.waiter, true), w.orderId);
+    this.wr(`ORDER#${order.id}`, writeUnits(W.order, true), 'ORDER');
+    this.wr(`START#${shardOf(order.id)}`, writeUnits(W.marker, true), order.id);
+    return super.enqueue(w, order);
   }
   override async unwait(shard: number, channel: Channel, orderId: string) {
     this.wr(`WAITING#${shard}#${channel}`, writeUnits(W.waiter, true), orderId);
@@ -867,7 +879,7 @@ class CountedCapacity extends MemoryCapacity {
 
 function newDesign(w: Wiring): Design {
   const table = new MemoryTable();
-  const store = new CountedCapacity(w);
+  const store = new CountedCapacity(w, table);
   const settings = { slots: w.slots, leaseSeconds: 1800, botRun: 3, now: () => new Date(w.now()) };
   const queue = new RenderQueue({ store: store as CapacityStore, wakeup: w.wakeup, ...settings });
   const reader = new QueueReader(store as never, {
@@ -902,6 +914,7 @@ function newDesign(w: Wiring): Design {
         table.orders.get(o.id)!.queuePlace = place;
       });
     },
+    enqueue: (o) => queue.enqueue(table.orders.get(o.id)!),
     release: (id) => queue.release(id, true),
     async eta(p, o) {
       const view = await views[p]!.view(o.director ? undefined : { id: o.id, channel: o.channel });
@@ -1063,6 +1076,7 @@ function oldDesign(old: OldCode, w: Wiring): Design {
     shards: 1,
     ...side,
     awaitSlot: (o, token) => queue.awaitSlot({ id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, token),
+    enqueue: () => Promise.reject(new Error("today's main starts every order's execution at its creation")),
     release: (id) => queue.release(id, true),
     async eta(p, o) {
       const view = await views[p]!.view(o.director ? undefined : { id: o.id, channel: o.channel });

@@ -10,6 +10,7 @@ import {
   slotsOf,
   START_AT_ADMISSION,
   type CapacityStore,
+  type QueuePlace,
   emptyShardState,
   type ShardState,
   type Slot,
@@ -19,18 +20,18 @@ import {
 import { Contended } from '../core/errors.ts';
 import { AGAIN, type RetryPolicy, untilDone } from '../core/retry.ts';
 import type { QueueView } from '../core/eta.ts';
-import type { Channel } from '../core/orders.ts';
+import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { batchGet, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
+import { batchGet, type Cancelled, CONFLICTS, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 /** The state item's counter attributes, per channel. */
 const issuedOf = (channel: Channel) => `issued_${channel}`;
 const servedOf = (channel: Channel) => `served_${channel}`;
-/** Tries of a wait whose ticket another wait of its shard took first. */
-const WAIT_LOSSES: RetryPolicy = { attempts: 8, baseMs: 10 };
+/** Tries of a wait whose transaction another writer's held (a cancel of the same order, a claim of its wait). */
+export const WAIT_LOSSES: RetryPolicy = { attempts: 8, baseMs: 10 };
 
 function stateOf(item: Record<string, unknown> | undefined): ShardState {
   const s = emptyShardState();
@@ -99,6 +100,72 @@ function sum(a: Record<string, number>, b: Record<string, number>): Record<strin
   return out;
 }
 
+/** A new wait with the ticket its shard's counter handed it. */
+export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: number): [string, TransactItem][] {
+  return [
+    [
+      'waiter',
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...keys.waiting(w.shard, w.channel, w.orderId), ...w, ticket },
+          ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})`,
+        },
+      },
+    ],
+  ];
+}
+
+/**
+ * The next ticket of a shard's channel: its counter of waits, added to in place and read back, so that waits of one
+ * shard take tickets at once, none ever refused for another's (a read and a condition would let one commit at a time).
+ */
+export function ticketUpdate(tableName: string, shard: number, channel: Channel) {
+  return { ...stateUpdate(tableName, shard, { [issuedOf(channel)]: 1 }), ReturnValues: 'UPDATED_NEW' as const };
+}
+
+/** A ticket handed out but never used for a wait: counted served, so that the shard's waits (issued - served) stay exact. */
+export function ticketBack(tableName: string, shard: number, channel: Channel) {
+  return stateUpdate(tableName, shard, { [servedOf(channel)]: 1 });
+}
+
+/** A new order's place in the queue, while it is still queued, and the end of its unstarted marker (core's enqueue). */
+export function placeItems(tableName: string, order: Pick<Order, 'id' | 'queueShard'>, place: QueuePlace): [string, TransactItem][] {
+  return [
+    [
+      'order',
+      {
+        Update: {
+          TableName: tableName,
+          Key: keys.order(order.id),
+          UpdateExpression: 'SET queuePlace = :place',
+          ConditionExpression: '#s = :queued',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':place': place, ':queued': 'queued' },
+        },
+      },
+    ],
+    ['unstarted', { Delete: { TableName: tableName, Key: keys.unstartedOrder(order.queueShard, order.id) } }],
+  ];
+}
+
+/** A single write tried again while a transaction holds its item (TransactionConflictException), within CONFLICTS. */
+async function pastItemConflicts<R>(send: () => Promise<R>): Promise<R> {
+  const held = (err: unknown) => (err as Error)?.name === 'TransactionConflictException';
+  return untilDone(
+    CONFLICTS,
+    async () => {
+      try {
+        return await send();
+      } catch (err) {
+        if (held(err)) return AGAIN;
+        throw err;
+      }
+    },
+    () => new Contended('render queue: a counter held by other transactions past the retries'),
+  );
+}
+
 export class Capacity implements CapacityStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
@@ -137,8 +204,6 @@ export class Capacity implements CapacityStore {
   }
 
   async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {
-    const T = this.tableName;
-    const key = keys.waiting(w.shard, w.channel, w.orderId);
     return untilDone(
       WAIT_LOSSES,
       async () => {
@@ -146,8 +211,8 @@ export class Capacity implements CapacityStore {
         try {
           const out = await this.ddb.send(
             new UpdateCommand({
-              TableName: T,
-              Key: key,
+              TableName: this.tableName,
+              Key: keys.waiting(w.shard, w.channel, w.orderId),
               UpdateExpression: 'SET #token = :token, since = :since',
               ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
               ExpressionAttributeNames: { '#token': 'token' },
@@ -159,24 +224,51 @@ export class Capacity implements CapacityStore {
         } catch (err) {
           if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
         }
-        const [state] = await this.states([w.shard]);
-        const issued = state!.issued[w.channel];
-        const cancelled = await transact(this.ddb, [
-          ['waiter', { Put: { TableName: T, Item: { ...key, ...w, ticket: issued + 1 }, ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})` } }],
-          [
-            'state',
-            {
-              Update: stateUpdate(T, w.shard, { [issuedOf(w.channel)]: 1 }, {}, still(issuedOf(w.channel), issued)),
-            },
-          ],
-        ]);
-        if (!cancelled) return issued + 1;
-        // Another wait took this ticket, or this order's wait was recorded meanwhile: read again.
-        if (!(cancelled.failed('waiter') || cancelled.failed('state') || cancelled.conflict)) throw cancelled.error;
-        return AGAIN;
+        const recorded = await this.record(w, () => []);
+        // This order's wait was recorded meanwhile (then the update above takes it), or another transaction held an item.
+        return typeof recorded === 'number' ? recorded : AGAIN;
       },
-      () => new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_LOSSES.attempts} times to other waits`),
+      () => this.lost(w),
     );
+  }
+
+  async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>): Promise<number | undefined> {
+    const T = this.tableName;
+    return untilDone(
+      WAIT_LOSSES,
+      async () => {
+        const recorded = await this.record(w, (ticket) => placeItems(T, order, { shard: w.shard, ticket }));
+        if (typeof recorded === 'number') return recorded;
+        // Closed first (canceled), or its wait recorded already by an earlier try whose answer was lost: nothing to do.
+        return recorded.failed('order') || recorded.failed('waiter') ? undefined : AGAIN;
+      },
+      () => this.lost(w),
+    );
+  }
+
+  private lost(w: Omit<Waiter, 'ticket'>) {
+    return new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_LOSSES.attempts} times to other writers`);
+  }
+
+  /**
+   * A new wait with its shard's next ticket, and the items `also` makes for that ticket, in one transaction. The
+   * ticket; else the cancellation (the wait was recorded meanwhile, an item of `also` failed its condition, or another
+   * transaction held an item), read by the caller, and the ticket given back.
+   */
+  private async record(w: Omit<Waiter, 'ticket'>, also: (ticket: number) => [string, TransactItem][]): Promise<number | Cancelled<string>> {
+    const T = this.tableName;
+    const ticket = await pastItemConflicts(async () => {
+      const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel)));
+      return Number(out.Attributes![issuedOf(w.channel)]);
+    });
+    const extra = also(ticket);
+    const cancelled = await transact(this.ddb, [...waitItems(T, w, ticket), ...extra]);
+    if (!cancelled) return ticket;
+    // A process that dies here leaves the shard counting one wait too many: one more place in the eta of the orders
+    // after it, until its counters are read again (docs/decisions.md, "Render queue at scale").
+    await pastItemConflicts(() => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel))));
+    if (cancelled.failed('waiter') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
+    throw cancelled.error;
   }
 
   async unwait(shard: number, channel: Channel, orderId: string): Promise<void> {

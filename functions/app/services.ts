@@ -34,7 +34,7 @@ import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
-import { enqueueForAdmission, RenderQueue } from '../core/capacity.ts';
+import { RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
 import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
 import { AuditCursors } from '../adapters/audit.ts';
@@ -121,7 +121,7 @@ function build() {
     quotes,
     queue: snapshots,
     workflow,
-    admission: { enqueue: (order) => enqueueForAdmission(queue, orders, order, () => new Date()) },
+    admission: queue,
     limits: cfg.limits,
     prices: cfg.prices,
     throughput: cfg.throughput,

@@ -19,7 +19,6 @@
 import { Contended } from './errors.ts';
 import { pause, type RetryPolicy } from './retry.ts';
 import type { Channel, Order } from './orders.ts';
-import type { OrderStore } from './ports.ts';
 
 export const CHANNELS: readonly Channel[] = ['bot', 'api'];
 
@@ -123,6 +122,12 @@ export interface CapacityStore {
    * keeps its ticket and takes the new token. The ticket.
    */
   wait(w: Omit<Waiter, 'ticket'>): Promise<number>;
+  /**
+   * Records a new order's wait (its creation just committed it, so it has none) with the next ticket of its shard and
+   * channel, its place on the order and the end of its unstarted marker, all or nothing, while the order is still
+   * queued. The ticket; undefined when the order was closed first (canceled) or waits already, and nothing was written.
+   */
+  enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>): Promise<number | undefined>;
   /** Forgets an order's wait (a canceled order no longer waits for a slot). */
   unwait(shard: number, channel: Channel, orderId: string): Promise<void>;
   /**
@@ -215,21 +220,48 @@ export class RenderQueue {
       if (await this.p.wakeup.wake(token, held.n, order.id)) return;
     }
     const shard = this.shardOf(order.id);
-    const ticket = await this.p.store.wait({
+    const ticket = await this.p.store.wait(this.waiterOf(order, token, shard, now));
+    await placed?.({ shard, ticket });
+    await this.admitFrom(shard, order.id);
+  }
+
+  /**
+   * Queues a new order for the admission that starts its execution (START_AT_ADMISSION), its place on the order and
+   * its unstarted marker dropped in the same write, then admits what fits. A new order holds no slot and has no
+   * earlier wait, so neither is read (docs/benchmarks.md counts a creation's calls).
+   */
+  async enqueue(order: Pick<Order, 'id' | 'channel' | 'queueShard' | 'params'>): Promise<void> {
+    const shard = this.shardOf(order.id);
+    const waiter = this.waiterOf(
+      { id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds },
+      START_AT_ADMISSION,
+      shard,
+      this.p.now(),
+    );
+    // Closed before its wait was recorded (canceled at once), or waiting already: nothing more to admit for it.
+    if ((await this.p.store.enqueue(waiter, order)) === undefined) return;
+    await this.admitFrom(shard, order.id);
+  }
+
+  private waiterOf(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string, shard: number, now: Date): Omit<Waiter, 'ticket'> {
+    return {
       orderId: order.id,
       channel: order.channel ?? 'api',
       token,
       since: now.toISOString(),
       shard,
       ...(order.videoSeconds !== undefined ? { videoSeconds: order.videoSeconds } : {}),
-    });
-    await placed?.({ shard, ticket });
+    };
+  }
+
+  /** After an order's wait was recorded: its own shard's free slots, else (it still waits) another shard's. */
+  private async admitFrom(shard: number, orderId: string): Promise<void> {
     // Its own shard's waits only: another shard's waits are admitted by their own waits and by releases, so
     // admissions in different shards never race for the same head.
-    if (!(await this.fill(shard, shard)).full) return;
+    if (!(await this.fill(shard, shard)).full || this.shards === 1) return;
     // Its own shard's slots are all held, perhaps by this order now (a fill goes on until no slot is free): only an
     // order still waiting looks further, or it would race the other shards' own admissions for their heads.
-    if (await this.held(order.id)) return;
+    if (await this.held(orderId)) return;
     // A free slot of another shard takes this shard's head.
     const states = await this.p.store.states(this.allShards());
     const idle = this.allShards()
@@ -302,13 +334,25 @@ export class RenderQueue {
     return { bot, api, run: state?.botRun ?? 0 };
   }
 
-  /** The other shard with the most waiting (bot orders first), when any waits. */
-  private async busiestOther(shard: number): Promise<number | undefined> {
+  /**
+   * The other shards with waiting orders by their counters, the most waiting first (bot orders first). A counter may
+   * count a wait that is not there (a process died between a ticket and its wait), so the caller tries them in turn.
+   */
+  private async othersWaiting(shard: number): Promise<number[]> {
     const states = await this.p.store.states(this.allShards());
-    let best: number | undefined;
     const score = (k: number) => waitingIn(states[k]!, 'bot') * 1e6 + waitingIn(states[k]!, 'api');
-    for (const k of this.allShards()) if (k !== shard && score(k) > 0 && (best === undefined || score(k) > score(best))) best = k;
-    return best;
+    return this.allShards()
+      .filter((k) => k !== shard && score(k) > 0)
+      .sort((a, b) => score(b) - score(a) || a - b);
+  }
+
+  /** The first of these shards with an order waiting, and its heads. */
+  private async firstWaiting(shards: number[]): Promise<[number, Awaited<ReturnType<RenderQueue['heads']>>] | undefined> {
+    for (const k of shards) {
+      const h = await this.heads(k);
+      if (h.bot || h.api) return [k, h];
+    }
+    return undefined;
   }
 
   /**
@@ -330,11 +374,10 @@ export class RenderQueue {
       let queue = shard;
       let h = await this.heads(shard);
       if (!h.bot && !h.api) {
-        const other = from ?? (await this.busiestOther(shard));
-        if (other === undefined || other === shard) return { admitted, full: false };
-        queue = other;
-        h = await this.heads(other);
-        if (!h.bot && !h.api) return { admitted, full: false };
+        const others = from === undefined ? await this.othersWaiting(shard) : from === shard ? [] : [from];
+        const found = await this.firstWaiting(others);
+        if (!found) return { admitted, full: false };
+        [queue, h] = found;
       }
       const next = h.bot && (!h.api || h.run < this.p.botRun) ? h.bot : h.api!;
       const to = next.channel === 'bot' && h.api ? h.run + 1 : 0;
@@ -363,14 +406,4 @@ export class RenderQueue {
     // Lost to other writers again and again: the caller's step is retried rather than failed.
     throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
   }
-}
-
-/**
- * Queues a new order for the admission that starts its execution (START_AT_ADMISSION); its place goes on the order
- * before any admission, as the wait step's does, so eta_seconds reads it without reading the queue.
- */
-export async function enqueueForAdmission(queue: Pick<RenderQueue, 'awaitSlot'>, orders: Pick<OrderStore, 'patch'>, order: Order, now: () => Date) {
-  await queue.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, START_AT_ADMISSION, (place) =>
-    orders.patch(order.id, { status: order.status, set: { queuePlace: place } }, now()),
-  );
 }

@@ -43,7 +43,8 @@ export interface OrderCreationPorts extends RequestDeps {
   workflow: Workflow;
   /**
    * Queues an order that needs a render slot before anything else (any order but a director-mode one): its admission
-   * starts its execution (core/capacity.ts START_AT_ADMISSION), so none runs while it waits.
+   * starts its execution (core/capacity.ts START_AT_ADMISSION), so none runs while it waits. The same write records
+   * its place and drops its unstarted marker.
    */
   admission: { enqueue(order: Order): Promise<void> };
   limits: Limits;
@@ -211,13 +212,15 @@ export class OrderCreation {
   }
 
   /**
-   * Starts the order's workflow (a director-mode order), or queues it for the admission that starts it (any other),
-   * then drops its unstarted marker; a failure of either leaves the marker, and the audit starts the order.
+   * Starts the order's workflow (a director-mode order), then drops its unstarted marker; or queues it for the
+   * admission that starts it (any other), the marker dropped by the write that records its wait. A failure before
+   * that leaves the marker, and the audit starts the order; after it, the order waits, and a later admission (a
+   * release's, the audit's) starts it.
    */
   private async start(order: Order): Promise<void> {
     try {
-      if (order.params.director_mode) await this.deps.workflow.start(order);
-      else await this.deps.admission.enqueue(order);
+      if (!order.params.director_mode) return await this.deps.admission.enqueue(order);
+      await this.deps.workflow.start(order);
     } catch (cause) {
       return this.startFailed(order.id, cause);
     }

@@ -229,6 +229,26 @@ describe('the render queue in shards', () => {
     }
   });
 
+  it('gives a free slot to a waiting order of another shard past a shard that counts a wait that is not there', async () => {
+    // Three shards of one slot, each held. Shard 0 counts two API waits that are not there (a process died between
+    // each one's ticket and its wait); shard 1 has one real wait; then shard 2's slot frees.
+    const q = queue(3, 3, 3);
+    const inShard = (k: number) => {
+      for (;;) {
+        const o = order('api');
+        if (orderShard(o.id, 3) === k) return o;
+      }
+    };
+    const holders = [inShard(0), inShard(1), inShard(2)];
+    for (const h of holders) await q.awaitSlot(h, `t-${h.id}`);
+    capacity.shardStates.get(0)!.issued.api += 2;
+    const waiter = inShard(1);
+    await q.awaitSlot(waiter, `t-${waiter.id}`);
+    assert.equal(capacity.holders().length, 3);
+    await q.release(holders[2]!.id);
+    assert.ok(capacity.holders().includes(waiter.id), "shard 2's freed slot went to shard 1's waiting order, past shard 0's count");
+  });
+
   it('holds the admission rule within a shard: bot first, and the API head after three bot admissions in a row', async () => {
     // Two shards of one slot; every order here hashes to shard 0, so shard 1's slot takes them by stealing.
     const q = queue(2, 3, 2);

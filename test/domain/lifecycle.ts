@@ -7,7 +7,7 @@
 import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
-import { emptyShardState, enqueueForAdmission, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
+import { emptyShardState, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
 import {
   DEFAULT_RESENDS_PER_HOUR,
   type DeliveryPorts,
@@ -59,7 +59,7 @@ export class World {
   readonly now = () => new Date(this.clock);
   readonly table = new MemoryTable();
   readonly orders = new MemoryOrders(this.table);
-  readonly capacity = new MemoryCapacity();
+  readonly capacity = new MemoryCapacity(this.table);
   readonly events = new MemoryEvents(this.table);
   readonly webhooks = new MemoryWebhooks(this.table);
   readonly metrics = new MemoryMetrics();
@@ -186,7 +186,7 @@ export class World {
       planPrompt: planFromPrompt,
       deliverable: { ai_visual: true, voice_clone: true },
       workflow: this.workflow,
-      admission: { enqueue: (order) => enqueueForAdmission(this.queue, this.orders, order, now) },
+      admission: this.queue,
       limits: DEFAULT_LIMITS,
       prices: DEFAULT_PRICES,
       throughput: { orderSeconds: 20 },

@@ -361,14 +361,21 @@ export function memoryCreation(
   deliverable: Deliverable = { ai_visual: true, voice_clone: true },
   prices: Prices = DEFAULT_PRICES,
 ) {
+  const orders = new MemoryOrders(table);
   return new OrderCreation({
-    orders: new MemoryOrders(table),
+    orders,
     quotes: new MemoryQuotes(table),
     planPrompt: planFromPrompt,
     deliverable,
     workflow,
-    // No render queue here: an order's execution starts at once, as the audit's fallback starts it.
-    admission: { enqueue: (order) => workflow.start(order) },
+    // No render queue here: an order's execution starts at once, as the audit's fallback starts it (and its marker
+    // goes, as a queue's enqueue drops it).
+    admission: {
+      enqueue: async (order) => {
+        await workflow.start(order);
+        await orders.started(order);
+      },
+    },
     limits: DEFAULT_LIMITS,
     prices,
     throughput: { orderSeconds: 20 },
@@ -693,10 +700,31 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
       return before.ticket;
     }
+    return this.newWait(w);
+  }
+  /** A wait with its shard's next ticket. */
+  protected newWait(w: Omit<Waiter, 'ticket'>) {
     const state = this.state(w.shard);
     const ticket = ++state.issued[w.channel];
     this.waiting.set(w.orderId, { ...clone(w), ticket });
     this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`);
+    return ticket;
+  }
+  /** The table whose orders a new order's wait marks (its place, its unstarted marker), as the adapter's transaction does. */
+  constructor(private readonly table?: MemoryTable) {}
+  async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>) {
+    const stored = this.table?.orders.get(order.id);
+    if ((this.table && stored?.status !== 'queued') || this.waiting.has(w.orderId)) {
+      // As the adapter: its counter handed a ticket before the transaction was refused, and it was given back.
+      const state = this.state(w.shard);
+      state.issued[w.channel]++;
+      state.served[w.channel]++;
+      this.wrote(`state#${w.shard}`);
+      return undefined;
+    }
+    const ticket = this.newWait(w);
+    if (stored) stored.queuePlace = { shard: w.shard, ticket };
+    this.table?.unstarted.delete(order.id);
     return ticket;
   }
   async unwait(shard: number, channel: Channel, orderId: string) {

@@ -1,9 +1,9 @@
 /** The render queue store's contract (core/capacity.ts CapacityStore): waits, tickets, admissions, leases, releases. */
 import assert from 'node:assert/strict';
 import type { Claim, Waiter } from '../../functions/core/capacity.ts';
-import { emptyShardState } from '../../functions/core/capacity.ts';
-import type { Channel } from '../../functions/core/orders.ts';
-import { after, type KnownDrifts, type MakeStores, MINUTE, scenario, SECOND } from './fixtures.ts';
+import { emptyShardState, START_AT_ADMISSION, waitingIn } from '../../functions/core/capacity.ts';
+import type { Channel, Order } from '../../functions/core/orders.ts';
+import { after, created, type KnownDrifts, type MakeStores, MINUTE, scenario, SECOND } from './fixtures.ts';
 import type { Stores } from './implementations.ts';
 
 const T0 = new Date('2026-11-23T10:00:00Z');
@@ -56,6 +56,32 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
       ],
     );
   });
+
+  scenario(
+    make,
+    known,
+    "a new order's enqueue: its wait with the next ticket, its place on the order and its unstarted marker gone, all at once",
+    async (s) => {
+      const userId = await s.user({ balance: 10_000 });
+      const [first, second, canceled] = [await created(s, userId, T0), await created(s, userId, T0), await created(s, userId, T0)];
+      const enqueue = (o: Order) => s.capacity.enqueue({ ...waiter(0), orderId: o.id, token: START_AT_ADMISSION }, o);
+      assert.deepEqual([await enqueue(first), await enqueue(second)], [1, 2]);
+      assert.deepEqual((await s.orders.get(second.id))!.queuePlace, { shard: 0, ticket: 2 });
+      assert.equal((await s.capacity.head(0, 'api'))!.orderId, [first.id, second.id].sort()[0], 'the older id first');
+      const unstarted = (await s.orders.unstarted(after(T0, MINUTE), 10)).map((o) => o.id);
+      assert.deepEqual(unstarted, [canceled.id], 'the enqueued orders are no longer the audit’s to start');
+      assert.equal(await enqueue(first), undefined, 'an order that waits already is left as it is');
+      assert.equal(await s.orders.transition({ order: canceled, to: 'error', now: T0 }), true);
+      assert.equal(await enqueue(canceled), undefined, 'a closed order is not queued');
+      assert.equal((await s.orders.get(canceled.id))!.queuePlace, undefined);
+      // A refused enqueue may have taken a ticket (the adapter's counter hands it before the transaction): given back.
+      const [state] = await s.capacity.states([0]);
+      assert.equal(waitingIn(state!, 'api'), 2, 'the two waits, and no more');
+      const third = await created(s, userId, T0);
+      const ticket = (await enqueue(third))!;
+      assert.equal(ticket - (await s.capacity.states([0]))[0]!.served.api, 3, 'the next order waits third');
+    },
+  );
 
   scenario(make, known, 'the head is the oldest order of the shard and channel; an unwait takes an order out and counts it served', async (s) => {
     for (const n of [3, 1, 2]) await s.capacity.wait(waiter(n));

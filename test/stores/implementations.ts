@@ -56,7 +56,7 @@ const memory: Implementation = {
       orders: new MemoryOrders(t),
       quotes: new MemoryQuotes(t),
       accounts: new MemoryAccounts(t),
-      capacity: new MemoryCapacity(),
+      capacity: new MemoryCapacity(t),
       events: new MemoryEvents(t),
       webhooks: new MemoryWebhooks(t),
       files: new MemoryFiles(),
