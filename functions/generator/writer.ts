@@ -7,14 +7,22 @@ import type { OrderParams } from '../contract/orders.ts';
 import { detectLanguage } from '../core/language.ts';
 import type { PostingPack, Scene, Script, WriteRequest, Writer } from '../core/generator.ts';
 import { allotSeconds, shorten } from '../core/script-text.ts';
+import { contentOf, type ItemKind } from './content.ts';
 
 type Lang = 'ru' | 'en';
 type Tone = OrderParams['tone'];
 
 interface Bank {
   hook: Record<Tone, (t: string) => [caption: string, voice: string]>;
-  /** Caption, voice and visual hint; the hint names a thing the scene's picture can show (pictures.ts). */
-  points: ((t: string) => [string, string, string])[];
+  /** A scene for each thing the topic names (content.ts), by its kind: caption and voice from the customer's words. */
+  items: Record<ItemKind, (text: string) => [string, string]>;
+  /**
+   * Scenes about the subject itself, for a topic that names fewer things than the video has scenes: each carries the
+   * subject's words (a colon, not an inflection, joins them, so that a Russian subject keeps its case). Picked by seed.
+   */
+  angles: ((s: string) => [string, string])[];
+  /** The one scene that says nothing of the topic, for a topic that has nothing more to say. */
+  filler: [string, string, string];
   placement: (product: string, t: string, description?: string) => [string, string];
   cta: (cta: string | undefined) => [string, string];
   note: (note: string) => [string, string];
@@ -27,48 +35,60 @@ interface Bank {
 const BANKS: Record<Lang, Bank> = {
   en: {
     hook: {
-      neutral: (t) => [t, `Here is what to know about ${t}.`],
+      neutral: (t) => [t, `Here is what to know: ${lower(t)}.`],
       energetic: (t) => [`${t}!`, `Ready? ${t}, fast!`],
-      calm: (t) => [t, `Slow down. Let's talk about ${t}.`],
+      calm: (t) => [t, `Slow down. Let's talk: ${lower(t)}.`],
       funny: (t) => [`${t}, but honestly`, `${t}. Yes, really. Stay with me.`],
       serious: (t) => [t, `${t}: the facts that matter.`],
     },
-    points: [
-      (t) => ['Start simple', `Start with the basics of ${t}.`, 'first steps, footprints'],
-      () => ['One small trick', 'One small trick changes everything.', 'magic wand'],
-      () => ['Skip this mistake', 'Most people get this part wrong.', 'warning, caution'],
-      () => ['Make it a habit', 'Do it daily and it gets easy.', 'calendar'],
-      () => ['Quality over quantity', 'Less, but better, wins every time.', 'gem stone'],
-      () => ['Try it today', 'Try it today and see the difference.', 'rocket launch'],
-      () => ['Share the idea', 'Tell a friend who needs this.', 'light bulb, idea'],
-      () => ['Keep it fun', 'Keep it fun and you will keep going.', 'party popper'],
+    items: {
+      offer: (x) => [x, `${x}. Don't miss it.`],
+      time: (x) => [x, `Only ${lower(x)}.`],
+      audience: (x) => [x, `Made ${lower(x)}.`],
+      question: (x) => [asked(x), `${asked(x)} Here is the answer.`],
+      point: (x) => [x, `${x}.`],
+    },
+    angles: [
+      (t) => [`${t}: the basics`, `${t}, the basics: start small and keep it simple.`],
+      (t) => [`${t}: one tip`, `${t}, one tip: a little every day beats a lot once.`],
+      (t) => [`${t}: common mistakes`, `${t}, the common mistake: rushing it.`],
+      (t) => [`${t}: in practice`, `${t}, in practice: try it once and see.`],
+      (t) => [`${t}: why it matters`, `${t}: here is why it matters.`],
+      (t) => [`${t}: what to know`, `${t}: what to know, in one line.`],
     ],
+    filler: ['Share the idea', 'Tell a friend who needs this.', 'light bulb, idea'],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} makes it easier.`],
     cta: (c) => [c ?? 'Follow for more', c ? `${c}.` : 'Follow for more ideas like this.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
     visuals: { hook: (t) => `${t}, close-up`, placement: (p) => `${p}, shopping bags`, note: 'memo, note', cta: 'bell sound' },
     title: (t, n) => `${t}: ${n} things to know`,
-    description: (t, c) => `Everything about ${t} in one short video. ${c}.`,
+    description: (t, c) => `Everything about ${lower(t)} in one short video. ${c}.`,
     tags: ['#shorts', '#reels', '#tips'],
   },
   ru: {
     hook: {
-      neutral: (t) => [t, `Вот что важно знать: ${t}.`],
+      neutral: (t) => [t, `Вот что важно знать: ${lower(t)}.`],
       energetic: (t) => [`${t}!`, `Готовы? ${t} — быстро!`],
-      calm: (t) => [t, `Без спешки. Поговорим про ${t}.`],
+      calm: (t) => [t, `Без спешки. Поговорим: ${lower(t)}.`],
       funny: (t) => [`${t}, если честно`, `${t}. Да, серьёзно. Смотрите дальше.`],
       serious: (t) => [t, `${t}: только главное.`],
     },
-    points: [
-      () => ['Начните с простого', 'Начните с самого простого.', 'первые шаги, следы'],
-      () => ['Один приём', 'Один приём меняет всё.', 'волшебная палочка'],
-      () => ['Частая ошибка', 'Многие ошибаются именно здесь.', 'знак предупреждения'],
-      () => ['Сделайте привычкой', 'Каждый день — и станет легко.', 'календарь'],
-      () => ['Лучше меньше', 'Меньше, но лучше.', 'драгоценный камень'],
-      () => ['Попробуйте сегодня', 'Попробуйте сегодня и сравните.', 'ракета, взлёт'],
-      () => ['Поделитесь', 'Отправьте другу, которому это нужно.', 'лампочка, идея'],
-      () => ['С удовольствием', 'Когда интересно, легко продолжать.', 'праздник, хлопушка'],
+    items: {
+      offer: (x) => [x, `${x}. Успейте!`],
+      time: (x) => [x, `Только ${lower(x)}.`],
+      audience: (x) => [x, `Специально ${lower(x)}.`],
+      question: (x) => [asked(x), `${asked(x)} Сейчас расскажем.`],
+      point: (x) => [x, `${x}.`],
+    },
+    angles: [
+      (t) => [`${t}: главное`, `${t}: главное — начать с малого.`],
+      (t) => [`${t}: один совет`, `${t}: один совет — понемногу, но каждый день.`],
+      (t) => [`${t}: частые ошибки`, `${t}: главная ошибка — спешка.`],
+      (t) => [`${t}: на практике`, `${t}: попробуйте один раз и сравните.`],
+      (t) => [`${t}: почему это важно`, `${t}: это меняет ваш день.`],
+      (t) => [`${t}: коротко`, `${t}: всё самое важное за минуту.`],
     ],
+    filler: ['Поделитесь', 'Отправьте другу, которому это нужно.', 'лампочка, идея'],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} поможет в этом.`],
     cta: (c) => [c ?? 'Подписывайтесь', c ? `${c}.` : 'Подписывайтесь, будет ещё.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
@@ -78,6 +98,14 @@ const BANKS: Record<Lang, Bank> = {
     tags: ['#shorts', '#reels', '#советы'],
   },
 };
+
+/** A phrase inside a sentence: its first letter lowered unless the word is a name or an acronym (two capitals). */
+const lower = (s: string) =>
+  /^\p{Lu}\p{Ll}/u.test(s) && (!/^\p{Lu}\p{Ll}*\s+\p{Lu}/u.test(s) || FUNCTION_WORD.test(s)) ? s.charAt(0).toLowerCase() + s.slice(1) : s;
+/** A first word that is never a name ("On Fridays", "По утрам"), whatever follows it. */
+const FUNCTION_WORD = /^(on|in|at|every|each|for|the|a|an|by|до|по|в|на|для|каждый|каждое|каждую)\s/i;
+/** A question as asked: with its question mark. */
+const asked = (s: string) => (/[?!.]$/.test(s) ? s : `${s}?`);
 
 const seedOf = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest().readUInt32BE(0);
 
@@ -108,14 +136,22 @@ const STOPWORDS = new Set([
   'если',
 ]);
 
-function hashtags(topic: string, lang: Lang, product?: string): string[] {
-  const words = topic
+/** The subject as one tag when it is a short name ("Green tea" -> #greentea), then the content's longest words. */
+function hashtags(subject: string, named: string[], lang: Lang, product?: string): string[] {
+  const compact = subject.split(/\s+/).length <= 3 ? subject.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase() : '';
+  const words = [subject, ...named]
+    .join(' ')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 3 && !STOPWORDS.has(w))
     .sort((a, b) => b.length - a.length)
     .slice(0, 3);
-  const tags = [...words.map((w) => `#${w}`), ...(product ? [`#${product.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase()}`] : []), ...BANKS[lang].tags];
+  const tags = [
+    ...(compact.length > 2 && compact.length <= 24 ? [`#${compact}`] : []),
+    ...words.map((w) => `#${w}`),
+    ...(product ? [`#${product.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase()}`] : []),
+    ...BANKS[lang].tags,
+  ];
   return [...new Set(tags)].filter((t) => t.length > 1).slice(0, 8);
 }
 
@@ -128,32 +164,48 @@ function toneFromNote(note: string): Tone | undefined {
   return undefined;
 }
 
+/** The most scenes a video of `seconds` holds: one every 3.5 seconds, 4 to 8. */
+const maxScenes = (seconds: number) => Math.min(8, Math.max(4, Math.floor(seconds / 3.5)));
+
 export function writeScript(req: WriteRequest): Script {
   const { params, regen } = req;
   const lang = languageOf(params);
   const bank = BANKS[lang];
   const tone = (regen && toneFromNote(regen.note)) || params.tone;
-  const topic = shorten(params.topic, 48);
+  const content = contentOf(params.topic);
+  const subject = shorten(content.subject, 48);
   const seed = seedOf(params.topic, regen?.note ?? '', regen ? JSON.stringify(regen.previous.scenes) : '');
-  const n = Math.min(8, Math.max(4, Math.round(params.duration_seconds / 6)));
 
   const v = bank.visuals;
   const fixed: [string, string, string][] = [];
-  if (params.placement) fixed.push([...bank.placement(params.placement.product, topic, params.placement.description), v.placement(params.placement.product)]);
+  if (params.placement) fixed.push([...bank.placement(params.placement.product, subject, params.placement.description), v.placement(params.placement.product)]);
   if (regen) fixed.push([...bank.note(regen.note), v.note]);
+  // One scene a thing the topic names, as many as the video holds; the subject's angles fill a video of more scenes.
+  const base = Math.min(8, Math.max(4, Math.round(params.duration_seconds / 6)));
+  const n = Math.min(maxScenes(params.duration_seconds), Math.max(base, 2 + fixed.length + content.items.length));
   const bodyCount = Math.max(1, n - 2 - fixed.length);
-  const body = Array.from({ length: bodyCount }, (_, i) => bank.points[(seed + i * 3) % bank.points.length]!(topic));
-  const lines: [string, string, string][] = [[...bank.hook[tone](topic), v.hook(topic)], ...body, ...fixed, [...bank.cta(params.cta), v.cta]];
+  const body: [string, string, string][] = content.items.slice(0, bodyCount).map((item) => {
+    const text = shorten(item.text, 60);
+    return [...bank.items[item.kind](text), item.text];
+  });
+  // A subject of one word or two can fill the rest with angles; past its angles, one filler and no more.
+  for (let i = 0; body.length < bodyCount; i++) {
+    const angle = i < bank.angles.length ? bank.angles[(seed + i) % bank.angles.length]!(subject) : undefined;
+    if (angle) body.push([...angle, subject]);
+    else body.push(bank.filler);
+  }
+  const lines: [string, string, string][] = [[...bank.hook[tone](subject), v.hook(subject)], ...body, ...fixed, [...bank.cta(params.cta), v.cta]];
   const scenes: Omit<Scene, 'seconds'>[] = lines.map(([caption, voiceover, visual]) => ({
     caption,
     voiceover: params.voice === 'none' ? '' : voiceover,
     visual,
   }));
   const cta = bank.cta(params.cta)[0];
+  const named = content.items.map((item) => item.text);
   const pack: PostingPack = {
-    title: shorten(bank.title(topic, bodyCount + fixed.length), 100),
-    description: shorten(bank.description(topic, cta), 300),
-    hashtags: hashtags(params.topic, lang, params.placement?.product),
+    title: shorten(named.length ? `${subject}: ${lower(named[0]!)}` : bank.title(subject, bodyCount + fixed.length), 100),
+    description: shorten(named.length ? `${subject}. ${named.join('. ')}. ${cta}.` : bank.description(subject, cta), 300),
+    hashtags: hashtags(subject, named, lang, params.placement?.product),
   };
   return { language: lang, scenes: allotSeconds(scenes, params.duration_seconds), pack };
 }
