@@ -16,6 +16,8 @@ export interface ContentItem {
 export interface Content {
   /** What the video is about: the topic's first phrase, without an imperative in front ("Explain", "Расскажи"). */
   subject: string;
+  /** The topic sells something (it names an offer, a time or an audience): a promotion rather than a how-to. */
+  promo: boolean;
   /** The rest of what the topic names, in its order; none repeats the subject. */
   items: ContentItem[];
 }
@@ -28,7 +30,7 @@ const KINDS: [ItemKind, RegExp][] = [
   // A discount, a price, something free or N for M: the customer's offer.
   [
     'offer',
-    /\d+\s*%|%\s*\d+|скидк|акци|бесплатн|подар|дешевл|распродаж|\d+\s*(₽|руб|р\.|\$|€|usd|eur)|[$€]\s*\d|\bdiscount|\bsale\b|\boff\b|\bfree\b|\bdeal\b|\bprice|\bcoupon|\bpromo\s*code|\b\d+\s+for\s+\d+\b|\d+\s*\+\s*\d+/i,
+    /\d+\s*%|%\s*\d+|скидк|акци|бесплатн|подар|дешевл|распродаж|\d+\s*(₽|руб|р\.|\$|€|usd|eur)|[$€]\s*\d|\bdiscount|\bsale\b|\boff\b|\bfree\b|\bdeal\b|\bprice|\bcoupon|\bpromo\s*code|\b\d+\s+for\s+\d+\b|\d+\s*\+\s*\d+|\d+\s+по\s+цене\s+\d+|half[- ]price|bogo/i,
   ],
   // When: mornings, weekends, a weekday, an hour.
   [
@@ -43,6 +45,10 @@ const KINDS: [ItemKind, RegExp][] = [
   // (\b knows only Latin letters: a Russian word ends at a space, a mark or the end.)
   ['question', /\?$|^(как|почему|зачем|что|когда|где|сколько|чем)(?=[\s,.;!?]|$)|^(how|why|what|when|where|which|who)\b/i],
 ];
+
+/** A topic that advertises, whatever it names: "реклама", "promo", an opening, a shop's or a place's words. */
+const PROMO =
+  /реклам|промо|открыт|магазин|кафе|кофейн|пекарн|ресторан|салон|студи|клуб|отель|\bpromo|\bad\b|advert|opening|\bshop|\bstore|\bcafe|\bbakery|restaurant|salon|studio|\bhotel|\bgym\b/i;
 
 /** Words that join two things of one phrase; a list of steps is split at them. */
 const JOINS = /\s+(?:и|а также|and|then|plus)\s+/i;
@@ -88,5 +94,6 @@ export function contentOf(topic: string): Content {
     const when = /\s((по\s+(утрам|вечерам|выходным|будням|пятницам|субботам|воскресеньям))|(every|on|in the)\s+\S+s?)$/i.exec(item.text);
     if (when && !items.some((o) => o.kind === 'time')) items.splice(i + 1, 0, { kind: 'time', text: capital(trimmed(when[0])) });
   }
-  return { subject: capital(trimmed(first)), items };
+  const promo = items.some((i) => i.kind !== 'point' && i.kind !== 'question') || PROMO.test(topic);
+  return { subject: capital(trimmed(first)), promo, items };
 }

@@ -64,6 +64,8 @@ const DURATIONS: [RegExp, (m: RegExpExecArray) => number][] = [
   [/\b(a|one) minute\b|(на |за |в )?(одну )?минут[уа](?=[\s,.;!?]|$)/i, () => 60],
 ];
 const count = (n: string) => NUMBER_WORDS[n.toLowerCase()] ?? Number(n);
+/** The longest length a prompt may ask of its video (then clamped to 60 s); a longer one is the topic's. */
+const MAX_ASKED_SECONDS = 300;
 const PLACEMENT =
   /(?:with my product|featuring my product|product placement(?: of)?|с (?:моим )?(?:продуктом|товаром)|реклам\S* (?:моего )?(?:продукта|товара))\s*[:-]?\s*["«]?([^,.;!?"»\n]{2,80})["»]?/i;
 const CTA = /(?:call to action|cta|призыв(?: к действию)?)\s*[:-]\s*["«]?([^.;!?"»\n]{2,80})["»]?/i;
@@ -74,13 +76,24 @@ const FILLERS = [
   /\b(please\s+)?(make|create|generate|render|shoot)\b( me)?/gi,
   /\b(an?\s+)?(short|quick|vertical|tiktok|youtube|promo|promotional|advertising|ad)?\s*(video|clip|reel|short)s?\s*(about|on|of|for)?\b/gi,
   /(сделай(те)?|создай(те)?|сними(те)?|нужно|нужен)\s*/gi,
-  // With the adjective that says what kind of video it is ("рекламный ролик", "короткое видео").
-  /((коротк|рекламн|промо|вертикальн)\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)\s*(про|о|об|на тему|для)?(?=\s|$)/gi,
+  // With the adjective that says what kind of video it is ("рекламный ролик", "короткое видео"); a preposition after
+  // it stays for now (obliqueFree, below, decides).
+  /((коротк|рекламн|промо|вертикальн)\S*\s+)?(видео|ролик\S*|видос\S*|клип\S*)(?=\s|$)/gi,
   /^\s*(о|про)?\s*том,?\s*/i,
   // A tone word, with the word that names it a tone ("calm tone", "in a funny style", "в спокойном тоне").
   /(\bin\s+an?\s+)?\b(funny|humorous|hilarious|playful|witty|silly|energetic|dynamic|hype|upbeat|exciting|fast-paced|punchy|motivational|motivating|calm|relaxing|soothing|chill|peaceful|gentle|cozy|serious|formal|professional)\b(\s+(tone|style|mood|way|vibe)\b)?/gi,
-  /((^|(?<=\s))в\s+)?(смешн|весел|весёл|забавн|прикольн|энергичн|динамичн|бодр|драйвов|мотивирующ|зажигательн|спокойн|расслабляющ|умиротворяющ|медитативн|серь[её]зн|строг|делов|официальн)\S*(\s+(тоне|стиле|ключе|настроении|духе)(?=[\s,.;!?]|$))?/gi,
+  /((^|(?<=\s))в\s+)?(смешн|весел|весёл|забавн|прикольн|энергичн|динамичн|бодр|драйвов|мотивирующ|зажигательн|спокойн|расслабляющ|умиротворяющ|медитативн|серь[её]зн|строг|делов|официальн)\S*(\s+(тоне|тон|стиле|стиль|ключе|настроении|настроение|духе)(?=[\s,.;!?]|$))?/gi,
 ];
+
+/**
+ * Whether a preposition in front of the topic can go: "про" before a word that reads as a nominative ("про утренний
+ * кофе" is about "Утренний кофе"), never "о"/"об", whose word is always in another case ("о весне").
+ */
+function obliqueFree(prep: string, word: string): boolean {
+  if (prep.toLowerCase() !== 'про') return false;
+  // The accusative's own endings: a feminine -у/-ю ("йогу", "утреннюю"), an animate plural -ов/-ев/-ей ("котов").
+  return !/(у|ю|ов|ев|ей)$/i.test(word.replace(/[,.;:!?]+$/, ''));
+}
 
 function clampDuration(seconds: number): number {
   return Math.min(60, Math.max(10, Math.round(seconds)));
@@ -98,11 +111,12 @@ export function planFromPrompt(prompt: string): OrderParams {
   const cta = take(CTA);
   let seconds = 30;
   for (const [re, value] of DURATIONS) {
-    const m = take(re);
-    if (m) {
-      seconds = value(m);
-      break;
-    }
+    const m = re.exec(rest);
+    // Past five minutes it is not the video's length but something the topic says ("замена масла за 30 минут").
+    if (!m || value(m) > MAX_ASKED_SECONDS) continue;
+    take(re);
+    seconds = value(m);
+    break;
   }
   const language = LANGUAGE.find(([, re]) => take(re))?.[0] ?? detectLanguage(prompt);
   const song = take(NO_SONG) ? null : take(SONG);
@@ -124,8 +138,10 @@ export function planFromPrompt(prompt: string): OrderParams {
     .replace(/(\s+(with|and|or|in|without|и|с|или|без|на|в))+\s*$/i, '')
     .replace(/^[\s,.;:\-–—]+|[\s,;:\-–—]+$/g, '')
     .trim();
-  // Prepositions and articles left in front by a cut phrase ("с про космос", "a office life").
-  topic = topic.replace(/^((с|на|о|об|про|a|an)\s+)+/i, '');
+  // Prepositions and articles left in front by a cut phrase ("с про космос", "a office life"); "о", "об" and "про" stay
+  // before a word whose form is not the nominative's, so the topic reads as written ("Про котов", "О весне").
+  topic = topic.replace(/^((с|a|an)\s+|на\s+(?!тему))+/i, '');
+  topic = topic.replace(/^(про|о|об)\s+(\S+)/i, (m, _prep: string, word: string) => (obliqueFree(_prep, word) ? word : m));
   if (!topic) topic = prompt.trim();
   topic = topic.charAt(0).toUpperCase() + topic.slice(1);
   return createVideoBody.parse({

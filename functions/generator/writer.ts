@@ -21,6 +21,8 @@ interface Bank {
    * subject's words (a colon, not an inflection, joins them, so that a Russian subject keeps its case). Picked by seed.
    */
   angles: ((s: string) => [string, string])[];
+  /** The same, for a topic that sells something (content.ts `promo`): an invitation rather than advice. */
+  promoAngles: ((s: string) => [string, string])[];
   /** The one scene that says nothing of the topic, for a topic that has nothing more to say. */
   filler: [string, string, string];
   placement: (product: string, t: string, description?: string) => [string, string];
@@ -56,6 +58,12 @@ const BANKS: Record<Lang, Bank> = {
       (t) => [`${t}: why it matters`, `${t}: here is why it matters.`],
       (t) => [`${t}: what to know`, `${t}: what to know, in one line.`],
     ],
+    promoAngles: [
+      (t) => [`${t}: come and see`, `${t}: come and see for yourself.`],
+      (t) => [`${t}: made for you`, `${t}: made for you, every day.`],
+      (t) => [`${t}: worth a visit`, `${t}: worth a visit, and worth telling friends.`],
+      (t) => [`${t}: see you soon`, `${t}: see you soon.`],
+    ],
     filler: ['Share the idea', 'Tell a friend who needs this.', 'light bulb, idea'],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} makes it easier.`],
     cta: (c) => [c ?? 'Follow for more', c ? `${c}.` : 'Follow for more ideas like this.'],
@@ -88,13 +96,19 @@ const BANKS: Record<Lang, Bank> = {
       (t) => [`${t}: почему это важно`, `${t}: это меняет ваш день.`],
       (t) => [`${t}: коротко`, `${t}: всё самое важное за минуту.`],
     ],
+    promoAngles: [
+      (t) => [`${t}: ждём вас`, `${t}: ждём вас в гости.`],
+      (t) => [`${t}: попробуйте сами`, `${t}: попробуйте сами и расскажите друзьям.`],
+      (t) => [`${t}: для вас`, `${t}: всё для вас, каждый день.`],
+      (t) => [`${t}: до встречи`, `${t}: до скорой встречи.`],
+    ],
     filler: ['Поделитесь', 'Отправьте другу, которому это нужно.', 'лампочка, идея'],
     placement: (p, _t, d) => [p, d ? `${p}: ${d}` : `${p} поможет в этом.`],
     cta: (c) => [c ?? 'Подписывайтесь', c ? `${c}.` : 'Подписывайтесь, будет ещё.'],
     note: (n) => [shorten(n, 60), `${n.replace(/[.!?]*$/, '')}.`],
     visuals: { hook: (t) => `${t}, крупный план`, placement: (p) => `${p}, покупки`, note: 'заметка, блокнот', cta: 'колокольчик' },
     title: (t, n) => `${t}: ${n} главных мысли`,
-    description: (t, c) => `Всё про «${t}» в одном коротком видео. ${c}.`,
+    description: (t, c) => `${t}: всё главное в одном коротком видео. ${c}.`,
     tags: ['#shorts', '#reels', '#советы'],
   },
 };
@@ -138,7 +152,8 @@ const STOPWORDS = new Set([
 
 /** The subject as one tag when it is a short name ("Green tea" -> #greentea), then the content's longest words. */
 function hashtags(subject: string, named: string[], lang: Lang, product?: string): string[] {
-  const compact = subject.split(/\s+/).length <= 3 ? subject.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase() : '';
+  const name = subject.replace(/^(про|о|об|для|на тему|about|for|how|why)\s+/i, '');
+  const compact = name.split(/\s+/).length <= 3 ? name.replace(/[^\p{L}\p{N}]+/gu, '').toLowerCase() : '';
   const words = [subject, ...named]
     .join(' ')
     .toLowerCase()
@@ -189,8 +204,9 @@ export function writeScript(req: WriteRequest): Script {
     return [...bank.items[item.kind](text), item.text];
   });
   // A subject of one word or two can fill the rest with angles; past its angles, one filler and no more.
+  const angles = content.promo ? bank.promoAngles : bank.angles;
   for (let i = 0; body.length < bodyCount; i++) {
-    const angle = i < bank.angles.length ? bank.angles[(seed + i) % bank.angles.length]!(subject) : undefined;
+    const angle = i < angles.length ? angles[(seed + i) % angles.length]!(subject) : undefined;
     if (angle) body.push([...angle, subject]);
     else body.push(bank.filler);
   }

@@ -36,6 +36,15 @@ describe('planner', () => {
       // The word that says what kind of video it is goes with the video word.
       ['Рекламный ролик кофейни у дома, скидка 20% на капучино по утрам', 'Кофейни у дома, скидка 20% на капучино по утрам'],
       ['A promo video for my bakery, 20% off croissants', 'My bakery, 20% off croissants'],
+      // A preposition stays before a word not in the nominative's form, so the topic reads as written (issue 29).
+      ['Смешное видео про котов с песней на 20 секунд', 'Про котов'],
+      ['Видео о весне на английском языке, без музыки', 'О весне'],
+      ['Ролик про йогу моим голосом, спокойный тон', 'Про йогу'],
+      ['Видео на тему весны', 'На тему весны'],
+      ['Видео про кроссовки для бега', 'Кроссовки для бега'],
+      ['Ролик для детей про космос', 'Для детей про космос'],
+      // Thirty minutes is the offer's, not the video's length.
+      ['Автосервис: замена масла за 30 минут', 'Автосервис: замена масла за 30 минут'],
     ] as const) {
       assert.equal(planFromPrompt(prompt).topic, topic, prompt);
     }

@@ -55,6 +55,7 @@ describe('the embedded writer', () => {
   it('finds the offer, the time and the steps a topic names, in its order', () => {
     assert.deepEqual(contentOf('Кофейни у дома, скидка 20% на капучино по утрам'), {
       subject: 'Кофейни у дома',
+      promo: true,
       items: [
         { kind: 'offer', text: 'Скидка 20% на капучино по утрам' },
         { kind: 'time', text: 'По утрам' },
@@ -65,6 +66,7 @@ describe('the embedded writer', () => {
       { kind: 'question', text: 'Как часто расчесывать' },
     ]);
     assert.equal(contentOf('Explain how solar panels work').subject, 'How solar panels work');
+    assert.equal(contentOf('Explain how solar panels work').promo, false, 'a how-to gets advice, not an invitation');
     assert.deepEqual(contentOf('Solar panels and batteries').items, [], 'a list of things is one subject, not steps');
   });
 
