@@ -1,16 +1,19 @@
 /**
  * Pictures that follow the script: each scene's picture is chosen by its caption's and visual hint's words, in Russian
  * and English. Over a set of scripts (the embedded writer's for twelve topics, and scenes as clients write them), the
- * test lists the picture each scene got and requires at least 80% of scenes to have one matched to their words.
+ * test lists the picture each scene got and requires at least 80% of scenes to have one matched to their words. Over a
+ * labelled set of scene texts (pictures-labelled.ts) it requires 90% of pictures to be one of those labelled as fitting,
+ * and no sign in a script the audience does not read (the Japanese ideograph buttons) for any text.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildLibraryIndex, matchPicture, picturesFor, stems } from '../../functions/generator/pictures.ts';
+import { buildLibraryIndex, CONCEPTS, matchPicture, picturesFor, stems } from '../../functions/generator/pictures.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
+import { LABELLED } from './pictures-labelled.ts';
 
 const TOPICS = [
   'Скидка 50% на зелёный чай до пятницы',
@@ -101,5 +104,53 @@ describe('pictures for scenes', () => {
     assert.equal(p!.name, 'pizza');
     assert.equal(p!.matched, undefined);
     assert.equal(picturesFor([{ caption: 'Вот так', visual: '' }], 'Вот так')[0]!.code, '2728');
+  });
+});
+
+/** Signs written in CJK ideographs or kana: the enclosed ideographic supplement (🈁..🉑), ㊗, ㊙ and 〽. */
+const cjkSign = (code: string) => /^1f2[0-9a-f]{2}$/.test(code) || ['3297', '3299', '303d'].includes(code);
+
+describe('pictures for a labelled set of scene texts', () => {
+  it('labels only pictures the library has, half the texts in each language', () => {
+    const dir = join(ROOT, 'node_modules', '@twemoji', 'svg');
+    const missing = LABELLED.flatMap(({ codes }) => codes).filter((code) => !existsSync(join(dir, `${code}.svg`)));
+    assert.deepEqual(missing, []);
+    assert.ok(LABELLED.length >= 60);
+    assert.equal(LABELLED.filter((l) => l.lang === 'ru').length, LABELLED.length / 2);
+  });
+
+  it('gives at least 90% of the texts a picture labelled as fitting them', (t) => {
+    const misses = LABELLED.flatMap(({ text, codes }) => {
+      const p = matchPicture(text, '');
+      return p && codes.includes(p.code) ? [] : [`${text} -> ${p ? `${p.code} ${p.name} (${p.matched})` : 'nothing'}`];
+    });
+    const hits = LABELLED.length - misses.length;
+    t.diagnostic(`${hits} of ${LABELLED.length} labelled texts hit; misses:\n${misses.join('\n')}`);
+    assert.ok(hits / LABELLED.length >= 0.9, `${hits} of ${LABELLED.length} hit; misses:\n${misses.join('\n')}`);
+  });
+
+  it('never chooses a sign in CJK ideographs or kana, which the audience does not read', () => {
+    const texts = [...LABELLED.map((l) => l.text), 'скидка', 'Скидка 20% на капучино', 'discount', 'bargain', 'secret'];
+    const chosen = texts.map((text) => [text, matchPicture(text, '')?.code ?? ''] as const).filter(([, code]) => cjkSign(code));
+    assert.deepEqual(chosen, []);
+    // Nor in a video, where a picture already shown gives way to the next best one.
+    const video = picturesFor(
+      texts.map((caption) => ({ caption, visual: '' })),
+      'скидка',
+    );
+    assert.deepEqual(
+      video.filter((p) => cjkSign(p.code)),
+      [],
+    );
+    // Nor for any other text: the index holds none.
+    assert.deepEqual(Object.keys(buildLibraryIndex().entries).filter(cjkSign), []);
+  });
+
+  it('names in the concepts table only pictures the index has', () => {
+    const { entries } = buildLibraryIndex();
+    assert.deepEqual(
+      CONCEPTS.flatMap(({ pictures }) => pictures).filter((code) => !entries[code]),
+      [],
+    );
   });
 });
