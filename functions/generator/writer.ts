@@ -210,6 +210,8 @@ export function writeScript(req: WriteRequest): Script {
     if (angle) body.push([...angle, subject]);
     else body.push(bank.filler);
   }
+  // The tone beyond the hook: an energetic video says its points with an exclamation mark.
+  if (tone === 'energetic') for (const line of body) line[1] = line[1].replace(/\.$/, '!');
   const lines: [string, string, string][] = [[...bank.hook[tone](subject), v.hook(subject)], ...body, ...fixed, [...bank.cta(params.cta), v.cta]];
   const scenes: Omit<Scene, 'seconds'>[] = lines.map(([caption, voiceover, visual]) => ({
     caption,

@@ -70,6 +70,15 @@ describe('the embedded writer', () => {
     assert.deepEqual(contentOf('Solar panels and batteries').items, [], 'a list of things is one subject, not steps');
   });
 
+  it('says the points in the tone asked for', () => {
+    const voices = (prompt: string) =>
+      writeScript({ params: planFromPrompt(prompt) })
+        .scenes.slice(1, -1)
+        .map((s) => s.voiceover);
+    assert.ok(voices('Energetic video about our gym: free first week, open 24/7').every((v) => v.endsWith('!')));
+    assert.ok(voices('Calm video about our gym: free first week, open 24/7').some((v) => v.endsWith('.')));
+  });
+
   it('shows the four prompts of the issue with their subjects', () => {
     const captions = (prompt: string) =>
       writeScript({ params: planFromPrompt(prompt) })
