@@ -398,7 +398,7 @@ export const orderRecord = z
           started_at: '2026-11-25T07:24:52.310Z',
           finished_at: '2026-11-25T07:26:58.702Z',
           script:
-            'Scene 1 (4.8s)\nCaption: Cats, but honestly\nVoice: Cats. Yes, really. Stay with me.\nVisual: Cats, close-up\n\nScene 2 (5.7s)\nCaption: Keep it fun\nVoice: Keep it fun and you will keep going.\nVisual: party popper\n\nScene 3 (4.8s)\nCaption: Skip this mistake\nVoice: Most people get this part wrong.\nVisual: warning, caution\n\nScene 4 (4.7s)\nCaption: Follow for more\nVoice: Follow for more ideas like this.\nVisual: bell sound',
+            'Scene 1 (4.8s)\nCaption: Cats, but honestly\nVoice: Cats. Yes, really. Stay with me.\nVisual: Cats, close-up\n\nScene 2 (5.7s)\nCaption: Cats: in practice\nVoice: Cats, in practice: try it once and see.\nVisual: Cats\n\nScene 3 (4.8s)\nCaption: Cats: why it matters\nVoice: Cats: here is why it matters.\nVisual: Cats\n\nScene 4 (4.7s)\nCaption: Follow for more\nVoice: Follow for more ideas like this.\nVisual: bell sound',
           result_url:
             'https://api.example.com/v1/files/vid_01m88sfkhke0327c8bwnnsgp83/video.mp4?expires=1796196662&sig=j7LSdIqhh9ApE7wLz8garEtRgf5X4WURnCJZQG6woE8',
           cover_url:
@@ -406,7 +406,7 @@ export const orderRecord = z
           expires_at: '2026-12-02T07:31:02.000Z',
           metadata: {
             title: 'Cats: 2 things to know',
-            description: 'Everything about Cats in one short video. Follow for more.',
+            description: 'Everything about cats in one short video. Follow for more.',
             hashtags: ['#cats', '#shorts', '#reels', '#tips'],
           },
           charge: { amount: 170, trial: false, plan_allowance: false },
