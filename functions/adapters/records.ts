@@ -99,6 +99,11 @@ export function orderOf(item: Item): Order {
     }),
     ...f.maybe('startedAt', f.str),
     ...f.maybe('deadlineAt', f.str),
+    ...f.maybe('clientMetadata', (k) => {
+      const pairs = f.obj<Record<string, unknown>>(k);
+      for (const [key, value] of Object.entries(pairs)) if (typeof value !== 'string') throw new MalformedItem(`order: clientMetadata.${key} is not a string`);
+      return pairs as Record<string, string>;
+    }),
     ...f.maybe('refunded', f.bool),
   };
 }

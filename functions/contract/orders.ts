@@ -132,8 +132,29 @@ export type OrderParams = z.output<typeof createVideoBody>;
 /** The parameters an order runs with, as answers show them (billing is how it was paid, not a parameter). */
 const orderParams = z.omit(createVideoBody, { billing: true });
 
+/** A key of the client's metadata: letters, digits, `_`, `.`, `:` and `-`, 1 to 40 (no brackets: `metadata[KEY]` filters). */
+const METADATA_KEY = /^[\p{L}\p{N}_.:-]{1,40}$/u;
+export const METADATA_MAX_PAIRS = 20;
+
+/**
+ * The client's own pairs on an order (additive): stored as sent, answered as `client_metadata` (the order's
+ * `metadata` is the spec's posting pack), in every webhook body, and filterable with `metadata[KEY]=VALUE`.
+ */
+export const clientMetadata = z
+  .record(
+    z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -')),
+    z.string().check(z.maxLength(500, 'values must be at most 500 characters')),
+  )
+  .check(
+    z.refine((pairs) => Object.keys(pairs).length <= METADATA_MAX_PAIRS, `must have at most ${METADATA_MAX_PAIRS} pairs`),
+    z.describe(
+      'Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs.',
+    ),
+  );
+
 /** What an order may add to its parameters: none is a parameter of the video, none changes its price. */
 const orderOptions = {
+  metadata: z.optional(clientMetadata),
   deadline_seconds: z.optional(
     z
       .int()
@@ -184,6 +205,7 @@ export const createVideoRequest = z.extend(createVideoBody, orderOptions).check(
         music: 'song',
         deadline_seconds: 3600,
         max_cost: 250,
+        metadata: { crm_id: 'lead-4711', campaign: 'spring' },
       },
     ],
   }),
@@ -201,7 +223,10 @@ export const quickVideoBody = z
   .check(
     z.meta({
       description: `Body of POST /videos:quick: a one-line prompt, which the planner turns into the order's parameters (the order shows them under \`params\`), and the order's options. Extras the prompt asks for are priced as on POST /videos. ${PRICES_NOTE}`,
-      examples: [{ prompt: 'Funny 20 second video about cats with a song' }, { prompt: 'Видео про зелёный чай на 15 секунд, спокойно', max_cost: 100 }],
+      examples: [
+        { prompt: 'Funny 20 second video about cats with a song' },
+        { prompt: 'Видео про зелёный чай на 15 секунд, спокойно', max_cost: 100, metadata: { crm_id: 'lead-4712' } },
+      ],
     }),
   );
 
@@ -353,6 +378,9 @@ export const orderRecord = z
         .check(z.describe('In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded.')),
     ),
     deadline_at: z.optional(at('When the order is canceled and refunded unless its render has started (its creation’s `deadline_seconds`).')),
+    client_metadata: z.optional(
+      z.record(z.string(), z.string()).check(z.describe('The pairs the creation sent as `metadata`, as sent (absent when none were sent).')),
+    ),
     charge: z
       .object({
         amount: cost.check(z.describe('Doubloons taken (the order’s `cost`).')),
@@ -486,6 +514,12 @@ export const listOrdersQuery = z
     status: z.optional(orderStatus.check(z.describe('Only orders in this status'))),
     created_gte: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created at or after this time (ISO 8601)'))),
     created_lt: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created before this time (ISO 8601)'))),
+    metadata: z.optional(
+      z.record(z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -')), z.string().check(z.maxLength(500))).check(
+        z.refine((pairs) => Object.keys(pairs).length === 1, 'must name one pair, as metadata[KEY]=VALUE'),
+        z.describe('Only orders whose `client_metadata` has this pair: `metadata[KEY]=VALUE`, one pair.'),
+      ),
+    ),
   })
   .check(z.describe('The query of GET /videos (additive): the key’s orders, newest first.'));
 export type ListOrdersQuery = z.output<typeof listOrdersQuery>;

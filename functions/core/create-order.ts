@@ -138,7 +138,7 @@ export class OrderCreation {
   /** One attempt: price the order for `account` and commit it; Again when another transaction held an item. */
   private async attempt(d: Draft, account: Account): Promise<Committed | Again | { account: Account | undefined }> {
     const { input, asked, id, keyed, limits } = d;
-    const { maxCost, quoteId, deadlineSeconds } = input.request;
+    const { maxCost, quoteId, deadlineSeconds, metadata } = input.request;
     let charge: Charge;
     try {
       charge =
@@ -166,6 +166,7 @@ export class OrderCreation {
       createdAt: ts,
       updatedAt: ts,
       ...(deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + deadlineSeconds * 1000).toISOString() } : {}),
+      ...(metadata && Object.keys(metadata).length ? { clientMetadata: metadata } : {}),
       etaSeconds: d.eta,
       queueShard: shardOf(id),
     };

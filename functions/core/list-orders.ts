@@ -1,6 +1,6 @@
 /**
  * GET /videos: the user's orders, newest first, a page at a time. Orders are read by id range (an id begins with its
- * creation time), so the time filters narrow the read itself; a status filter is applied to what is read, and one
+ * creation time), so the time filters narrow the read itself; a status or metadata filter is applied to what is read, and one
  * request reads at most `examinedAtMost(limit)` orders, so a filter that matches little answers a short (even empty)
  * page with has_more and a cursor instead of reading the whole history.
  */
@@ -11,7 +11,7 @@ import { isActiveTask, type Order, type OrderStatus } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 import { orderView, type OrderViewPorts } from './read-order.ts';
 
-/** The orders one request with a status filter reads at most: three pages' worth (3 to 300). */
+/** The orders one request with a status or metadata filter reads at most: three pages' worth (3 to 300). */
 export const examinedAtMost = (limit: number) => 3 * limit;
 
 export interface ListQuery {
@@ -20,6 +20,8 @@ export interface ListQuery {
   status?: OrderStatus;
   createdGte?: Date;
   createdLt?: Date;
+  /** Only orders whose client metadata has this pair. */
+  metadata?: [key: string, value: string];
 }
 
 export interface OrderPage {
@@ -44,11 +46,13 @@ export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: stri
   const most = examinedAtMost(q.limit);
   let examined = 0;
   for (;;) {
-    const want = q.status ? Math.min(100, most - examined) : q.limit - found.length;
+    const filtered = q.status !== undefined || q.metadata !== undefined;
+    const want = filtered ? Math.min(100, most - examined) : q.limit - found.length;
     const page = await store.ofUser(userId, { ...(from ? { from } : {}), ...(below ? { below } : {}), limit: want });
     examined += page.orders.length;
     for (const [i, order] of page.orders.entries()) {
       if (q.status && order.status !== q.status) continue;
+      if (q.metadata && order.clientMetadata?.[q.metadata[0]] !== q.metadata[1]) continue;
       found.push(order);
       if (found.length === q.limit) {
         const hasMore = i < page.orders.length - 1 || page.more;

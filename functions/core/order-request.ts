@@ -16,6 +16,8 @@ export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { r
   quoteId?: string;
   /** The most the order may cost. */
   maxCost?: number;
+  /** The client's own pairs, stored on the order as sent. */
+  metadata?: Record<string, string>;
 };
 
 /**
@@ -61,10 +63,13 @@ export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex'
  * channel, and the options). Their formats are stored (quotes, idempotency records): they do not change.
  */
 export function requestHashes(request: OrderRequest, asked: AskedOrder, channel: Channel): { priced: string; full: string } {
-  const { route, deadlineSeconds, quoteId, maxCost } = request;
+  const { route, deadlineSeconds, quoteId, maxCost, metadata } = request;
   const priced = [route, asked.prompt ?? null, asked.params];
   // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
   const bot = channel === 'bot' ? ['bot'] : [];
   const options = [deadlineSeconds, quoteId, maxCost].some((o) => o !== undefined) ? [[deadlineSeconds ?? null, quoteId ?? null, maxCost ?? null]] : [];
-  return { priced: sha256(JSON.stringify(priced)), full: sha256(JSON.stringify([...priced, ...bot, ...options])) };
+  // Added after the format was stored: only a request with pairs hashes them, in key order (a JSON object's order is not
+  // the client's meaning), so every earlier record still answers its repeats.
+  const pairs = metadata && Object.keys(metadata).length ? [['metadata', Object.entries(metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]] : [];
+  return { priced: sha256(JSON.stringify(priced)), full: sha256(JSON.stringify([...priced, ...bot, ...options, ...pairs])) };
 }

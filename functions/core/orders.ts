@@ -94,6 +94,8 @@ export interface Order {
   /** The mp4 and the cover are stored (set only after both uploads finished). */
   rendered?: boolean;
   metadata?: { title: string; description: string; hashtags: string[] };
+  /** The client's own pairs from the creation's `metadata`, as sent (answered as `client_metadata`). */
+  clientMetadata?: Record<string, string>;
   error?: { code: string; message: string };
   finishedAt?: string;
   /** Where it waits for a render slot (its last wait): eta_seconds reads its place from it. */
@@ -158,6 +160,7 @@ export function toRecord(order: Order, links?: OrderLinks, standing?: Standing):
     ...(order.status === 'done' && order.metadata ? { metadata: order.metadata } : {}),
     ...(order.status === 'error' && order.error ? { error: order.error } : {}),
     ...(order.deadlineAt ? { deadline_at: order.deadlineAt } : {}),
+    ...(order.clientMetadata ? { client_metadata: order.clientMetadata } : {}),
     charge: { amount: order.charge.cost, trial: order.charge.trial, plan_allowance: order.charge.heavyAllowanceMonth !== undefined },
     ...(order.refunded ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
   };

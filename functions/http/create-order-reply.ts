@@ -16,8 +16,14 @@ function idempotencyKey(req: HttpRequest): string | undefined {
 }
 
 /** The order's options of a creation body, as the use case takes them. */
-export function orderOptions(body: { deadline_seconds?: number | undefined; quote_id?: string | undefined; max_cost?: number | undefined }) {
+export function orderOptions(body: {
+  deadline_seconds?: number | undefined;
+  quote_id?: string | undefined;
+  max_cost?: number | undefined;
+  metadata?: Record<string, string> | undefined;
+}) {
   return {
+    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
     ...(body.deadline_seconds !== undefined ? { deadlineSeconds: body.deadline_seconds } : {}),
     ...(body.quote_id !== undefined ? { quoteId: body.quote_id } : {}),
     ...(body.max_cost !== undefined ? { maxCost: body.max_cost } : {}),

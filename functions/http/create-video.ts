@@ -4,6 +4,6 @@ import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.createVideo)((req) => {
-  const { deadline_seconds, quote_id, max_cost, ...params } = req.body;
-  return createOrderReply(req, { route: 'POST /videos', params, ...orderOptions({ deadline_seconds, quote_id, max_cost }) });
+  const { deadline_seconds, quote_id, max_cost, metadata, ...params } = req.body;
+  return createOrderReply(req, { route: 'POST /videos', params, ...orderOptions({ deadline_seconds, quote_id, max_cost, metadata }) });
 });

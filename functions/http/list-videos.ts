@@ -13,6 +13,7 @@ export const handler = httpRoute(operations.listVideos)(async (req) => {
       ...(q.status ? { status: q.status } : {}),
       ...(q.created_gte ? { createdGte: new Date(q.created_gte) } : {}),
       ...(q.created_lt ? { createdLt: new Date(q.created_lt) } : {}),
+      ...(q.metadata ? { metadata: Object.entries(q.metadata)[0]! } : {}),
     },
     req.now,
   );

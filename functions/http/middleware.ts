@@ -220,9 +220,29 @@ const jsonBody = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, 
   },
 });
 
+/**
+ * OpenAPI's deepObject style: `metadata[campaign]=spring` is `{ metadata: { campaign: 'spring' } }`; any other name is
+ * taken as it is.
+ */
+export function deepObject(params: Record<string, string | undefined>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) {
+    const m = /^([^[\]]+)\[([^[\]]*)\]$/.exec(name);
+    if (!m) {
+      out[name] = value;
+      continue;
+    }
+    const nested = out[m[1]!];
+    const group = nested !== null && typeof nested === 'object' ? (nested as Record<string, unknown>) : {};
+    group[m[2]!] = value;
+    out[m[1]!] = group;
+  }
+  return out;
+}
+
 const queryString = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
   before: (request: Req) => {
-    request.context.req.query = validate(schema, request.event.queryStringParameters ?? {});
+    request.context.req.query = validate(schema, deepObject(request.event.queryStringParameters ?? {}));
   },
 });
 

@@ -100,7 +100,9 @@ function queryParams(schema: Schema): Json[] {
   const required = new Set((js.required as string[] | undefined) ?? []);
   return Object.entries(js.properties as Record<string, Json>).map(([name, { description, ...property }]) => {
     if (!description) throw new Error(`The query parameter ${name} has no description (z.describe on its schema)`);
-    return { name, in: 'query', required: required.has(name) && property.default === undefined, description, schema: property };
+    // An object is sent as `name[KEY]=VALUE` (the middleware's deepObject).
+    const style = property.type === 'object' ? { style: 'deepObject', explode: true } : {};
+    return { name, in: 'query', required: required.has(name) && property.default === undefined, description, ...style, schema: property };
   });
 }
 

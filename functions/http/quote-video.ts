@@ -9,7 +9,7 @@ export const handler = httpRoute(operations.quoteVideo)(async (req) => {
     'prompt' in body
       ? { route: 'POST /videos:quick' as const, prompt: body.prompt }
       : (() => {
-          const { deadline_seconds: _d, quote_id: _q, max_cost: _m, ...params } = body;
+          const { deadline_seconds: _d, quote_id: _q, max_cost: _m, metadata: _meta, ...params } = body;
           return { route: 'POST /videos' as const, params };
         })();
   return { status: 200, body: await services().quoting.quote({ account: req.account, request, now: req.now }) };

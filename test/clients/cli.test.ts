@@ -97,9 +97,26 @@ describe('the video-client command line', () => {
     assert.equal(quoted.code, 0, quoted.stderr);
     assert.match(quoted.stdout, /^170 doubloons \(base 100, song 70\); about \d+ s\nquote (quo_\w+), valid until /);
     const quoteId = /quote (quo_\w+)/.exec(quoted.stdout)![1]!;
-    const created = await cli(apiKey, 'create', 'Green tea', '--director', '--duration', '10', '--music', 'song', '--quote', quoteId, '--json');
+    const created = await cli(
+      apiKey,
+      'create',
+      'Green tea',
+      '--director',
+      '--duration',
+      '10',
+      '--music',
+      'song',
+      '--quote',
+      quoteId,
+      '--metadata',
+      'crm=c-9',
+      '--metadata',
+      'src=cli',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     const order = JSON.parse(created.stdout);
+    assert.deepEqual(order.client_metadata, { crm: 'c-9', src: 'cli' });
     assert.match(created.stderr, /for 170 doubloons/);
     const tooDear = await cli(apiKey, 'create', 'Tea', '--director', '--max-cost', '50');
     assert.equal(tooDear.code, 1);
@@ -109,6 +126,13 @@ describe('the video-client command line', () => {
       JSON.parse(listed.stdout).map((o: { id: string }) => o.id),
       [order.id],
     );
+    const tagged = await cli(apiKey, 'list', '--metadata', 'src=cli', '--json');
+    assert.deepEqual(
+      JSON.parse(tagged.stdout).map((o: { id: string }) => o.id),
+      [order.id],
+    );
+    assert.equal((await cli(apiKey, 'list', '--metadata', 'src=nothing', '--json')).stdout.trim(), '[]');
+    assert.equal((await cli(apiKey, 'create', 'Tea', '--metadata', 'novalue')).code, 2, 'bad usage');
     await waitForStatus(t, apiKey, order.id, ['awaiting_review']);
     const canceled = await cli(apiKey, 'cancel', order.id);
     assert.equal(canceled.code, 0, canceled.stderr);

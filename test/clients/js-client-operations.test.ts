@@ -47,7 +47,12 @@ describe('the JavaScript client, its newer calls', () => {
     assert.deepEqual([created.cost, created.replayed], [170, false]);
     assert.equal((await client.createVideo({ ...body, quote_id: quote.quote_id }, { idempotencyKey: 'js-ops-1' })).replayed, true);
     const ids = [created.id];
-    for (const topic of ['Oolong', 'Puerh']) ids.push((await client.createVideo({ topic, duration_seconds: 10, director_mode: true })).id);
+    for (const topic of ['Oolong', 'Puerh'])
+      ids.push((await client.createVideo({ topic, duration_seconds: 10, director_mode: true, metadata: { crm: topic } })).id);
+    assert.deepEqual((await client.getVideo(ids[1]!)).client_metadata, { crm: 'Oolong' });
+    const tagged: string[] = [];
+    for await (const o of client.listVideos({ metadata: { crm: 'Puerh' } })) tagged.push(o.id);
+    assert.deepEqual(tagged, [ids[2]], 'the metadata filter, as metadata[crm]=Puerh');
     await waitForStatus(t, apiKey, ids[2]!, ['awaiting_review']);
     const canceled = await client.cancel(ids[2]!);
     assert.deepEqual([canceled.status, canceled.error?.code], ['error', 'canceled']);

@@ -38,12 +38,24 @@ Options:
   --key <key>            the API key (default $VIDEO_SERVICE_KEY)
   --quote <id>           create: be charged exactly this quote (made for the same request)
   --max-cost <n>         create: refuse the order if it would cost more
+  --metadata KEY=VALUE   create: your own pair on the order (repeatable); list: only orders with this pair
   -h, --help             this text
 
 Order options (create): --director, --duration <s>, --language auto|ru|en, --tone <tone>, --music stock|song|none,
   --voice standard|clone|none, --ai-visual, --no-captions, --cta "<text>", --product "<name>"`;
 
 class UsageError extends Error {}
+
+/** --metadata KEY=VALUE options as one object. */
+function pairs(values: string[]): Record<string, string> {
+  return Object.fromEntries(
+    values.map((text) => {
+      const at = text.indexOf('=');
+      if (at < 1) throw new UsageError('--metadata takes KEY=VALUE');
+      return [text.slice(0, at), text.slice(at + 1)];
+    }),
+  );
+}
 
 /** A whole number option, at least `min`. */
 function count(value: string, name: string, min = 1): number {
@@ -72,6 +84,7 @@ function parse(argv: string[]) {
       since: { type: 'string' },
       quote: { type: 'string' },
       'max-cost': { type: 'string' },
+      metadata: { type: 'string', multiple: true },
       director: { type: 'boolean' },
       duration: { type: 'string' },
       language: { type: 'string' },
@@ -206,7 +219,11 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
       case 'create': {
         if (args.length !== 1 || !args[0]) throw new UsageError('create takes one quoted prompt');
         const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
-        const options = { ...(v.quote ? { quote_id: v.quote } : {}), ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}) };
+        const options = {
+          ...(v.quote ? { quote_id: v.quote } : {}),
+          ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}),
+          ...(v.metadata ? { metadata: pairs(v.metadata) } : {}),
+        };
         const created = full
           ? await client.createVideo({ ...orderRequest(args[0], v), ...options })
           : await client.createQuick({ prompt: args[0], ...options });
@@ -230,7 +247,9 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
         const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
         const orders: Order[] = [];
         const status = v.status as Order['status'] | undefined;
-        for await (const o of client.listVideos({ limit: Math.min(100, limit), ...(status ? { status } : {}) })) {
+        if ((v.metadata?.length ?? 0) > 1) throw new UsageError('list takes one --metadata pair');
+        const query = { limit: Math.min(100, limit), ...(status ? { status } : {}), ...(v.metadata ? { metadata: pairs(v.metadata) } : {}) };
+        for await (const o of client.listVideos(query)) {
           orders.push(o);
           if (orders.length >= limit) break;
         }

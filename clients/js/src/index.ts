@@ -205,7 +205,15 @@ export class VideoClient {
 
   /** A page of the key's orders, newest first. */
   listVideosPage(
-    query: { limit?: number; starting_after?: string; status?: OrderStatus; created_gte?: string; created_lt?: string } = {},
+    query: {
+      limit?: number;
+      starting_after?: string;
+      status?: OrderStatus;
+      created_gte?: string;
+      created_lt?: string;
+      /** One pair of the orders' `client_metadata` (sent as `metadata[KEY]=VALUE`). */
+      metadata?: Record<string, string>;
+    } = {},
     options: CallOptions = {},
   ): Promise<OrderList> {
     return this.request('GET', `/videos${queryString(query)}`, options);
@@ -213,7 +221,7 @@ export class VideoClient {
 
   /** Every order of the key matching `query`, newest first, following the cursor page by page. */
   async *listVideos(
-    query: { limit?: number; status?: OrderStatus; created_gte?: string; created_lt?: string } = {},
+    query: { limit?: number; status?: OrderStatus; created_gte?: string; created_lt?: string; metadata?: Record<string, string> } = {},
     options: CallOptions = {},
   ): AsyncGenerator<Order> {
     for (let cursor: string | undefined; ; ) {
@@ -387,8 +395,11 @@ function errorOf(status: number, headers: Headers, text: string): ApiError {
   );
 }
 
-const queryString = (q: Record<string, string | number | undefined>) => {
-  const entries = Object.entries(q).filter(([, v]) => v !== undefined) as [string, string | number][];
+/** A query, an object member as `name[KEY]=VALUE` (the API's deepObject style). */
+const queryString = (q: Record<string, string | number | Record<string, string> | undefined>) => {
+  const entries = Object.entries(q).flatMap(([k, v]): [string, string | number][] =>
+    v === undefined ? [] : typeof v === 'object' ? Object.entries(v).map(([sub, s]) => [`${k}[${sub}]`, s]) : [[k, v]],
+  );
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}` : '';
 };
 

@@ -750,12 +750,19 @@ export interface components {
          *     }
          * @example {
          *       "prompt": "Видео про зелёный чай на 15 секунд, спокойно",
-         *       "max_cost": 100
+         *       "max_cost": 100,
+         *       "metadata": {
+         *         "crm_id": "lead-4712"
+         *       }
          *     }
          */
         QuickVideoRequest: {
             /** @description What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the length, tone, language and extras ("Funny 20 second video about cats with a song"). */
             prompt: string;
+            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as `deadline_at`. */
             deadline_seconds?: number;
             /** @description A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes and for one order; otherwise 409 `quote_invalid`. */
@@ -782,7 +789,11 @@ export interface components {
          *       "cta": "Try it this week",
          *       "music": "song",
          *       "deadline_seconds": 3600,
-         *       "max_cost": 250
+         *       "max_cost": 250,
+         *       "metadata": {
+         *         "crm_id": "lead-4711",
+         *         "campaign": "spring"
+         *       }
          *     }
          */
         CreateVideoRequest: {
@@ -842,6 +853,10 @@ export interface components {
              * @default auto
              */
             billing?: components["schemas"]["Billing"];
+            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as `deadline_at`. */
             deadline_seconds?: number;
             /** @description A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes and for one order; otherwise 409 `quote_invalid`. */
@@ -1231,6 +1246,10 @@ export interface components {
              * @description When the order is canceled and refunded unless its render has started (its creation’s `deadline_seconds`).
              */
             deadline_at?: string;
+            /** @description The pairs the creation sent as `metadata`, as sent (absent when none were sent). */
+            client_metadata?: {
+                [key: string]: string;
+            };
             /** @description What the order took: doubloons, a trial video, the plan’s allowance of heavy videos. */
             charge: {
                 /** @description Doubloons taken (the order’s `cost`). */
@@ -1859,6 +1878,10 @@ export interface operations {
                 created_gte?: string;
                 /** @description Only orders created before this time (ISO 8601) */
                 created_lt?: string;
+                /** @description Only orders whose `client_metadata` has this pair: `metadata[KEY]=VALUE`, one pair. */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: never;
             path?: never;

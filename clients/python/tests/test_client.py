@@ -153,10 +153,13 @@ class CommandLineTest(unittest.TestCase):
     def test_create_wait_out_then_status_review_balance_and_bad_usage(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "video.mp4")
-            r = self.cli("--json", "create", "A 10 second video about tea", "--wait", "--out", out)
+            r = self.cli("--json", "create", "A 10 second video about tea", "--wait", "--out", out, "--metadata", "crm=py-cli", "--metadata", "n=1")
             self.assertEqual(r.returncode, 0, r.stderr)
             order = json.loads(r.stdout)
             self.assertEqual(order["status"], "done")
+            self.assertEqual(order["client_metadata"], {"crm": "py-cli", "n": "1"})
+            tagged = self.cli("--json", "list", "--metadata", "crm=py-cli")
+            self.assertEqual([o["id"] for o in json.loads(tagged.stdout)], [order["id"]])
             self.assertRegex(r.stderr, rf"ordered {order['id']} for 100 doubloons")
             self.assertRegex(r.stderr, rf"{order['id']} done \(")
             with open(out, "rb") as f:
@@ -175,5 +178,5 @@ class CommandLineTest(unittest.TestCase):
         missing = self.cli("status", "vid_01m837a36rwd3vvm20wnzfsswb")
         self.assertEqual((missing.returncode, "not_found" in missing.stderr), (1, True))
         self.assertEqual(self.cli("balance", key="vgk_nope").returncode, 1)
-        for bad in (["review", order["id"], "edit"], ["review", order["id"], "approve", "extra"], ["frobnicate"], ["create"], ["status", "x", "--timeout", "0"]):
+        for bad in (["review", order["id"], "edit"], ["review", order["id"], "approve", "extra"], ["frobnicate"], ["create"], ["status", "x", "--timeout", "0"], ["create", "tea", "--metadata", "novalue"]):
             self.assertEqual(self.cli(*bad).returncode, 2, bad)

@@ -19,7 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Callable, Iterator, Mapping, Optional, Union, cast
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Union, cast
 
 from .models import Balance, Created, Order, Quote, ResendResult, Transaction, WebhookRotated, WebhookTestResult
 
@@ -154,7 +154,7 @@ class VideoClient:
         return VideoClient(**{**settings, **overrides})
 
     def create_quick(self, prompt: Union[str, Json], idempotency_key: Optional[str] = None, **options: Any) -> Created:
-        """Orders from a one-line prompt; options: quote_id, max_cost, deadline_seconds."""
+        """Orders from a one-line prompt; options: quote_id, max_cost, deadline_seconds, metadata (a dict of strings)."""
         body = {"prompt": prompt, **options} if isinstance(prompt, str) else {**prompt, **options}
         return self._created("POST", "/videos:quick", body, idempotency_key or str(uuid.uuid4()))
 
@@ -169,7 +169,7 @@ class VideoClient:
         return cast(Order, self._request("GET", f"/videos/{_q(video_id)}"))
 
     def list_videos_page(self, **query: Any) -> Json:
-        """One page: limit, starting_after, status, created_gte, created_lt."""
+        """One page: limit, starting_after, status, created_gte, created_lt, metadata (one pair, a dict)."""
         return cast(Json, self._request("GET", "/videos" + _query(query)))
 
     def list_videos(self, **query: Any) -> Iterator[Order]:
@@ -304,7 +304,13 @@ def _q(part: str) -> str:
 
 
 def _query(query: Mapping[str, Any]) -> str:
-    present = {k: str(v) for k, v in query.items() if v is not None}
+    """A query string; a dict member as name[KEY]=VALUE (the API's deepObject style)."""
+    present: Dict[str, str] = {}
+    for k, v in query.items():
+        if isinstance(v, Mapping):
+            present.update({f"{k}[{sub}]": str(s) for sub, s in v.items()})
+        elif v is not None:
+            present[k] = str(v)
     return "?" + urllib.parse.urlencode(present) if present else ""
 
 

@@ -19,6 +19,14 @@ from . import ApiError, VideoClient
 Json = dict[str, Any]
 
 
+def _pair(text: str) -> "tuple[str, str]":
+    """KEY=VALUE, for --metadata."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError("--metadata takes KEY=VALUE")
+    return key, value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m video_client", description="Order and follow videos of the video service.")
     p.add_argument("--url", default=os.environ.get("VIDEO_SERVICE_URL", "http://localhost:3000/v1"), help="the API address with /v1")
@@ -50,12 +58,14 @@ def _parser() -> argparse.ArgumentParser:
     order_options(create)
     create.add_argument("--quote", help="be charged exactly this quote (made for the same request)")
     create.add_argument("--max-cost", type=int, help="refuse the order if it would cost more")
+    create.add_argument("--metadata", action="append", type=_pair, metavar="KEY=VALUE", help="your own pair on the order (repeatable)")
     follow(create)
     quote = sub.add_parser("quote", help="the price of an order, item by item, and a quote id valid 15 minutes")
     order_options(quote)
     quote.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     listing = sub.add_parser("list", help="the key's orders, newest first")
     listing.add_argument("--status")
+    listing.add_argument("--metadata", type=_pair, metavar="KEY=VALUE", help="only orders with this pair")
     listing.add_argument("--limit", type=int, default=20)
     listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     cancel = sub.add_parser("cancel", help="cancel a queued or awaiting_review order, with a full refund")
@@ -177,7 +187,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if a.command == "create":
             body = _order_request(a)
-            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost}.items() if v is not None}
+            pairs = dict(a.metadata) if a.metadata else None
+            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost, "metadata": pairs}.items() if v is not None}
             created = client.create_video({**body, **extra}) if body else client.create_quick(a.prompt, **extra)
             print(f"ordered {created['id']} for {created['cost']} doubloons", file=sys.stderr)
             return follow(client.get_video(created["id"]))
@@ -197,7 +208,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 0
         if a.command == "list":
             orders = []
-            for o in client.list_videos(limit=min(100, a.limit), **({"status": a.status} if a.status else {})):
+            query = {**({"status": a.status} if a.status else {}), **({"metadata": dict([a.metadata])} if a.metadata else {})}
+            for o in client.list_videos(limit=min(100, a.limit), **query):
                 orders.append(o)
                 if len(orders) >= a.limit:
                     break

@@ -155,6 +155,8 @@ class Order(TypedDict):
     """In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded."""
     deadline_at: NotRequired[str]
     """When the order is canceled and refunded unless its render has started (its creation’s `deadline_seconds`)."""
+    client_metadata: NotRequired[Dict[str, str]]
+    """The pairs the creation sent as `metadata`, as sent (absent when none were sent)."""
     refund: NotRequired[Refund]
     """In error: what was given back, and why."""
 
