@@ -19,7 +19,7 @@ import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
 import { type Picture, picturesFor, rasterize } from './pictures.ts';
-import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from '../core/generator.ts';
+import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene, type StageTime } from '../core/generator.ts';
 import type { Providers } from './providers.ts';
 import { DEFAULT_WPM, type Speech, speak } from './voice.ts';
 
@@ -83,6 +83,24 @@ function stillFilters(dir: string, i: number, still: SceneStill, badge: string |
   return filters;
 }
 
+/** Times the stages of one render (they overlap), for the bench and the logs. */
+function stageClock() {
+  const t0 = performance.now();
+  const stages: StageTime[] = [];
+  const now = () => (performance.now() - t0) / 1000;
+  return {
+    stages,
+    async time<T>(stage: string, work: () => T | Promise<T>): Promise<T> {
+      const start = now();
+      try {
+        return await work();
+      } finally {
+        stages.push({ stage, start, end: now() });
+      }
+    },
+  };
+}
+
 /** A voice: eSpeak's (`speak`), or a speech provider's for a cloned voice. */
 type Speaker = (text: string, language: 'ru' | 'en', wordsPerMinute?: number) => Promise<Speech>;
 
@@ -128,42 +146,52 @@ export class EmbeddedRenderer implements Renderer {
 
       // 1. Stills, then the video, while the soundtrack is synthesized.
       progress(0, 'layout');
+      const clock = stageClock();
       const pictures = picturesFor(scenes, params.topic);
-      const pictureFiles = await this.pictureFiles(dir, pictures);
+      const pictureFiles = await clock.time('pictures', () => this.pictureFiles(dir, pictures));
       const say = this.speaker(params);
       if (params.ai_visual) await this.aiBackgrounds(dir, scenes);
       const cover = join(req.outDir, 'cover.jpg');
       const silent = join(dir, 'video-only.mp4');
-      const videoRun = runFfmpeg(this.stillsArgs(dir, req, pictureFiles, cover), undefined, abort.signal).then(() => {
-        progress(0.1, 'video');
-        return runFfmpeg(
-          this.videoArgs(dir, req, frames, pictureFiles, silent),
-          (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'),
-          abort.signal,
-        );
-      });
+      const stillsArgs = await clock.time('backgrounds', () => this.stillsArgs(dir, req, pictureFiles, cover));
+      const videoRun = clock
+        .time('stills', () => runFfmpeg(stillsArgs, undefined, abort.signal))
+        .then(() => {
+          progress(0.1, 'video');
+          return clock.time('video', () =>
+            runFfmpeg(
+              this.videoArgs(dir, req, frames, pictureFiles, silent),
+              (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'),
+              abort.signal,
+            ),
+          );
+        });
       videoRun.catch(() => undefined);
       const voices: PlacedVoice[] = [];
-      let at = 0;
-      for (const [i, scene] of scenes.entries()) {
-        if (params.voice !== 'none') {
-          const samples = await sceneVoice(scene, i, script.language, say);
-          if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
+      await clock.time('voice', async () => {
+        let at = 0;
+        for (const [i, scene] of scenes.entries()) {
+          if (params.voice !== 'none') {
+            const samples = await sceneVoice(scene, i, script.language, say);
+            if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
+          }
+          at += frames[i]! / FPS;
         }
-        at += frames[i]! / FPS;
-      }
-      const music = params.music === 'none' ? undefined : synthMusic(total, params.tone, params.music === 'song', script.pack.title.length);
+      });
+      const music = await clock.time('music', () =>
+        params.music === 'none' ? undefined : synthMusic(total, params.tone, params.music === 'song', script.pack.title.length),
+      );
       const soundtrack = join(dir, 'soundtrack.wav');
-      writeFileSync(soundtrack, mixSoundtrack(total, voices, music));
+      await clock.time('mix', () => writeFileSync(soundtrack, mixSoundtrack(total, voices, music)));
       await videoRun;
 
       // 2. The soundtrack beside the video.
       progress(0.9, 'mux');
       const video = join(req.outDir, 'video.mp4');
       const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c:v', 'copy', ...AUDIO_ENCODER_ARGS];
-      await runFfmpeg([...mux, '-t', total.toFixed(3), '-movflags', '+faststart', video], undefined, abort.signal);
+      await clock.time('mux', () => runFfmpeg([...mux, '-t', total.toFixed(3), '-movflags', '+faststart', video], undefined, abort.signal));
       progress(1, 'done');
-      return { video, cover, seconds: total, pictures: pictures.map((p) => p.name) };
+      return { video, cover, seconds: total, pictures: pictures.map((p) => p.name), stages: clock.stages };
     } finally {
       abort.abort();
       rmSync(dir, { recursive: true, force: true });
