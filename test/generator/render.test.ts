@@ -141,6 +141,16 @@ describe('the renderer', () => {
     assert.ok(at.drawn(times[2]!, r, vf).equals(seeked), 'a filter drawn on the frame');
   });
 
+  it('starts the encode when the stills exist, makes the soundtrack while it runs, and after it only copies both', () => {
+    const at = Object.fromEntries((trial.stages ?? []).map((t) => [t.stage, t]));
+    assert.deepEqual(Object.keys(at).sort(), ['aac', 'backgrounds', 'mix', 'music', 'mux', 'pictures', 'stills', 'video', 'voice']);
+    const { stills, video, voice, music, mix, aac, mux } = at as Record<string, { start: number; end: number }>;
+    assert.ok(video!.start >= stills!.end, 'the encode reads the stills');
+    for (const [stage, t] of Object.entries({ voice, music, mix, aac })) assert.ok(t!.start >= video!.start, `${stage} before the encode`);
+    assert.ok(voice!.end <= music!.start && music!.end <= mix!.start && mix!.end <= aac!.start, 'the soundtrack in order');
+    assert.ok(mux!.start >= Math.max(video!.end, aac!.end), 'the mux after both');
+  });
+
   it('refuses an impossible script (a voice longer than its scene) as a lasting failure', async () => {
     const impossible: Script = {
       ...script,
