@@ -1,13 +1,14 @@
 /**
  * The embedded renderer: script to a 1080x1920, 30 fps, H.264 + AAC mp4 with +faststart, and a cover.
  *
- * Three ffmpeg runs, beside the soundtrack's synthesis (voice over ducking music, in memory). The first draws each
- * scene's still once, a little taller than the frame (its background, the caption laid out by measurement, the
- * product badge, the call-to-action button), without and with the scene's picture (pictures.ts), as raw frames, and
- * the cover. The second makes the video: each scene's picture rises into place over its still, then the still with the
- * picture repeats under a slow pan (a crop window moving over the taller still), and each scene slides in over the
- * last frame of the one before. Only the entrance and the slide are computed per frame: between them every frame is
- * the same decoded still, which costs the encoder alone. The third muxes the soundtrack.
+ * Three ffmpeg runs for the picture, and the soundtrack (voice over ducking music, encoded to AAC by a fourth run)
+ * made while the second runs. The first draws each scene's still once, a little taller than the frame (its
+ * background, the caption laid out by measurement, the product badge, the call-to-action button), without and with
+ * the scene's picture (pictures.ts), as raw frames, and the cover. The second makes the video: each scene's picture
+ * rises into place over its still, then the still with the picture repeats under a slow pan (a crop window moving over
+ * the taller still), and each scene slides in over the last frame of the one before. Only the entrance and the slide
+ * are computed per frame: between them every frame is the same decoded still, which costs the encoder alone. The
+ * third copies the video and the soundtrack into the mp4.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,29 +149,30 @@ export class EmbeddedRenderer implements Renderer {
       const frames = scenes.map((scene) => Math.max(ENTRANCE_FRAMES + 1, Math.round(scene.seconds * FPS)));
       const total = frames.reduce((s, f) => s + f, 0) / FPS;
 
-      // 1. Pictures, backgrounds and stills: all the video run reads, made as soon as can be.
+      // 1. The voice starts at once, in its worker, on the core the steps before the encode leave free; meanwhile
+      // pictures, backgrounds and stills: all the video run reads, made one after the other.
       progress(0, 'layout');
       const clock = stageClock();
+      const say = this.speaker(params, voice);
+      // eSpeak's worker ends with the last line: its memory is not held through the encode.
+      const voicesRun = clock.time('voice', () => this.voices(req, frames, say).finally(() => voice.close()));
+      voicesRun.catch(() => undefined);
       const pictures = picturesFor(scenes, params.topic);
       const pictureFiles = await clock.time('pictures', () => this.pictureFiles(dir, pictures));
-      const say = this.speaker(params, voice);
       if (params.ai_visual) await this.aiBackgrounds(dir, scenes);
       const cover = join(req.outDir, 'cover.jpg');
       const silent = join(dir, 'video-only.mp4');
       const stillsArgs = await clock.time('backgrounds', () => this.stillsArgs(dir, req, pictureFiles, cover));
       await clock.time('stills', () => runFfmpeg(stillsArgs, undefined, abort.signal));
 
-      // 2. The video, and beside it the whole soundtrack (voice, music, mix, AAC): on two cores the encoder leaves
-      // room for it, and nothing of it is left for after the encode but a copy of both streams into one file.
+      // 2. The video, and beside it the rest of the soundtrack (music, mix, AAC): on two cores the encoder leaves room
+      // for it, and nothing of it is left for after the encode but a copy of both streams into one file.
       progress(0.1, 'video');
       const videoArgs = this.videoArgs(dir, req, frames, pictureFiles, silent);
       const videoRun = clock.time('video', () => runFfmpeg(videoArgs, (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'), abort.signal));
       videoRun.catch(() => undefined);
       const soundtrack = join(dir, 'soundtrack.m4a');
-      // eSpeak's worker ends with the last line: its memory is not held through the rest of the encode.
-      const soundtrackRun = clock
-        .time('voice', () => this.voices(req, frames, say).finally(() => voice.close()))
-        .then((voices) => this.soundtrack(dir, req, total, voices, clock, soundtrack, abort.signal));
+      const soundtrackRun = voicesRun.then((voices) => this.soundtrack(dir, req, total, voices, clock, soundtrack, abort.signal));
       soundtrackRun.catch(() => undefined);
       await Promise.all([videoRun, soundtrackRun]);
 
