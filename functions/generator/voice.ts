@@ -25,10 +25,10 @@ function module(): Promise<WebAssembly.Module> {
  * function's single-file bundle, where no worker file exists). Per request it runs eSpeak's command line once in a
  * fresh instance and sends back the WAV.
  * - Each instance keeps about 33 MB of WebAssembly memory that V8 frees only in a full collection, which heap pressure
- *   seldom triggers: the worker collects after each line (its own small heap: a few ms), and when the worker ends at
- *   the end of the soundtrack all of it is returned at once. In the render's own thread the collections cost more and
+ *   seldom triggers: the worker collects after each line (its own small heap: a few ms), and when the worker ends after
+ *   the last line all of it is returned at once. In the render's own thread the collections cost more and
  *   the memory stayed with the process for the rest of the render (measured: 278-350 MB RSS during the encode, against
- *   about 200 MB now).
+ *   about 250 MB now).
  * - eSpeak's file system, loading its ~300 data files at each start, builds hundreds of errors it catches itself, each
  *   reading `new Error().stack`; with source maps on those stacks cost more than the speech, so none are captured
  *   (measured: 137 -> 60 ms of CPU per line).
