@@ -2,7 +2,7 @@
  * Offline speech: eSpeak NG compiled to WebAssembly (the espeak-ng package), one short synthesis per scene, in a
  * worker thread that a render opens for its soundtrack and ends with it.
  */
-import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -14,9 +14,12 @@ const VOICES = { ru: 'ru', en: 'en-us' } as const;
 
 const engine = createRequire(import.meta.url).resolve('espeak-ng');
 let compiled: Promise<WebAssembly.Module> | undefined;
-/** The 18 MB module is compiled once per process and shared with each worker; each synthesis gets a fresh instance. */
+/**
+ * The 18 MB module is compiled once per process and shared with each worker; each synthesis gets a fresh instance.
+ * Read and compiled off the render's thread, which meanwhile makes the pictures.
+ */
 function module(): Promise<WebAssembly.Module> {
-  compiled ??= WebAssembly.compile(readFileSync(engine.replace(/espeak-ng\.js$/, 'espeak-ng.wasm')));
+  compiled ??= readFile(engine.replace(/espeak-ng\.js$/, 'espeak-ng.wasm')).then((bytes) => WebAssembly.compile(bytes));
   return compiled;
 }
 
