@@ -51,6 +51,9 @@ try {
   const s = (ms: number) => (ms / 1000).toFixed(3);
   const ended = performance.now();
   console.log(`\npictures: ${(result.pictures ?? []).join(', ')}`);
+  // From the render's start, in seconds: stages overlap (the soundtrack is made while the video is encoded).
+  const stages = (result.stages ?? []).map((t) => `${t.stage} ${t.start.toFixed(3)}-${t.end.toFixed(3)}`);
+  console.log(`stages: ${stages.join(', ')}`);
   console.log(
     `video: ${out} (${result.seconds.toFixed(1)} s, made in ${s(ended - started)} s: plan and script ${s(planned - started)} s, render ${s(ended - planned)} s)\ncover: ${cover}\npack:  ${pack}`,
   );

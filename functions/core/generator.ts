@@ -56,6 +56,14 @@ export interface RenderResult {
   seconds: number;
   /** The picture each scene got, by name, where the renderer chooses pictures. */
   pictures?: string[];
+  /** When each stage ran, in seconds from the render's start (stages overlap), where the renderer times them. */
+  stages?: StageTime[];
+}
+
+export interface StageTime {
+  stage: string;
+  start: number;
+  end: number;
 }
 
 export interface Planner {

@@ -1,5 +1,4 @@
 /** The soundtrack: each scene's voice placed at its start, over music that ducks while the voice speaks. */
-import { WaveFile } from './interop.ts';
 import { MUSIC_RATE } from './music.ts';
 import { VOICE_RATE } from './voice.ts';
 
@@ -29,8 +28,23 @@ export function mixSoundtrack(seconds: number, voices: PlacedVoice[], music?: [F
       voice[start + i] = a + (b - a) * (pos - k);
     }
   }
-  const left = new Int16Array(n);
-  const right = new Int16Array(n);
+  // The WAV is written straight from the mix: its 44-byte header, then the two channels interleaved (little-endian,
+  // as on every host the service runs on), without a copy per channel.
+  const wav = Buffer.alloc(44 + 4 * n);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + 4 * n, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(2, 22);
+  wav.writeUInt32LE(MUSIC_RATE, 24);
+  wav.writeUInt32LE(MUSIC_RATE * 4, 28);
+  wav.writeUInt16LE(4, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(4 * n, 40);
+  // Buffer.alloc of this size is not from the shared pool: the samples start at an even offset of its own memory.
+  const pcm = new Int16Array(wav.buffer, wav.byteOffset + 44, 2 * n);
   // The ducking envelope follows the voice's loudness, smoothed so the music dips and returns softly.
   let env = 0;
   const attack = 1 - Math.exp(-1 / (0.02 * MUSIC_RATE));
@@ -42,10 +56,8 @@ export function mixSoundtrack(seconds: number, voices: PlacedVoice[], music?: [F
     const gain = (MUSIC_GAIN - (MUSIC_GAIN - DUCKED_GAIN) * env) * Math.min(1, i / fade, (n - i) / fade);
     const l = voice[i]! + (music ? music[0][i]! * gain : 0);
     const r = voice[i]! + (music ? music[1][i]! * gain : 0);
-    left[i] = Math.round(32767 * Math.tanh(l));
-    right[i] = Math.round(32767 * Math.tanh(r));
+    pcm[2 * i] = Math.round(32767 * Math.tanh(l));
+    pcm[2 * i + 1] = Math.round(32767 * Math.tanh(r));
   }
-  const wav = new WaveFile();
-  wav.fromScratch(2, MUSIC_RATE, '16', [left, right]);
-  return Buffer.from(wav.toBuffer());
+  return wav;
 }

@@ -57,25 +57,30 @@ export function synthMusic(seconds: number, tone: OrderParams['tone'], song: boo
   const root = 196 * 2 ** ((seed % 5) / 12);
   const noise = prng(seed);
   const percussion = tone !== 'calm';
+  // Each chord's frequencies once, not per sample (2 ** x per voice per sample was half the synthesis): the same values.
+  const tones = chords.map((chord) => ({
+    pad: chord.map((st) => freq(st, root)).map((f) => [f * 1.002, f * 0.998] as const),
+    bass: freq(chord[0]! - 12, root),
+    lead: MELODY.map((m) => freq(chord[m]! + 12, root)),
+  }));
   for (let i = 0; i < n; i++) {
     const t = i / MUSIC_RATE;
     const barIndex = Math.floor(t / bar);
     const inBar = t - barIndex * bar;
-    const chord = chords[barIndex % chords.length]!;
+    const chord = tones[barIndex % chords.length]!;
     // Pad: the chord, slightly detuned left and right, swelling over each bar.
     const swell = Math.min(1, inBar / 0.6) * (1 - 0.3 * (inBar / bar));
     let padL = 0;
     let padR = 0;
-    for (const st of chord) {
-      const f = freq(st, root);
-      padL += sin2pi(f * 1.002 * t);
-      padR += sin2pi(f * 0.998 * t);
+    for (const [fl, fr] of chord.pad) {
+      padL += sin2pi(fl * t);
+      padR += sin2pi(fr * t);
     }
     padL *= 0.09 * swell;
     padR *= 0.09 * swell;
     // Bass: the chord's root on every beat, plucked.
     const inBeat = t % beat;
-    const bass = 0.22 * sin2pi(freq(chord[0]! - 12, root) * t) * Math.exp(-inBeat * 5);
+    const bass = 0.22 * sin2pi(chord.bass * t) * Math.exp(-inBeat * 5);
     // Percussion: a soft kick on 1 and 3, a short noise hat on the off-beats.
     let drums = 0;
     if (percussion) {
@@ -88,8 +93,7 @@ export function synthMusic(seconds: number, tone: OrderParams['tone'], song: boo
     if (song) {
       // Lead: a triangle wave walking the chord tones in eighth notes.
       const eighth = Math.floor(inBar / (beat / 2));
-      const st = chord[MELODY[eighth % MELODY.length]!]! + 12;
-      const phase = (freq(st, root) * t) % 1;
+      const phase = (chord.lead[eighth % MELODY.length]! * t) % 1;
       const env = Math.exp(-((inBar % (beat / 2)) * 4));
       lead = 0.16 * (4 * Math.abs(phase - 0.5) - 1) * env;
     }

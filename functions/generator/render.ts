@@ -1,13 +1,14 @@
 /**
  * The embedded renderer: script to a 1080x1920, 30 fps, H.264 + AAC mp4 with +faststart, and a cover.
  *
- * Three ffmpeg runs, beside the soundtrack's synthesis (voice over ducking music, in memory). The first draws each
- * scene's still once, a little taller than the frame (its background, the caption laid out by measurement, the
- * product badge, the call-to-action button), without and with the scene's picture (pictures.ts), as raw frames, and
- * the cover. The second makes the video: each scene's picture rises into place over its still, then the still with the
- * picture repeats under a slow pan (a crop window moving over the taller still), and each scene slides in over the
- * last frame of the one before. Only the entrance and the slide are computed per frame: between them every frame is
- * the same decoded still, which costs the encoder alone. The third muxes the soundtrack.
+ * Three ffmpeg runs for the picture, and the soundtrack (voice over ducking music, encoded to AAC by a fourth run)
+ * made while the second runs. The first draws each scene's still once, a little taller than the frame (its
+ * background, the caption laid out by measurement, the product badge, the call-to-action button), without and with
+ * the scene's picture (pictures.ts), as raw frames, and the cover. The second makes the video: each scene's picture
+ * rises into place over its still, then the still with the picture repeats under a slow pan (a crop window moving over
+ * the taller still), and each scene slides in over the last frame of the one before. Only the entrance and the slide
+ * are computed per frame: between them every frame is the same decoded still, which costs the encoder alone. The
+ * third copies the video and the soundtrack into the mp4.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,9 +20,9 @@ import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
 import { type Picture, picturesFor, rasterize } from './pictures.ts';
-import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene } from '../core/generator.ts';
+import { GeneratorFailed, type RenderRequest, type RenderResult, type Renderer, type Scene, type StageTime } from '../core/generator.ts';
 import type { Providers } from './providers.ts';
-import { DEFAULT_WPM, type Speech, speak } from './voice.ts';
+import { DEFAULT_WPM, type Speech, Voice } from './voice.ts';
 
 export const FPS = 30;
 /** The slide of a scene over the one before, in frames (part of the entrance). */
@@ -83,7 +84,27 @@ function stillFilters(dir: string, i: number, still: SceneStill, badge: string |
   return filters;
 }
 
-/** A voice: eSpeak's (`speak`), or a speech provider's for a cloned voice. */
+type StageClock = ReturnType<typeof stageClock>;
+
+/** Times the stages of one render (they overlap), for the bench and the logs. */
+function stageClock() {
+  const t0 = performance.now();
+  const stages: StageTime[] = [];
+  const now = () => (performance.now() - t0) / 1000;
+  return {
+    stages,
+    async time<T>(stage: string, work: () => T | Promise<T>): Promise<T> {
+      const start = now();
+      try {
+        return await work();
+      } finally {
+        stages.push({ stage, start, end: now() });
+      }
+    },
+  };
+}
+
+/** A voice: eSpeak's (`Voice`), or a speech provider's for a cloned voice. */
 type Speaker = (text: string, language: 'ru' | 'en', wordsPerMinute?: number) => Promise<Speech>;
 
 /** Speech for one scene, sped up when needed to fit it; a voice that cannot fit is an impossible script. */
@@ -121,58 +142,83 @@ export class EmbeddedRenderer implements Renderer {
     const dir = mkdtempSync(join(tmpdir(), 'order-render-'));
     // Whatever ffmpeg still runs when this render ends (a failure elsewhere) is killed with it.
     const abort = new AbortController();
+    // eSpeak's worker, started at the first line and ended with the voice (or with a failure).
+    const voice = new Voice();
     try {
       const scenes = script.scenes;
       const frames = scenes.map((scene) => Math.max(ENTRANCE_FRAMES + 1, Math.round(scene.seconds * FPS)));
       const total = frames.reduce((s, f) => s + f, 0) / FPS;
 
-      // 1. Stills, then the video, while the soundtrack is synthesized.
+      // 1. The voice starts at once, in its worker, on the core the steps before the encode leave free; meanwhile
+      // pictures, backgrounds and stills: all the video run reads, made one after the other.
       progress(0, 'layout');
+      const clock = stageClock();
+      const say = this.speaker(params, voice);
+      // eSpeak's worker ends with the last line: its memory is not held through the encode.
+      const voicesRun = clock.time('voice', () => this.voices(req, frames, say).finally(() => voice.close()));
+      voicesRun.catch(() => undefined);
       const pictures = picturesFor(scenes, params.topic);
-      const pictureFiles = await this.pictureFiles(dir, pictures);
-      const say = this.speaker(params);
+      const pictureFiles = await clock.time('pictures', () => this.pictureFiles(dir, pictures));
       if (params.ai_visual) await this.aiBackgrounds(dir, scenes);
       const cover = join(req.outDir, 'cover.jpg');
       const silent = join(dir, 'video-only.mp4');
-      const videoRun = runFfmpeg(this.stillsArgs(dir, req, pictureFiles, cover), undefined, abort.signal).then(() => {
-        progress(0.1, 'video');
-        return runFfmpeg(
-          this.videoArgs(dir, req, frames, pictureFiles, silent),
-          (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'),
-          abort.signal,
-        );
-      });
-      videoRun.catch(() => undefined);
-      const voices: PlacedVoice[] = [];
-      let at = 0;
-      for (const [i, scene] of scenes.entries()) {
-        if (params.voice !== 'none') {
-          const samples = await sceneVoice(scene, i, script.language, say);
-          if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
-        }
-        at += frames[i]! / FPS;
-      }
-      const music = params.music === 'none' ? undefined : synthMusic(total, params.tone, params.music === 'song', script.pack.title.length);
-      const soundtrack = join(dir, 'soundtrack.wav');
-      writeFileSync(soundtrack, mixSoundtrack(total, voices, music));
-      await videoRun;
+      const stillsArgs = await clock.time('backgrounds', () => this.stillsArgs(dir, req, pictureFiles, cover));
+      await clock.time('stills', () => runFfmpeg(stillsArgs, undefined, abort.signal));
 
-      // 2. The soundtrack beside the video.
+      // 2. The video, and beside it the rest of the soundtrack (music, mix, AAC): on two cores the encoder leaves room
+      // for it, and nothing of it is left for after the encode but a copy of both streams into one file.
+      progress(0.1, 'video');
+      const videoArgs = this.videoArgs(dir, req, frames, pictureFiles, silent);
+      const videoRun = clock.time('video', () => runFfmpeg(videoArgs, (seconds) => progress(0.1 + 0.8 * Math.min(1, seconds / total), 'video'), abort.signal));
+      videoRun.catch(() => undefined);
+      const soundtrack = join(dir, 'soundtrack.m4a');
+      const soundtrackRun = voicesRun.then((voices) => this.soundtrack(dir, req, total, voices, clock, soundtrack, abort.signal));
+      soundtrackRun.catch(() => undefined);
+      await Promise.all([videoRun, soundtrackRun]);
+
+      // 3. Both streams, copied into one file with the index first.
       progress(0.9, 'mux');
       const video = join(req.outDir, 'video.mp4');
-      const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c:v', 'copy', ...AUDIO_ENCODER_ARGS];
-      await runFfmpeg([...mux, '-t', total.toFixed(3), '-movflags', '+faststart', video], undefined, abort.signal);
+      const mux = ['-y', '-i', silent, '-i', soundtrack, '-map', '0:v', '-map', '1:a', '-c', 'copy', '-t', total.toFixed(3)];
+      await clock.time('mux', () => runFfmpeg([...mux, '-movflags', '+faststart', video], undefined, abort.signal));
       progress(1, 'done');
-      return { video, cover, seconds: total, pictures: pictures.map((p) => p.name) };
+      return { video, cover, seconds: total, pictures: pictures.map((p) => p.name), stages: clock.stages };
     } finally {
       abort.abort();
+      await voice.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }
 
+  /** Each scene's voice, placed at the scene's start. */
+  private async voices(req: RenderRequest, frames: number[], say: Speaker): Promise<PlacedVoice[]> {
+    const { script, params } = req;
+    const voices: PlacedVoice[] = [];
+    let at = 0;
+    for (const [i, scene] of script.scenes.entries()) {
+      if (params.voice !== 'none') {
+        const samples = await sceneVoice(scene, i, script.language, say);
+        if (samples) voices.push({ samples, at: at + VOICE_LEAD_IN });
+      }
+      at += frames[i]! / FPS;
+    }
+    return voices;
+  }
+
+  /** The voices over the music, mixed and encoded to AAC at `out`. */
+  private async soundtrack(dir: string, req: RenderRequest, total: number, voices: PlacedVoice[], clock: StageClock, out: string, signal: AbortSignal) {
+    const { script, params } = req;
+    const music = await clock.time('music', () =>
+      params.music === 'none' ? undefined : synthMusic(total, params.tone, params.music === 'song', script.pack.title.length),
+    );
+    const wav = join(dir, 'soundtrack.wav');
+    await clock.time('mix', () => writeFileSync(wav, mixSoundtrack(total, voices, music)));
+    await clock.time('aac', () => runFfmpeg(['-y', '-i', wav, '-map', '0:a', ...AUDIO_ENCODER_ARGS, out], undefined, signal));
+  }
+
   /** The voice of the order: a cloned voice at the speech provider, or eSpeak's. */
-  private speaker(params: RenderRequest['params']): Speaker {
-    if (params.voice !== 'clone') return speak;
+  private speaker(params: RenderRequest['params'], voice: Voice): Speaker {
+    if (params.voice !== 'clone') return (text, language, wordsPerMinute) => voice.speak(text, language, wordsPerMinute);
     const { speech, cloneVoice } = this.providers;
     // Refused at creation while no provider is configured; a configuration changed since then fails (and refunds).
     if (!speech || !cloneVoice) throw new GeneratorFailed('A cloned voice was ordered but no speech provider with a cloned voice is configured');

@@ -141,6 +141,17 @@ describe('the renderer', () => {
     assert.ok(at.drawn(times[2]!, r, vf).equals(seeked), 'a filter drawn on the frame');
   });
 
+  it('speaks from the start, encodes when the stills exist, makes the rest of the soundtrack meanwhile, then only copies', () => {
+    const at = Object.fromEntries((trial.stages ?? []).map((t) => [t.stage, t]));
+    assert.deepEqual(Object.keys(at).sort(), ['aac', 'backgrounds', 'mix', 'music', 'mux', 'pictures', 'stills', 'video', 'voice']);
+    const { pictures, stills, video, voice, music, mix, aac, mux } = at as Record<string, { start: number; end: number }>;
+    assert.ok(voice!.start <= pictures!.start, 'the voice from the start');
+    assert.ok(video!.start >= stills!.end, 'the encode reads the stills');
+    for (const [stage, t] of Object.entries({ music, mix, aac })) assert.ok(t!.start >= video!.start, `${stage} before the encode`);
+    assert.ok(voice!.end <= music!.start && music!.end <= mix!.start && mix!.end <= aac!.start, 'the soundtrack in order');
+    assert.ok(mux!.start >= Math.max(video!.end, aac!.end), 'the mux after both');
+  });
+
   it('refuses an impossible script (a voice longer than its scene) as a lasting failure', async () => {
     const impossible: Script = {
       ...script,
