@@ -132,8 +132,11 @@ export type OrderParams = z.output<typeof createVideoBody>;
 /** The parameters an order runs with, as answers show them (billing is how it was paid, not a parameter). */
 const orderParams = z.omit(createVideoBody, { billing: true });
 
-/** A key of the client's metadata: letters, digits, `_`, `.`, `:` and `-`, 1 to 40 (no brackets: `metadata[KEY]` filters). */
-const METADATA_KEY = /^[\p{L}\p{N}_.:-]{1,40}$/u;
+/**
+ * A key of the client's metadata: 1 to 40 letters, digits, `_`, `.`, `:` and `-`, beginning with a letter or a digit
+ * (no brackets: `metadata[KEY]` filters; no `__proto__`).
+ */
+const METADATA_KEY = /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,39}$/u;
 export const METADATA_MAX_PAIRS = 20;
 
 /**
@@ -142,13 +145,13 @@ export const METADATA_MAX_PAIRS = 20;
  */
 export const clientMetadata = z
   .record(
-    z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -')),
+    z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -, beginning with a letter or a digit')),
     z.string().check(z.maxLength(500, 'values must be at most 500 characters')),
   )
   .check(
     z.refine((pairs) => Object.keys(pairs).length <= METADATA_MAX_PAIRS, `must have at most ${METADATA_MAX_PAIRS} pairs`),
     z.describe(
-      'Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs.',
+      'Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`, beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs.',
     ),
   );
 
@@ -515,10 +518,15 @@ export const listOrdersQuery = z
     created_gte: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created at or after this time (ISO 8601)'))),
     created_lt: z.optional(z.iso.datetime({ offset: true, error: TIME }).check(z.describe('Only orders created before this time (ISO 8601)'))),
     metadata: z.optional(
-      z.record(z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -')), z.string().check(z.maxLength(500))).check(
-        z.refine((pairs) => Object.keys(pairs).length === 1, 'must name one pair, as metadata[KEY]=VALUE'),
-        z.describe('Only orders whose `client_metadata` has this pair: `metadata[KEY]=VALUE`, one pair.'),
-      ),
+      z
+        .record(
+          z.string().check(z.regex(METADATA_KEY, 'keys must be 1 to 40 letters, digits, _ . : or -, beginning with a letter or a digit')),
+          z.string().check(z.maxLength(500)),
+        )
+        .check(
+          z.refine((pairs) => Object.keys(pairs).length === 1, 'must name one pair, as metadata[KEY]=VALUE'),
+          z.describe('Only orders whose `client_metadata` has this pair: `metadata[KEY]=VALUE`, one pair.'),
+        ),
     ),
   })
   .check(z.describe('The query of GET /videos (additive): the key’s orders, newest first.'));

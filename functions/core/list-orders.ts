@@ -52,7 +52,8 @@ export async function listOrders(store: Pick<OrderStore, 'ofUser'>, userId: stri
     examined += page.orders.length;
     for (const [i, order] of page.orders.entries()) {
       if (q.status && order.status !== q.status) continue;
-      if (q.metadata && order.clientMetadata?.[q.metadata[0]] !== q.metadata[1]) continue;
+      if (q.metadata && !(order.clientMetadata && Object.hasOwn(order.clientMetadata, q.metadata[0]) && order.clientMetadata[q.metadata[0]] === q.metadata[1]))
+        continue;
       found.push(order);
       if (found.length === q.limit) {
         const hasMore = i < page.orders.length - 1 || page.more;

@@ -225,19 +225,17 @@ const jsonBody = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, 
  * taken as it is.
  */
 export function deepObject(params: Record<string, string | undefined>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Entries, made into objects by Object.fromEntries: a name such as `__proto__` stays an own key (an assignment
+  // would set the prototype and hide it from the schema's check).
+  const plain: [string, unknown][] = [];
+  const groups = new Map<string, [string, string | undefined][]>();
   for (const [name, value] of Object.entries(params)) {
     const m = /^([^[\]]+)\[([^[\]]*)\]$/.exec(name);
-    if (!m) {
-      out[name] = value;
-      continue;
-    }
-    const nested = out[m[1]!];
-    const group = nested !== null && typeof nested === 'object' ? (nested as Record<string, unknown>) : {};
-    group[m[2]!] = value;
-    out[m[1]!] = group;
+    if (!m) plain.push([name, value]);
+    else groups.set(m[1]!, [...(groups.get(m[1]!) ?? []), [m[2]!, value]]);
   }
-  return out;
+  // A name sent both plain and as a group is the group's; the schema then names what is wrong.
+  return Object.fromEntries([...plain.filter(([name]) => !groups.has(name)), ...[...groups].map(([name, pairs]) => [name, Object.fromEntries(pairs)])]);
 }
 
 const queryString = (schema: z.ZodMiniType): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({

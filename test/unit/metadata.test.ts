@@ -16,6 +16,10 @@ describe('client metadata', () => {
       status: undefined,
     });
     assert.deepEqual(deepObject({ 'a[b][c]': '1', 'x[': '2' }), { 'a[b][c]': '1', 'x[': '2' }, 'only one level, well formed');
+    // The hostile suite's case: an assignment would have set the prototype, and the strict schema seen nothing.
+    const proto = deepObject(JSON.parse('{"__proto__": "1", "metadata[__proto__]": "2"}'));
+    assert.deepEqual(Object.keys(proto).sort(), ['__proto__', 'metadata']);
+    assert.deepEqual(Object.keys(proto.metadata as object), ['__proto__']);
   });
 
   it('hashes a request without pairs exactly as before pairs existed (stored idempotency records still answer)', () => {

@@ -759,7 +759,7 @@ export interface components {
         QuickVideoRequest: {
             /** @description What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the length, tone, language and extras ("Funny 20 second video about cats with a song"). */
             prompt: string;
-            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
+            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`, beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
             metadata?: {
                 [key: string]: string;
             };
@@ -853,7 +853,7 @@ export interface components {
              * @default auto
              */
             billing?: components["schemas"]["Billing"];
-            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
+            /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`, beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
             metadata?: {
                 [key: string]: string;
             };
