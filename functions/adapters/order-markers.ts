@@ -3,11 +3,11 @@
  * (until done or error), unstarted (until its workflow starts) and its deadline.
  */
 import { DeleteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SHARDS } from '../core/ids.ts';
+import { orderIdFloor, SHARDS } from '../core/ids.ts';
 import type { Order } from '../core/orders.ts';
 import type { MarkerPage } from '../core/ports.ts';
 import { markersPage } from './dynamo.ts';
-import { inPartition, keys, TABLE_KEYS } from './keys.ts';
+import { keys, TABLE_KEYS } from './keys.ts';
 
 export class OrderMarkers {
   constructor(
@@ -15,28 +15,31 @@ export class OrderMarkers {
     private readonly tableName: string,
   ) {}
 
-  async unstarted(before: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
-    const found: Pick<Order, 'id' | 'queueShard'>[] = [];
-    for (let shard = 0; shard < SHARDS && found.length < limit; shard++) {
-      const out = await this.ddb.send(
-        new QueryCommand({ TableName: this.tableName, ...inPartition(keys.unstartedPartition(shard)), ConsistentRead: true, Limit: limit - found.length }),
-      );
-      for (const item of out.Items ?? []) if (String(item.createdAt) < before.toISOString()) found.push({ id: String(item.orderId), queueShard: shard });
-    }
-    return found;
+  /** Unstarted markers of orders created before `before`, the oldest first in each shard, the shards in turn. */
+  async unstarted(before: Date, limit: number, first = 0): Promise<Pick<Order, 'id' | 'queueShard'>[]> {
+    // The sort key is the order id, which begins with its creation time: every id created before `before` sorts first.
+    const items = await this.inTurn(keys.unstartedPartition, orderIdFloor(before.getTime()), limit, first);
+    return items.map(({ item, shard }) => ({ id: String(item.orderId), queueShard: shard }));
   }
 
   async started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void> {
     await this.ddb.send(new DeleteCommand({ TableName: this.tableName, Key: keys.unstartedOrder(order.queueShard, order.id) }));
   }
 
-  /**
-   * In rounds: each shard still holding due markers gets an equal part of what is left (a query of each at once, from
-   * where its last one stopped); when less is left than shards, one each, in turn from `first`. The same as one marker
-   * at a time from each shard in turn (the port's rule), in a few queries: typically one round of one per shard.
-   */
   async deadlinesDue(now: Date, limit: number, first = 0): Promise<Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[]> {
-    const found: Pick<Order, 'id' | 'queueShard' | 'deadlineAt'>[] = [];
+    // Every sort key of a deadline at or before now (`<deadline>#<order id>`) sorts before this one.
+    const items = await this.inTurn(keys.deadlinePartition, `${now.toISOString()}#~`, limit, first);
+    return items.map(({ item, shard }) => ({ id: String(item.orderId), queueShard: shard, deadlineAt: String(item.deadlineAt) }));
+  }
+
+  /**
+   * The markers of every shard whose sort key is below `bound`, the lowest first in each, one from each shard in turn
+   * from `first` (the port's rule), read in rounds: each shard still holding some gets an equal part of what is left (a
+   * query of each at once, from where its last one stopped); when less is left than shards, one each, in turn.
+   * Typically one round of one query a shard.
+   */
+  private async inTurn(partitionOf: (shard: number) => string, bound: string, limit: number, first: number) {
+    const found: { item: Record<string, unknown>; shard: number }[] = [];
     const resume = new Map<number, Record<string, unknown>>();
     let active = Array.from({ length: SHARDS }, (_, i) => (first + i) % SHARDS);
     while (found.length < limit && active.length) {
@@ -48,10 +51,9 @@ export class OrderMarkers {
           this.ddb.send(
             new QueryCommand({
               TableName: this.tableName,
-              KeyConditionExpression: '#pk = :pk AND #sk <= :due',
+              KeyConditionExpression: '#pk = :pk AND #sk < :bound',
               ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
-              // Every sort key of a deadline at or before now sorts before this one.
-              ExpressionAttributeValues: { ':pk': keys.deadlinePartition(shard), ':due': `${now.toISOString()}#~` },
+              ExpressionAttributeValues: { ':pk': partitionOf(shard), ':bound': bound },
               ConsistentRead: true,
               Limit: each,
               ...(resume.has(shard) ? { ExclusiveStartKey: resume.get(shard) } : {}),
@@ -62,7 +64,7 @@ export class OrderMarkers {
       const more: number[] = [];
       round.forEach((shard, i) => {
         const out = outs[i]!;
-        for (const item of out.Items ?? []) found.push({ id: String(item.orderId), queueShard: shard, deadlineAt: String(item.deadlineAt) });
+        for (const item of out.Items ?? []) found.push({ item, shard });
         // A shard whose query stopped at its limit may hold more (DynamoDB says so even when it holds none).
         if (out.LastEvaluatedKey) {
           resume.set(shard, out.LastEvaluatedKey);

@@ -27,7 +27,7 @@ export class Orders implements OrderStore {
   idempotency: OrderStore['idempotency'] = (userId, keyHash, now) => this.creations.idempotency(userId, keyHash, now);
   transition: OrderStore['transition'] = (t) => this.transitions.transition(t);
   patch: OrderStore['patch'] = (orderId, p, now) => this.transitions.patch(orderId, p, now);
-  unstarted: OrderStore['unstarted'] = (before, limit) => this.markers.unstarted(before, limit);
+  unstarted: OrderStore['unstarted'] = (before, limit, first) => this.markers.unstarted(before, limit, first);
   started: OrderStore['started'] = (order) => this.markers.started(order);
   deadlinesDue: OrderStore['deadlinesDue'] = (now, limit, first) => this.markers.deadlinesDue(now, limit, first);
   dropDeadline: OrderStore['dropDeadline'] = (order) => this.markers.dropDeadline(order);

@@ -128,7 +128,11 @@ export interface OrderStore {
    * Orders committed before `before` whose workflow start the creation has not seen succeed (a marker the creation
    * writes and drops after its StartExecution), at most `limit`: a failed start costs the audit one read, no scan.
    */
-  unstarted(before: Date, limit: number): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
+  /**
+   * Unstarted markers of orders created before `before`, at most `limit`: one from each shard in turn from `first`,
+   * the oldest first in each, so that no shard holds the others back when more are marked than a run reads.
+   */
+  unstarted(before: Date, limit: number, first?: number): Promise<Pick<Order, 'id' | 'queueShard'>[]>;
   /** Drops the order's unstarted marker: its workflow started. */
   started(order: Pick<Order, 'id' | 'queueShard'>): Promise<void>;
   /**

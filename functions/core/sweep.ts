@@ -324,7 +324,11 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
       else p.log.warn('the audit could not settle an item', { cause: String(o.reason) });
     }
   };
-  await each(await p.orders.unstarted(before, Math.min(budget.starts, MARKERS_READ)), async (marked) => {
+  // Both marker reads start from a shard that moves on each run: when more are marked or due than a run reads, no
+  // shard comes first every time.
+  const kept = cursor.deadlines ?? 0;
+  const firstShard = Number.isInteger(kept) && kept >= 0 ? kept % SHARDS : 0;
+  await each(await p.orders.unstarted(before, Math.min(budget.starts, MARKERS_READ), firstShard), async (marked) => {
     const order = await p.orders.get(marked.id);
     if (!isClosed(order)) {
       if (!allowance.take('starts')) return;
@@ -334,9 +338,6 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
     }
     await p.orders.started(marked);
   });
-  // From a shard that moves on each run: when more are due than a run reads, no shard comes first every time.
-  const kept = cursor.deadlines ?? 0;
-  const firstShard = Number.isInteger(kept) && kept >= 0 ? kept % SHARDS : 0;
   await each(await p.orders.deadlinesDue(now, Math.min(budget.items, MARKERS_READ), firstShard), async (marked) => {
     const order = await p.orders.get(marked.id);
     // Its close deletes the marker with the order's transition; one that moved meanwhile keeps it for the next run.

@@ -192,11 +192,22 @@ export class MemoryOrders implements OrderStore {
     return { kind: 'created' };
   }
 
-  async unstarted(before: Date, limit: number) {
-    return [...this.t.unstarted]
-      .filter((id) => !this.t.orders.has(id) || this.t.orders.get(id)!.createdAt < before.toISOString())
-      .slice(0, limit)
-      .map((id) => ({ id, queueShard: this.t.orders.get(id)?.queueShard ?? 0 }));
+  async unstarted(before: Date, limit: number, first = 0) {
+    // The port's rule as it reads: each shard's markers of orders created before `before`, by their sort key (the
+    // order id, which begins with its creation time: the adapter bounds its query by it), one at a time from each
+    // shard in turn from `first`.
+    const marked = Array.from({ length: SHARDS }, () => [] as { id: string; queueShard: number }[]);
+    for (const id of this.t.unstarted) {
+      const order = this.t.orders.get(id);
+      if (!order || order.createdAt < before.toISOString()) marked[order?.queueShard ?? 0]!.push({ id, queueShard: order?.queueShard ?? 0 });
+    }
+    for (const list of marked) list.sort((a, b) => byKey(a.id, b.id));
+    const found: { id: string; queueShard: number }[] = [];
+    for (let turn = first; found.length < limit && marked.some((list) => list.length); turn++) {
+      const next = marked[turn % SHARDS]!.shift();
+      if (next) found.push(next);
+    }
+    return found;
   }
 
   async started(order: Pick<Order, 'id'>) {

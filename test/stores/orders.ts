@@ -462,6 +462,23 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     assert.deepEqual((await s.orders.unstarted(after(new Date(), SECOND), 10)).map((o) => o.id).sort(), [old[0]!.id, old[2]!.id, young.id].sort());
   });
 
+  scenario(make, known, 'unstarted markers are taken from the shards in turn, from the one asked, the oldest first in each', async (s) => {
+    const user = await s.user({ balance: 10_000 });
+    const t0 = new Date(Date.now() - 10 * MINUTE);
+    const make = (shard: number, n: number) => created(s, user, after(t0, n * SECOND), { channel: 'bot', shard });
+    const a = [await make(2, 0), await make(2, 1), await make(2, 2)];
+    const b = await make(5, 3);
+    const c = [await make(7, 4), await make(7, 5)];
+    const before = after(t0, MINUTE);
+    const marked = async (limit: number, first?: number) => (await s.orders.unstarted(before, limit, first)).map((o) => o.id).sort();
+    const ids = (...orders: Order[]) => orders.map((o) => o.id).sort();
+    // Shard 2 holds the most and comes first in the shards' order: it does not hold 5 and 7 back.
+    assert.deepEqual(await marked(3), ids(a[0]!, b, c[0]!));
+    assert.deepEqual(await marked(5), ids(a[0]!, b, c[0]!, a[1]!, c[1]!));
+    assert.deepEqual(await marked(2, 6), ids(c[0]!, a[0]!));
+    assert.deepEqual(await marked(1, 3), ids(b));
+  });
+
   scenario(make, known, 'deadline markers: due at or before now, at most `limit`, until dropped', async (s) => {
     const user = await s.user({ balance: 10_000 });
     const now = wholeSecond();
