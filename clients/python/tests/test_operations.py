@@ -147,6 +147,13 @@ class OperationsTest(unittest.TestCase):
             "WebhookRotated": schemas["WebhookRotated"],
             "WebhookTestResult": schemas["WebhookTestResult"],
             "ResendResult": schemas["ResendResult"],
+            "WebhookCreated": schemas["WebhookCreated"],
+            "WebhookList": schemas["WebhookList"],
+            "Webhook": schemas["WebhookList"]["properties"]["data"]["items"],
+            "DeliveryList": schemas["DeliveryList"],
+            "Delivery": schemas["DeliveryList"]["properties"]["data"]["items"],
+            "OrderList": schemas["OrderList"],
+            "TransactionList": schemas["TransactionList"],
         }
         docs = model_docstrings()
         for name, schema in pairs.items():

@@ -21,7 +21,21 @@ import urllib.request
 import uuid
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Union, cast
 
-from .models import Balance, Created, Order, Quote, ResendResult, Transaction, WebhookRotated, WebhookTestResult
+from .models import (
+    Balance,
+    Created,
+    DeliveryList,
+    Order,
+    OrderList,
+    Quote,
+    ResendResult,
+    Transaction,
+    TransactionList,
+    WebhookCreated,
+    WebhookList,
+    WebhookRotated,
+    WebhookTestResult,
+)
 
 __all__ = [
     "VideoClient",
@@ -168,9 +182,9 @@ class VideoClient:
     def get_video(self, video_id: str) -> Order:
         return cast(Order, self._request("GET", f"/videos/{_q(video_id)}"))
 
-    def list_videos_page(self, **query: Any) -> Json:
+    def list_videos_page(self, **query: Any) -> OrderList:
         """One page: limit, starting_after, status, created_gte, created_lt, metadata (one pair, a dict)."""
-        return cast(Json, self._request("GET", "/videos" + _query(query)))
+        return cast(OrderList, self._request("GET", "/videos" + _query(query)))
 
     def list_videos(self, **query: Any) -> Iterator[Order]:
         """Every order of the key matching the query, newest first, following the cursor."""
@@ -186,25 +200,25 @@ class VideoClient:
     def get_balance(self) -> Balance:
         return cast(Balance, self._request("GET", "/balance"))
 
-    def list_transactions_page(self, **query: Any) -> Json:
+    def list_transactions_page(self, **query: Any) -> TransactionList:
         """One page of the ledger: limit, starting_after."""
-        return cast(Json, self._request("GET", "/balance/transactions" + _query(query)))
+        return cast(TransactionList, self._request("GET", "/balance/transactions" + _query(query)))
 
     def list_transactions(self, **query: Any) -> Iterator[Transaction]:
         """Every ledger entry of the key, newest first, following the cursor."""
         yield from _pages(self.list_transactions_page, query)
 
-    def create_webhook(self, url: str) -> Json:
-        return cast(Json, self._request("POST", "/webhooks", {"url": url}))
+    def create_webhook(self, url: str) -> WebhookCreated:
+        return cast(WebhookCreated, self._request("POST", "/webhooks", {"url": url}))
 
-    def list_webhooks(self) -> Json:
-        return cast(Json, self._request("GET", "/webhooks"))
+    def list_webhooks(self) -> WebhookList:
+        return cast(WebhookList, self._request("GET", "/webhooks"))
 
     def delete_webhook(self, webhook_id: str) -> None:
         self._request("DELETE", f"/webhooks/{_q(webhook_id)}")
 
-    def list_deliveries(self, webhook_id: str) -> Json:
-        return cast(Json, self._request("GET", f"/webhooks/{_q(webhook_id)}/deliveries"))
+    def list_deliveries(self, webhook_id: str) -> DeliveryList:
+        return cast(DeliveryList, self._request("GET", f"/webhooks/{_q(webhook_id)}/deliveries"))
 
     def rotate_webhook_secret(self, webhook_id: str, overlap_seconds: Optional[int] = None) -> WebhookRotated:
         body = {} if overlap_seconds is None else {"overlap_seconds": overlap_seconds}
@@ -288,7 +302,7 @@ class VideoClient:
         time.sleep(delay)
 
 
-def _pages(fetch: Callable[..., Json], query: Mapping[str, Any]) -> Iterator[Any]:
+def _pages(fetch: Callable[..., Any], query: Mapping[str, Any]) -> Iterator[Any]:
     """Every item of a cursor-paged list, fetched a page at a time."""
     cursor: Optional[str] = None
     while True:

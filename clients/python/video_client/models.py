@@ -263,6 +263,107 @@ class Transaction(TypedDict):
     """A refund’s reason: the order’s error code (`canceled`, `generation_failed`, ...)."""
 
 
+class WebhookCreated(TypedDict):
+    """The webhook as registered (201 of POST /webhooks), with its signing secret."""
+
+    id: str
+    """The webhook's id (`wh_...`)."""
+    url: str
+    """Where events are delivered."""
+    active: bool
+    """Always true in v1: a webhook receives events until it is deleted."""
+    created_at: str
+    """When the webhook was first registered (a replacement keeps it)."""
+    secret: str
+    """The signing secret of every event from now on. It is `whsec_` and 24 random bytes in base64: X-Service-Signature
+    is the hex HMAC-SHA256 of each raw body keyed by this whole string, and Standard Webhooks libraries take it as it
+    is. Store it: no other answer shows it.
+    """
+
+
+class Webhook(TypedDict):
+    """The key's webhook, or none: at most one, without its secret."""
+
+    id: str
+    """The webhook's id (`wh_...`)."""
+    url: str
+    """Where events are delivered."""
+    active: bool
+    """Always true in v1: a webhook receives events until it is deleted."""
+    created_at: str
+    """When the webhook was first registered (a replacement keeps it)."""
+
+
+class WebhookList(TypedDict):
+    """The webhooks of the key (GET /webhooks)."""
+
+    data: List[Webhook]
+    """The key's webhook, or none: at most one, without its secret."""
+
+
+DeliveryOutcome = Literal["delivered", "pending", "dropped", "no_webhook"]
+"""What came of a delivery attempt."""
+
+
+class Delivery(TypedDict):
+    """One delivery attempt."""
+
+    event_id: str
+    """The event’s id, the same for each of its attempts (X-Service-Event-Id, webhook-id)."""
+    event: str
+    """The event’s type."""
+    order_id: str
+    """The order the event is about."""
+    attempt: int
+    """Which attempt this was: 1 to 5, then one more per resend."""
+    at: str
+    """When the attempt was made."""
+    url: str
+    """Where it was sent: the webhook’s url then."""
+    latency_ms: float
+    """Milliseconds from sending to the answer or the failure."""
+    outcome: DeliveryOutcome
+    """What came of the attempt. `delivered`: the receiver took it (2xx within 5 s); `pending`: it failed, and another
+    attempt follows (30 s after the first, the gap doubling); `dropped`: it failed and was the last (resend it with
+    POST /webhooks/{id}/resend); `no_webhook`: the key had no webhook.
+    """
+    http_status: NotRequired[int]
+    """The receiver's HTTP status, when it answered."""
+    error: NotRequired[str]
+    """When no answer came: the kind of failure (`connection refused`, `timed out: no answer within 5 s`, a TLS error,
+    ...), never an address.
+    """
+
+
+class DeliveryList(TypedDict):
+    """The latest 50 delivery attempts of the key's webhook, newest first (GET /webhooks/{id}/deliveries, additive)."""
+
+    data: List[Delivery]
+    """The attempts, newest first."""
+
+
+class OrderList(TypedDict):
+    """A page of the key’s orders (GET /videos), newest first, each as GET /videos/{id} answers it."""
+
+    data: List[Order]
+    """The orders of this page, newest first."""
+    has_more: bool
+    """More orders may follow: ask again with `starting_after` set to `next_starting_after`."""
+    next_starting_after: NotRequired[str]
+    """The cursor of the next page, present when `has_more` is true."""
+
+
+class TransactionList(TypedDict):
+    """A page of the key’s ledger (GET /balance/transactions, additive), newest first."""
+
+    data: List[Transaction]
+    """The entries of this page, newest first."""
+    has_more: bool
+    """More entries may follow: ask again with `starting_after` set to `next_starting_after`."""
+    next_starting_after: NotRequired[str]
+    """The cursor of the next page, present when `has_more` is true."""
+
+
 class WebhookRotated(TypedDict):
     """The webhook with its new secret (200 of the rotation), and until when the previous secret still signs."""
 
