@@ -37,10 +37,10 @@ describe('isolation between users', () => {
     const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
     const order = await t.api('POST', '/videos', {
       key: owner.apiKey,
-      body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true },
+      body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true, metadata: { crm: 'owner-secret-crm' } },
     });
     const waiting = await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
-    const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40)];
+    const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40), 'owner-secret-crm'];
 
     const tried: string[] = [];
     for (const c of calls({ order: order.body.id, webhook: hook.body.id })) {
@@ -52,7 +52,9 @@ describe('isolation between users', () => {
       }
     }
     console.log(`# ${tried.join('; ')}`);
-    // The other user's own lists and balance show only their own.
+    // The other user's own lists and balance show only their own: the owner's metadata pair finds nothing of theirs.
+    const found = await t.api('GET', '/videos?metadata[crm]=owner-secret-crm', { key: other.apiKey });
+    assert.deepEqual([found.status, found.body.data], [200, []]);
     const hooks = await t.api('GET', '/webhooks', { key: other.apiKey });
     assert.ok(hooks.body.data.every((h: { id: string }) => h.id !== hook.body.id));
     // The owner's order, webhook and money are as they were (the other's creations were charged to the other).
