@@ -30,11 +30,11 @@ export const RENDER_PACKAGE_FILES = [
   '@resvg/resvg-wasm/index_bg.wasm',
 ] as const;
 
-/** Writes the build context (Dockerfile, collect-ffmpeg.sh, app/ with the bundle) and returns the image's code. */
-export function renderImageCode(scope: Construct, entry: string, esbuild: { target: string; external: string[] }): DockerImageCode {
-  const context = join(Stage.of(scope)!.outdir, 'render-image-context');
-  rmSync(context, { recursive: true, force: true });
-  const app = join(context, 'app');
+/**
+ * The image's app folder: the entry bundled as `index.mjs`, with the package files it reads at run time beside it in
+ * `node_modules` (a test builds and runs it the same way).
+ */
+export function buildRenderApp(app: string, entry: string, esbuild: { target: string; external: string[] }): void {
   mkdirSync(app, { recursive: true });
   buildSync({
     entryPoints: [entry],
@@ -52,6 +52,13 @@ export function renderImageCode(scope: Construct, entry: string, esbuild: { targ
     logLevel: 'error',
   });
   for (const p of RENDER_PACKAGE_FILES) cpSync(join(ROOT, 'node_modules', p), join(app, 'node_modules', p), { recursive: true });
+}
+
+/** Writes the build context (Dockerfile, collect-ffmpeg.sh, app/ with the bundle) and returns the image's code. */
+export function renderImageCode(scope: Construct, entry: string, esbuild: { target: string; external: string[] }): DockerImageCode {
+  const context = join(Stage.of(scope)!.outdir, 'render-image-context');
+  rmSync(context, { recursive: true, force: true });
+  buildRenderApp(join(context, 'app'), entry, esbuild);
   for (const f of ['Dockerfile', 'collect-ffmpeg.sh']) cpSync(join(ROOT, 'lib', 'render-image', f), join(context, f));
   return DockerImageCode.fromImageAsset(context, { platform: Platform.LINUX_AMD64, buildArgs: { FFMPEG_RELEASE } });
 }
