@@ -22,6 +22,8 @@ export interface Model {
   charged: Map<string, number>;
   /** Orders placed with a quote: the quote's cost. */
   quotedCost: Map<string, number>;
+  /** Each created order's client metadata as its creation sent it (none: undefined). */
+  metadata: Map<string, Record<string, string> | undefined>;
   quotes: { id: string; cost: number }[];
   /** Idempotency-Key -> the order it made, the request and when. */
   keys: Map<string, { orderId: string; request: string; at: number }>;
@@ -61,6 +63,8 @@ export class Create implements Cmd {
     readonly maxCost: number | undefined,
     readonly quote: number | undefined,
     readonly key: string | undefined,
+    /** Keys in order, so that the model's comparison of two requests is the service's (pairs in any order are one). */
+    readonly metadata: Record<string, string> | undefined = undefined,
   ) {}
   check = () => true;
   async run(m: Model, w: World) {
@@ -71,6 +75,7 @@ export class Create implements Cmd {
       ...(this.deadline ? { deadlineSeconds: this.deadline } : {}),
       ...(this.maxCost !== undefined ? { maxCost: this.maxCost } : {}),
       ...(quoted ? { quoteId: quoted.id } : {}),
+      ...(this.metadata ? { metadata: this.metadata } : {}),
     };
     const before = { balance: balanceOf(w, this.user), active: activeOf(w, this.user) };
     const held = this.key ? m.keys.get(`${this.user}:${this.key}`) : undefined;
@@ -94,6 +99,7 @@ export class Create implements Cmd {
     assert.ok(cost <= before.balance, `charged ${cost} of a balance of ${before.balance}`);
     if (this.maxCost !== undefined) assert.ok(cost <= this.maxCost, 'max_cost holds');
     m.charged.set(id, cost);
+    m.metadata.set(id, this.metadata);
     if (quoted) m.quotedCost.set(id, quoted.cost);
     if (this.key) m.keys.set(`${this.user}:${this.key}`, { orderId: id, request: JSON.stringify(full), at: w.clock });
     m.ordersOf.set(this.user, [...(m.ordersOf.get(this.user) ?? []), id]);
@@ -101,7 +107,9 @@ export class Create implements Cmd {
   toString = () =>
     `create(${this.user}, ${this.route}, topic ${this.topic}${this.extras.song ? ', song' : ''}${this.extras.placement ? ', placement' : ''}${
       this.deadline ? `, deadline ${this.deadline}` : ''
-    }${this.maxCost !== undefined ? `, max_cost ${this.maxCost}` : ''}${this.quote !== undefined ? `, quote #${this.quote}` : ''}${this.key ? `, key ${this.key}` : ''})`;
+    }${this.maxCost !== undefined ? `, max_cost ${this.maxCost}` : ''}${this.quote !== undefined ? `, quote #${this.quote}` : ''}${this.key ? `, key ${this.key}` : ''}${
+      this.metadata ? `, metadata ${JSON.stringify(this.metadata)}` : ''
+    })`;
 }
 
 /** A client's burst: the same order made n times in a row (no key), as a loop that ignores its 429s. */
@@ -329,6 +337,7 @@ export function invariants(m: Model, w: World) {
     assert.equal(-charges[0]!.amount, o.charge.cost, `${o.id}: charged its cost`);
     assert.equal(m.charged.get(o.id), o.charge.cost, `${o.id}: charged what its creation answered`);
     if (m.quotedCost.has(o.id)) assert.equal(o.charge.cost, m.quotedCost.get(o.id), `${o.id}: charged its quote`);
+    assert.deepEqual(o.clientMetadata, m.metadata.get(o.id), `${o.id}: keeps the metadata its creation sent, and only that`);
     assert.ok(refunds.length <= 1, `${o.id}: refunded at most once`);
     assert.ok((o.regens ?? 0) <= MAX_REGENS, `${o.id}: rewritten ${o.regens} times, over ${MAX_REGENS}`);
     assert.equal(refunds.length === 1, Boolean(o.refunded), `${o.id}: a refund entry exactly when refunded`);
@@ -423,8 +432,9 @@ const create = fc
     sometimes(fc.constantFrom(0, 100, 250)),
     sometimes(fc.nat(5)),
     sometimes(fc.constantFrom('k1', 'k2')),
+    sometimes(fc.constantFrom<Record<string, string>>({ crm: 'a' }, { crm: 'b' }, { crm: 'a', src: 'x' })),
   )
-  .map(([u, r, t, x, d, c, q, k]) => new Create(u, r, t, x, d, c, q, k));
+  .map(([u, r, t, x, d, c, q, k, meta]) => new Create(u, r, t, x, d, c, q, k, meta));
 const step = fc.tuple(fc.nat(30), fc.nat(9)).map(([n, f]) => new Step(n, f === 0));
 const review = fc
   .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const))
@@ -487,6 +497,7 @@ export function newWorld(shards = 1): { model: Model; world: World } {
     ]),
     charged: new Map(),
     quotedCost: new Map(),
+    metadata: new Map(),
     quotes: [],
     keys: new Map(),
     resends: new Map(),
