@@ -23,7 +23,7 @@ import type { QueueView } from '../core/eta.ts';
 import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { batchGet, type Cancelled, CONFLICTS, type TransactItem, transact, transactPastConflicts, writeIf } from './dynamo.ts';
+import { batchGet, type Cancelled, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts } from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
@@ -149,23 +149,6 @@ export function placeItems(tableName: string, order: Pick<Order, 'id' | 'queueSh
   ];
 }
 
-/** A single write tried again while a transaction holds its item (TransactionConflictException), within CONFLICTS. */
-async function pastItemConflicts<R>(send: () => Promise<R>): Promise<R> {
-  const held = (err: unknown) => (err as Error)?.name === 'TransactionConflictException';
-  return untilDone(
-    CONFLICTS,
-    async () => {
-      try {
-        return await send();
-      } catch (err) {
-        if (held(err)) return AGAIN;
-        throw err;
-      }
-    },
-    () => new Contended('render queue: a counter held by other transactions past the retries'),
-  );
-}
-
 export class Capacity implements CapacityStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
@@ -257,7 +240,7 @@ export class Capacity implements CapacityStore {
    */
   private async record(w: Omit<Waiter, 'ticket'>, also: (ticket: number) => [string, TransactItem][]): Promise<number | Cancelled<string>> {
     const T = this.tableName;
-    const ticket = await pastItemConflicts(async () => {
+    const ticket = await writePastConflicts('the render queue shard counter', async () => {
       const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel)));
       return Number(out.Attributes![issuedOf(w.channel)]);
     });
@@ -266,7 +249,7 @@ export class Capacity implements CapacityStore {
     if (!cancelled) return ticket;
     // A process that dies here leaves the shard counting one wait too many: one more place in the eta of the orders
     // after it, until its counters are read again (docs/decisions.md, "Render queue at scale").
-    await pastItemConflicts(() => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel))));
+    await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel))));
     if (cancelled.failed('waiter') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
     throw cancelled.error;
   }

@@ -133,6 +133,26 @@ export async function transactPastConflicts<N extends string>(
   });
 }
 
+/**
+ * A single write (`what` names its item for the error), tried again while a transaction holds its item (DynamoDB
+ * answers TransactionConflictException); past CONFLICT_ATTEMPTS, Contended, as `transactPastConflicts` ends.
+ */
+export async function writePastConflicts<R>(what: string, send: () => Promise<R>): Promise<R> {
+  return retry<{ done: R } | { held: Error }>({
+    policy: CONFLICTS,
+    op: async () => {
+      try {
+        return { done: await send() };
+      } catch (err) {
+        if ((err as Error)?.name === 'TransactionConflictException') return { held: err as Error };
+        throw err;
+      }
+    },
+    retryable: (r) => 'held' in r,
+    exhausted: (r) => new Contended(`${what} stayed held by other transactions ${CONFLICT_ATTEMPTS} times`, { cause: 'held' in r ? r.held : undefined }),
+  }).then((r) => (r as { done: R }).done);
+}
+
 /** The error of a transaction whose items stayed held by others. */
 export const contended = (names: readonly string[], cause: Error, attempts = CONFLICT_ATTEMPTS) =>
   new Contended(`Transaction (${names.join(', ')}) lost ${attempts} times to other transactions`, { cause });

@@ -5,32 +5,11 @@
  * must send the same pairs. Quick orders fail at planning here (GENERATOR_FAIL=plan): a video.error event at once.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { receiver } from '../support/receiver.ts';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', GENERATOR_FAIL: 'plan' });
-const servers: Server[] = [];
-after(() => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-async function receiver() {
-  const bodies: Record<string, unknown>[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    res.writeHead(204).end();
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, bodies };
-}
-
 async function until(check: () => boolean, ms = 30_000) {
   const end = Date.now() + ms;
   while (!check()) {
@@ -67,8 +46,9 @@ describe('client metadata', () => {
     assert.deepEqual(await filter('metadata[crm_id]=nobody'), []);
 
     await waitForStatus(t, apiKey, quick.body.id, ['error']);
-    await until(() => hook.bodies.some((b) => b.id === quick.body.id && b.status === 'error'));
-    assert.deepEqual(hook.bodies.find((b) => b.id === quick.body.id)!.client_metadata, pairs);
+    const bodies = () => hook.hits.map((h) => JSON.parse(h.raw.toString('utf8')) as Record<string, unknown>);
+    await until(() => bodies().some((b) => b.id === quick.body.id && b.status === 'error'));
+    assert.deepEqual(bodies().find((b) => b.id === quick.body.id)!.client_metadata, pairs);
   });
 
   it('refuses bad shapes with 422 naming the field, before any charge', async () => {

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CONFLICT_ATTEMPTS, transactPastConflicts } from '../../functions/adapters/dynamo.ts';
+import { CONFLICT_ATTEMPTS, transactPastConflicts, writePastConflicts } from '../../functions/adapters/dynamo.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
 import { isTransient, TRANSIENT_ERROR_NAME } from '../../functions/adapters/transient.ts';
 import type { Order } from '../../functions/core/orders.ts';
@@ -85,5 +85,26 @@ describe('a single write that meets a transaction holding its item', () => {
   it('is transient (TransactionConflictException)', () => {
     const err = Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException', $metadata: { httpStatusCode: 400 } });
     assert.equal(isTransient(err), true);
+  });
+
+  // A held item cannot be made to meet a single write on demand with DynamoDB Local: the error is made here.
+  it('is tried again while the item stays held, then ends in Contended; any other error at once', async () => {
+    const held = () => Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
+    let tries = 0;
+    assert.equal(await writePastConflicts('the counter', async () => (++tries < 3 ? Promise.reject(held()) : 'written')), 'written');
+    assert.equal(tries, 3);
+    tries = 0;
+    const err = await writePastConflicts('the counter', async () => {
+      tries++;
+      throw held();
+    }).then(
+      () => assert.fail('written'),
+      (e: Error) => e,
+    );
+    assert.deepEqual([err.name, tries, isTransient(err)], ['Contended', CONFLICT_ATTEMPTS, true]);
+    await assert.rejects(
+      writePastConflicts('the counter', async () => Promise.reject(Object.assign(new Error('bad'), { name: 'ValidationException' }))),
+      /bad/,
+    );
   });
 });

@@ -7,45 +7,16 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { closeAtEnd, receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const RETRY_BASE_MS = 200;
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), GENERATOR_FAIL: 'plan' });
-const servers: Server[] = [];
-after(() => {
-  for (const s of servers) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-interface Hit {
-  at: number;
-  raw: Buffer;
-  headers: IncomingMessage['headers'];
-}
-
-/** A receiver on loopback that records every request and answers as `reply` says. */
-async function receiver(reply: (hit: Hit, n: number, res: ServerResponse) => void = (_h, _n, res) => res.writeHead(204).end()) {
-  const hits: Hit[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const hit = { at: Date.now(), raw: Buffer.concat(chunks), headers: req.headers };
-    hits.push(hit);
-    reply(hit, hits.length, res);
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, hits };
-}
-
 async function register(key: string, url: string): Promise<{ id: string; secret: string }> {
   const res = await t.api('POST', '/webhooks', { key, body: { url } });
   assert.equal(res.status, 201, res.text);
@@ -279,7 +250,7 @@ describe('webhook delivery', () => {
         res.writeHead(204).end();
       });
       await new Promise<void>((ok) => tls.listen(0, '127.0.0.1', ok));
-      servers.push(tls);
+      closeAtEnd(tls);
       const { apiKey } = await t.user({ balance: 1000 });
       const webhook = await register(apiKey, `https://localhost:${(tls.address() as { port: number }).port}/hook`);
       const { id } = (await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'tea' } })).body;
