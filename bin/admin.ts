@@ -9,8 +9,8 @@ import { AppError } from '../functions/core/errors.ts';
 
 const USAGE = `usage: npm run -s admin -- <command> [options]
   create-user [--balance N] [--trial-videos N] [--plan NAME]
-  issue-key   --user ID
-  revoke-key  --user ID
+  issue-key   --user ID [--test]           (--test: the user's test-mode key, vgk_test_...)
+  revoke-key  --user ID [--test]
   top-up      --user ID --amount N
   set-plan    --user ID [--plan NAME]     (no --plan removes the plan)
   balance     --user ID
@@ -36,6 +36,7 @@ const parse = () =>
       topic: { type: 'string' },
       params: { type: 'string' },
       director: { type: 'boolean' },
+      test: { type: 'boolean' },
       'idempotency-key': { type: 'string' },
     },
   });
@@ -86,11 +87,18 @@ async function run(command: string | undefined): Promise<object> {
       const { userId, apiKey } = await s.accounts.createUser({ balance, trialVideos, ...(plan ? { plan } : {}), now });
       return { user_id: userId, api_key: apiKey, balance, trial_videos_left: trialVideos, ...(plan ? { plan: plan.name } : {}) };
     }
-    case 'issue-key':
-      return { api_key: await s.accounts.issueKey(user(), now) };
-    case 'revoke-key':
-      await s.accounts.revokeKey(user());
+    case 'issue-key': {
+      if (!values.test) return { api_key: await s.accounts.issueKey(user(), now), livemode: true };
+      const { apiKey, testAccountId } = await s.accounts.issueTestKey(user(), now);
+      return { api_key: apiKey, livemode: false, test_account_id: testAccountId };
+    }
+    case 'revoke-key': {
+      const account = await s.accounts.get(user());
+      if (!account) throw new AppError('not_found', 'No such user');
+      if (values.test && !account.testAccount) throw new AppError('not_found', 'The user has no test-mode key');
+      await s.accounts.revokeKey(values.test ? account.testAccount! : user());
       return { revoked: true };
+    }
     case 'top-up':
       return { balance: await s.accounts.topUp(user(), positiveAmount(values.amount, '--amount'), now) };
     case 'set-plan': {

@@ -1,10 +1,10 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keyMatches, newApiKey, userIdOfKey } from '../core/apikeys.ts';
-import { notFound, serviceUnavailable } from '../core/errors.ts';
+import { keyMatches, modeOfKey, newApiKey, userIdOfKey } from '../core/apikeys.ts';
+import { InvalidParams, notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { AccountStore } from '../core/ports.ts';
-import type { Account } from '../core/pricing.ts';
+import { type Account, isLive } from '../core/pricing.ts';
 import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem, getRecord } from './dynamo.ts';
 import { ledgerLineOf } from './records.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
@@ -25,6 +25,10 @@ interface UserItem {
   /** The ledger's entries: each ledger write adds one, on condition of the count it read. */
   ledgerSeq?: number;
   createdAt: string;
+  /** A test-mode account: the live account it belongs to. */
+  testOf?: string;
+  /** A live account's test-mode account, once a test key was issued. */
+  testAccount?: string;
 }
 
 export function toAccount(item: Record<string, unknown>): Account {
@@ -39,6 +43,8 @@ export function toAccount(item: Record<string, unknown>): Account {
     activeTasks: u.activeTasks,
     reviewsPending: u.reviewsPending ?? 0,
     ledgerSeq: u.ledgerSeq ?? 0,
+    ...(u.testOf ? { testOf: u.testOf } : {}),
+    ...(u.testAccount ? { testAccount: u.testAccount } : {}),
   };
 }
 
@@ -79,7 +85,10 @@ export class Accounts implements AccountStore {
     if (!userId || !apiKey) return undefined;
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
     if (!out.Item || !keyMatches(apiKey, out.Item.keyHash as string | undefined)) return undefined;
-    return { account: toAccount(out.Item) };
+    const account = toAccount(out.Item);
+    // Only a test key opens a test-mode account, and the reverse (issueKey and issueTestKey see to it; checked anyway).
+    if ((modeOfKey(apiKey) === 'test') === isLive(account)) return undefined;
+    return { account };
   }
 
   async createUser(opts: { balance: number; trialVideos: number; plan?: { name: string; heavyPerMonth: number }; now: Date }) {
@@ -109,11 +118,59 @@ export class Accounts implements AccountStore {
     return { userId, apiKey };
   }
 
-  /** Replaces the user's key: the old one stops working at once. */
+  /** Replaces the user's live key: the old one stops working at once. A test-mode account has test keys only. */
   async issueKey(userId: string, now: Date): Promise<string> {
     const { apiKey, hash } = newApiKey(userId);
-    await this.updateExisting(userId, 'SET keyHash = :h, keyIssuedAt = :t', { ':h': hash, ':t': now.toISOString() });
+    await this.updateExisting(userId, 'SET keyHash = :h, keyIssuedAt = :t', { ':h': hash, ':t': now.toISOString() }, 'attribute_not_exists(testOf)');
     return apiKey;
+  }
+
+  /**
+   * Replaces the test-mode key of a live user (docs/decisions.md "Test mode"): its test-mode account, made with the
+   * first test key and linked both ways, holds the test key's orders, webhook and counters apart from the live ones.
+   */
+  async issueTestKey(userId: string, now: Date): Promise<{ apiKey: string; testAccountId: string }> {
+    const at = now.toISOString();
+    const read = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
+    const live = read.Item as UserItem | undefined;
+    if (!live) throw notFound('user');
+    if (live.testOf) throw new InvalidParams('user', `is a test-mode account: name its live account ${live.testOf}`);
+    if (live.testAccount) {
+      const { apiKey, hash } = newApiKey(live.testAccount, 'test');
+      await this.updateExisting(live.testAccount, 'SET keyHash = :h, keyIssuedAt = :t', { ':h': hash, ':t': at });
+      return { apiKey, testAccountId: live.testAccount };
+    }
+    const testAccountId = newUserId();
+    const { apiKey, hash } = newApiKey(testAccountId, 'test');
+    const item: UserItem = {
+      userId: testAccountId,
+      balance: 0,
+      trialVideosLeft: 0,
+      activeTasks: 0,
+      keyHash: hash,
+      ledgerSeq: 0,
+      createdAt: at,
+      testOf: userId,
+    };
+    const c = await transact(this.ddb, [
+      ['test', { Put: { TableName: this.tableName, Item: { ...keys.user(testAccountId), ...item, keyIssuedAt: at }, ConditionExpression: ITEM.isNew } }],
+      [
+        'live',
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'SET testAccount = :t',
+            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(testAccount)`,
+            ExpressionAttributeValues: { ':t': testAccountId },
+          },
+        },
+      ],
+    ]);
+    if (!c) return { apiKey, testAccountId };
+    // Another issuance linked its test-mode account first (or the user went): a new key for that one.
+    if (c.failed('live')) return this.issueTestKey(userId, now);
+    throw c.error;
   }
 
   async revokeKey(userId: string): Promise<void> {
@@ -133,6 +190,8 @@ export class Accounts implements AccountStore {
       policy: ACCOUNT_CONFLICTS,
       op: async () => {
         if (!item) throw notFound('user');
+        // Set at an account's creation only: the read tells for good.
+        if (item.testOf) throw new InvalidParams('user', 'is a test-mode account: it moves no money, and has no balance to top up');
         const head = headOf(item);
         const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
         const c = await transact(this.ddb, [
@@ -230,19 +289,23 @@ export class Accounts implements AccountStore {
     return Number(out.Item?.count ?? 0);
   }
 
-  private async updateExisting(userId: string, expr: string, values: Record<string, unknown>) {
+  /** `also`: a further condition, which failing answers 422 naming the user. */
+  private async updateExisting(userId: string, expr: string, values: Record<string, unknown>, also?: string) {
     const written = await writeIf(
       this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.user(userId),
           UpdateExpression: expr,
-          ConditionExpression: ITEM.exists,
+          ConditionExpression: also ? `${ITEM.exists} AND ${also}` : ITEM.exists,
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         }),
       ),
     );
-    if (!written) throw notFound('user');
+    if (written) return;
+    if (also && (await this.get(userId)))
+      throw new InvalidParams('user', 'is a test-mode account: it takes test keys only (issue-key --test on its live account)');
+    throw notFound('user');
   }
 }
 

@@ -2,7 +2,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitsApproval, countsAgainstKey, type Order } from '../core/orders.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit } from '../core/ports.ts';
-import type { Account, Limits } from '../core/pricing.ts';
+import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
 import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
 import { transact, type TransactItem } from './dynamo.ts';
 import { idempotencyRecordOf } from './records.ts';
@@ -14,15 +14,20 @@ type LedgerWrite = ReturnType<typeof ledgerWrite>;
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active-task count,
  * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
  */
-function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite): TransactItem {
+function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite | undefined): TransactItem {
   const keyed = countsAgainstKey(order);
   const { charge } = order;
   // The key's active-task limit counts API orders only; the bot's are counted apart.
-  const add = [keyed ? 'activeTasks :one' : 'botOrders :one', ledger.add];
+  const add = [keyed ? 'activeTasks :one' : 'botOrders :one'];
   const set: string[] = [];
+  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive'] : [ITEM.exists];
+  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
   // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.
-  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive', ledger.condition] : [ITEM.exists, ledger.condition];
-  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...ledger.values, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
+  if (ledger) {
+    add.push(ledger.add);
+    cond.push(ledger.condition);
+    Object.assign(values, ledger.values);
+  }
   if (awaitsApproval(order)) {
     add.push('reviewsPending :one');
     cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
@@ -94,25 +99,28 @@ export class OrderCreations {
     const { order, account, limits } = c;
     const { charge } = order;
     const T = this.tableName;
-    const ledger = ledgerWrite(
-      T,
-      account.userId,
-      { seq: account.ledgerSeq, balance: account.balance },
-      {
-        amount: -charge.cost,
-        kind: 'charge',
-        orderId: order.id,
-        ...(charge.trial ? { trial: true } : {}),
-        ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
-        createdAt: order.createdAt,
-      },
-    );
+    // A test-mode order moves no money: no ledger entry (its account's ledger stays empty).
+    const ledger = !movesMoney(charge)
+      ? undefined
+      : ledgerWrite(
+          T,
+          account.userId,
+          { seq: account.ledgerSeq, balance: account.balance },
+          {
+            amount: -charge.cost,
+            kind: 'charge',
+            orderId: order.id,
+            ...(charge.trial ? { trial: true } : {}),
+            ...(charge.heavyAllowanceMonth ? { allowance: true } : {}),
+            createdAt: order.createdAt,
+          },
+        );
     const items: [CreationItem, TransactItem][] = [
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
       ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
       ['debit', debit(T, account, order, limits, ledger)],
-      ['ledger', ledger.put],
+      ...(ledger ? [['ledger', ledger.put] as [CreationItem, TransactItem]] : []),
       // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
       // Until the creation sees its workflow start: a failed start (or a creation that died) is the audit's to start.

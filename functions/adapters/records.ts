@@ -59,7 +59,13 @@ export function chargeOf(item: Item): Charge {
   const f = new Fields(item, 'charge');
   const extras = f.strings('extras');
   if (!extras.every((e) => EXTRAS.includes(e as Extra))) throw new MalformedItem(`A stored charge names an unknown extra: ${extras.join(', ')}`);
-  return { cost: f.num('cost'), trial: f.bool('trial'), extras: extras as Extra[], ...f.maybe('heavyAllowanceMonth', f.str) };
+  return {
+    cost: f.num('cost'),
+    trial: f.bool('trial'),
+    extras: extras as Extra[],
+    ...f.maybe('heavyAllowanceMonth', f.str),
+    ...(f.maybe('test', f.bool).test ? { test: true } : {}),
+  };
 }
 
 export function orderOf(item: Item): Order {

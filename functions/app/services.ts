@@ -134,7 +134,7 @@ function build() {
   // What the middleware asks of accounts: the key's account, and the request counted in its minute window.
   const keyed: Pick<Accounts, 'authenticate' | 'count' | 'postsIn'> = accounts;
   /** The order steps' ports but the generator and scratch folders, which only the steps' functions build (step-services.ts). */
-  const steps: Omit<StepPorts, 'generator' | 'scratch'> = {
+  const steps: Omit<StepPorts, 'generator' | 'testModeGenerator' | 'scratch'> = {
     orders,
     accounts,
     files,

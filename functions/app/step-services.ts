@@ -1,6 +1,6 @@
 /** The order workflow's steps with the generator: built only where a step runs, never in the API's functions. */
 import { OrderSteps } from '../core/order-steps.ts';
-import { generatorFromEnv } from '../generator/index.ts';
+import { generatorFromEnv, testModeGenerator } from '../generator/index.ts';
 import { withFaults } from './faults.ts';
 import { scratchFolders } from '../adapters/scratch.ts';
 import { providerKeys } from '../adapters/secrets.ts';
@@ -13,6 +13,7 @@ function build(): OrderSteps {
   return new OrderSteps({
     ...steps,
     generator: withFaults(generatorFromEnv(process.env, providerKeys()), cfg.generatorFail),
+    testModeGenerator: withFaults(testModeGenerator(), cfg.generatorFail),
     scratch: scratchFolders,
   });
 }

@@ -26,13 +26,21 @@ export const balanceResponse = z
           ),
         ),
     ),
+    livemode: z
+      .boolean()
+      .check(
+        z.describe(
+          'False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its orders cost nothing. True otherwise.',
+        ),
+      ),
   })
   .check(
     z.meta({
       description: "The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month.",
       examples: [
-        { balance: 830, trial_videos_left: 0 },
-        { balance: 1250, trial_videos_left: 2, plan: 'creator', heavy_videos_left: 17 },
+        { balance: 830, trial_videos_left: 0, livemode: true },
+        { balance: 1250, trial_videos_left: 2, plan: 'creator', heavy_videos_left: 17, livemode: true },
+        { balance: 0, trial_videos_left: 0, livemode: false },
       ],
     }),
   );

@@ -321,6 +321,13 @@ export const orderRecord = z
     director_mode: z.boolean().check(z.describe('Whether the order stops for a script review (`params.director_mode`).')),
     trial: z.boolean().check(z.describe('True when a trial video paid for the order: the video carries the trial watermark (the service address and "(AI)").')),
     channel: channel.check(z.describe('Where the order came from (see Channel).')),
+    livemode: z
+      .boolean()
+      .check(
+        z.describe(
+          'False for an order made with a test-mode key (`vgk_test_...`): it cost nothing, moved no money, and its video is a short clip marked TEST. True for every other order.',
+        ),
+      ),
     params: orderParams.check(z.describe('The parameters the order runs with (for a quick order: what the planner chose from the prompt).')),
     eta_seconds: z.optional(etaSeconds.check(z.describe('Queued or running: estimated seconds until done (see `Retry-After` for when to poll again).'))),
     progress: z.optional(
@@ -415,6 +422,7 @@ export const orderRecord = z
           director_mode: false,
           trial: false,
           channel: 'api',
+          livemode: true,
           params: {
             topic: 'Cats',
             director_mode: false,
@@ -451,6 +459,7 @@ export const orderRecord = z
           director_mode: false,
           trial: true,
           channel: 'api',
+          livemode: true,
           params: {
             topic: 'Green tea',
             director_mode: false,

@@ -19,7 +19,16 @@ const WEBHOOK_REPLACED: RetryPolicy = { attempts: 8, baseMs: 10, capMs: 200 };
  * the user's partition (profile, ledger, idempotency records, counters).
  */
 export async function deleteUser(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
-  if (!(await p.accounts.get(userId))) throw notFound('user');
+  const account = await p.accounts.get(userId);
+  if (!account) throw notFound('user');
+  if (account.testOf) throw new InvalidParams('user', `is a test-mode account: it goes with its live account ${account.testOf}`);
+  // The test-mode account first (its orders and webhook), then the live one.
+  const test = account.testAccount ? await deleteAccount(p, account.testAccount) : { orders: 0, files: 0 };
+  const live = await deleteAccount(p, userId);
+  return { orders: test.orders + live.orders, files: test.files + live.files };
+}
+
+async function deleteAccount(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
   await p.accounts.revokeKey(userId);
   // A request in flight may replace it meanwhile: delete whatever is there until nothing is.
   await untilDone(

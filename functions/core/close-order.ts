@@ -5,6 +5,7 @@
  */
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
 import type { RenderQueue } from './capacity.ts';
+import { movesMoney } from './pricing.ts';
 import type { AccountStore, Announce, EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 export interface ClosePorts {
@@ -42,8 +43,10 @@ export async function closeInError(
   opts: { beforeRender?: boolean } = {},
 ): Promise<Order | undefined> {
   const now = p.now();
-  const account = await p.accounts.get(order.userId);
-  const set = { error, finishedAt: now.toISOString(), refunded: true };
+  // A test-mode order took nothing: there is nothing to give back.
+  const refunds = movesMoney(order.charge);
+  const account = refunds ? await p.accounts.get(order.userId) : undefined;
+  const set = { error, finishedAt: now.toISOString(), ...(refunds ? { refunded: true } : {}) };
   const failed: Order = { ...order, ...set, status: 'error', updatedAt: now.toISOString() };
   delete failed.reviewToken;
   const event = eventOf(failed, 'video.error', EVENT_KEYS.error);
@@ -52,14 +55,14 @@ export async function closeInError(
     to: 'error',
     set,
     remove: ['reviewToken'],
-    refund: { heavyMonth: account?.heavyMonth, ledger: { seq: account?.ledgerSeq ?? 0, balance: account?.balance ?? 0 } },
+    ...(refunds ? { refund: { heavyMonth: account?.heavyMonth, ledger: { seq: account?.ledgerSeq ?? 0, balance: account?.balance ?? 0 } } } : {}),
     event,
     now,
     ...(opts.beforeRender ? { beforeRender: true } : {}),
   });
   if (!moved) return undefined;
   p.metrics.count('OrdersFailed');
-  p.metrics.count('OrdersRefunded');
+  if (refunds) p.metrics.count('OrdersRefunded');
   // The order may still wait for a slot (queued, or reviewed and waiting to render): it leaves the queue, so that no
   // slot is given to it.
   await p.capacity.release(order.id, false, order.channel ?? 'api');

@@ -12,7 +12,7 @@ import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { RenderQueue } from './capacity.ts';
-import { keepPriced } from './pricing.ts';
+import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
 
 /**
@@ -46,6 +46,8 @@ export interface StepPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
   accounts: ClosePorts['accounts'];
   generator: Generator;
+  /** Test-mode orders' generator (no provider calls, a short clip marked TEST): they cost nobody anything. */
+  testModeGenerator: Generator;
   files: Pick<FileStore, 'put'>;
   links: { issue(orderId: string, now: Date): Promise<OrderLinks> };
   metrics: Metrics;
@@ -134,7 +136,7 @@ export class OrderSteps {
   async plan(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (order.kind === 'quick' && !order.planned) {
-      const proposed = await this.p.generator.planner.plan(order.prompt ?? order.params.topic, { orderId });
+      const proposed = await this.generatorOf(order).planner.plan(order.prompt ?? order.params.topic, { orderId });
       const planned = { ...keepPriced(proposed, order.params), director_mode: order.params.director_mode };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
@@ -146,7 +148,7 @@ export class OrderSteps {
   async write(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (!order.script) {
-      const script = await this.p.generator.writer.write({ orderId, params: order.params });
+      const script = await this.generatorOf(order).writer.write({ orderId, params: order.params });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, withoutScript: true }, this.p.now());
     }
     return stateOf(order);
@@ -177,7 +179,7 @@ export class OrderSteps {
     const order = await this.load(orderId, execution);
     await this.forgetReviewToken(order);
     if (order.regenNote !== undefined && order.script) {
-      const script = await this.p.generator.writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
+      const script = await this.generatorOf(order).writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
       return stateOf({ ...order, script, regenNote: undefined } as Order);
     }
@@ -209,7 +211,7 @@ export class OrderSteps {
       const outDir = this.p.scratch.make();
       const started = this.p.now().getTime();
       try {
-        const result = await this.p.generator.renderer.render({
+        const result = await this.generatorOf(order).renderer.render({
           orderId,
           script: order.script,
           params: order.params,
@@ -276,6 +278,10 @@ export class OrderSteps {
       await this.forgetReviewToken(order);
       return stateOf(order);
     });
+  }
+
+  private generatorOf(order: Pick<Order, 'charge'>): Generator {
+    return movesMoney(order.charge) ? this.p.generator : this.p.testModeGenerator;
   }
 
   /**

@@ -2,7 +2,7 @@
 import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
 import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
-import type { Charge } from './pricing.ts';
+import { type Charge, movesMoney } from './pricing.ts';
 import type { QueuePlace } from './capacity.ts';
 import type { RetryPolicy } from './retry.ts';
 
@@ -149,6 +149,7 @@ export function toRecord(order: Order, links?: OrderLinks, standing?: Standing):
     director_mode: order.params.director_mode,
     trial: order.charge.trial,
     channel: order.channel ?? 'api',
+    livemode: movesMoney(order.charge),
     params,
     ...(order.status === 'queued' || order.status === 'running' ? { eta_seconds: standing?.eta ?? order.etaSeconds } : {}),
     ...(order.status === 'running' && standing?.progress !== undefined ? { progress: standing.progress } : {}),

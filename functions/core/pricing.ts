@@ -62,7 +62,14 @@ export interface Account {
   reviewsPending?: number;
   /** The entries of the user's ledger: a balance change writes the next, on condition that this is still the count. */
   ledgerSeq: number;
+  /** A test-mode account: the live account whose test key it serves (its orders cost nothing and move no money). */
+  testOf?: string;
+  /** A live account's test-mode account, once its first test key was issued. */
+  testAccount?: string;
 }
+
+/** Whether money moves for this account: never in test mode (docs/decisions.md "Test mode"). */
+export const isLive = (account: Pick<Account, 'testOf'>) => account.testOf === undefined;
 
 /** What one order takes from the account; a refund gives back exactly this. */
 export interface Charge {
@@ -71,7 +78,12 @@ export interface Charge {
   /** The month whose plan allowance this order used, when it used one. */
   heavyAllowanceMonth?: string;
   extras: Extra[];
+  /** A test-mode order's: nothing taken, no ledger entry, nothing to refund. */
+  test?: true;
 }
+
+/** Whether the charge moves money (a ledger entry, a refund): every charge but a test-mode order's. */
+export const movesMoney = (charge: Pick<Charge, 'test'>) => charge.test !== true;
 
 const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
@@ -96,6 +108,8 @@ export function heavyLeft(account: Account, now: Date): number | undefined {
  */
 export function priceOf(params: OrderParams, account: Account, now: Date, prices: Prices = DEFAULT_PRICES): Charge {
   const extras = extrasOf(params);
+  // Test mode: nothing is charged, and neither a trial video nor the plan's allowance is taken.
+  if (!isLive(account)) return { cost: 0, trial: false, extras, test: true };
   const heavy = extras.some((e) => HEAVY.has(e));
   const trial = account.trialVideosLeft > 0;
   let heavyAllowanceMonth: string | undefined;
@@ -109,8 +123,10 @@ export function priceOf(params: OrderParams, account: Account, now: Date, prices
 
 /** A charge item by item: the base (0 with a trial video) and each extra (0 when the plan's allowance covers it). */
 export function breakdownOf(c: Omit<Charge, 'cost'>, prices: Prices) {
-  const base = c.trial ? 0 : prices.base;
-  const extras = Object.fromEntries(c.extras.map((e) => [e, c.heavyAllowanceMonth && HEAVY.has(e) ? 0 : prices[e]])) as Partial<Record<Extra, number>>;
+  const base = c.trial || c.test ? 0 : prices.base;
+  const extras = Object.fromEntries(c.extras.map((e) => [e, c.test || (c.heavyAllowanceMonth && HEAVY.has(e)) ? 0 : prices[e]])) as Partial<
+    Record<Extra, number>
+  >;
   return { cost: base + Object.values(extras).reduce((a, b) => a + b, 0), base, extras, trial: c.trial, plan_allowance: c.heavyAllowanceMonth !== undefined };
 }
 

@@ -141,6 +141,9 @@ export class World {
       orders: this.orders,
       accounts,
       generator: this.generator(),
+      // The same model generator: a test-mode order fails and succeeds as any (the renderer it gets is order-steps'
+      // choice, tested in order-steps.test.ts).
+      testModeGenerator: this.generator(),
       files: { put: async (orderId, file, body) => void this.files.set(`${orderId}/${file}`, String(body)) },
       links: memoryLinks,
       metrics: this.metrics,

@@ -30,7 +30,7 @@ import type {
   Patch,
   Transition,
 } from '../../functions/core/ports.ts';
-import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, type Prices } from '../../functions/core/pricing.ts';
+import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, movesMoney, type Prices } from '../../functions/core/pricing.ts';
 import type { LedgerEntry, LedgerLine as CoreLedgerLine } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -153,7 +153,8 @@ export class MemoryOrders implements OrderStore {
     if (c.quoteId && (!quoted || quoted.userId !== account.userId || quoted.orderId || !quoteHeld(quoted, c.now))) return { kind: 'quote_used' };
     const fits =
       user !== undefined &&
-      user.ledgerSeq === account.ledgerSeq &&
+      // A test-mode order writes no ledger entry: nothing to follow the head as read.
+      (!movesMoney(charge) || user.ledgerSeq === account.ledgerSeq) &&
       (!keyed || user.activeTasks < limits.activeTasks) &&
       (!awaitsApproval(order) || (user.reviewsPending ?? 0) < limits.reviewsPending) &&
       (charge.cost === 0 || user.balance >= charge.cost) &&
@@ -187,7 +188,7 @@ export class MemoryOrders implements OrderStore {
       ...paidBy(charge, !!charge.heavyAllowanceMonth),
       createdAt: order.createdAt,
     };
-    this.t.ledger.push({ ...entry, userId: account.userId, balanceAfter: user.balance, seq: ++user.ledgerSeq });
+    if (movesMoney(charge)) this.t.ledger.push({ ...entry, userId: account.userId, balanceAfter: user.balance, seq: ++user.ledgerSeq });
     if (idemKey) this.t.idempotency.set(idemKey, { record: clone(c.idempotency!.record), expiresAt: epochSeconds(c.idempotency!.expiresAt) });
     return { kind: 'created' };
   }

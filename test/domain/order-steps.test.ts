@@ -36,6 +36,7 @@ let table: MemoryTable;
 let orders: MemoryOrders;
 let workflow: MemoryWorkflow;
 let generator: MemoryGenerator;
+let testModeGenerator: MemoryGenerator;
 let files: MemoryFiles;
 let metrics: MemoryMetrics;
 let announced: OrderEvent[];
@@ -49,6 +50,7 @@ beforeEach(() => {
   orders = new MemoryOrders(table);
   workflow = new MemoryWorkflow();
   generator = new MemoryGenerator();
+  testModeGenerator = new MemoryGenerator();
   files = new MemoryFiles();
   metrics = new MemoryMetrics();
   announced = [];
@@ -63,6 +65,7 @@ function stepPorts(): StepPorts {
     orders,
     accounts: { get: async (userId) => table.account(userId) },
     generator,
+    testModeGenerator,
     files,
     links: memoryLinks,
     metrics,
@@ -179,6 +182,37 @@ describe('order steps', () => {
       generator.renders.map((r) => r.watermark),
       ['video.example (AI)', undefined],
     );
+  });
+
+  it('carry a test-mode order with the test-mode generator, moving no money, done or failed', async () => {
+    table.addAccount({ userId: 'T', testOf: 'U' });
+    const id = await order('T', { prompt: 'Calm 12 seconds video about green tea' });
+    const failing = await order('T', { topic: 'Green tea' });
+    const created = table.orders.get(id)!;
+    assert.deepEqual([created.charge.cost, created.charge.trial, created.charge.test], [0, false, true]);
+    await steps.start(id);
+    await steps.plan(id);
+    await steps.write(id);
+    await steps.render(id);
+    await steps.publish(id);
+    assert.deepEqual([testModeGenerator.renders.length, testModeGenerator.writes, generator.renders.length, generator.writes], [1, 1, 0, 0]);
+    await steps.start(failing);
+    await steps.fail(failing, { Error: 'GeneratorFailed', Cause: 'boom' });
+    const failed = table.orders.get(failing)!;
+    assert.deepEqual([failed.status, failed.refunded], ['error', undefined], 'nothing taken, nothing given back');
+    assert.deepEqual(
+      announced.map((e) => [e.type, e.record.livemode, e.record.cost, e.record.refund]),
+      [
+        ['video.done', false, 0, undefined],
+        ['video.error', false, 0, undefined],
+      ],
+    );
+    assert.deepEqual(
+      table.ledger.filter((l) => l.userId === 'T'),
+      [],
+      'no ledger entry',
+    );
+    assert.deepEqual([table.account('T').balance, table.account('T').activeTasks, metrics.of('OrdersRefunded')], [0, 0, 0]);
   });
 
   it('refund exactly what a failed order took, once, however often the failure is handled', async () => {

@@ -63,11 +63,11 @@ describe('the operations', () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'handlers.mts');
     const replies = [
-      `{ status: 200, body: { balance: 10, trial_videos_left: 1 } }`,
+      `{ status: 200, body: { balance: 10, trial_videos_left: 1, livemode: true } }`,
       // A status the operation does not declare; a body its schema does not allow, twice.
-      `{ status: 201, body: { balance: 10, trial_videos_left: 1 } }`,
-      `{ status: 200, body: { balance: '10', trial_videos_left: 1 } }`,
-      `{ status: 200, body: { balance: 10 } }`,
+      `{ status: 201, body: { balance: 10, trial_videos_left: 1, livemode: true } }`,
+      `{ status: 200, body: { balance: '10', trial_videos_left: 1, livemode: true } }`,
+      `{ status: 200, body: { balance: 10, livemode: true } }`,
     ];
     writeFileSync(
       file,

@@ -1053,6 +1053,7 @@ export interface components {
          *       "director_mode": false,
          *       "trial": false,
          *       "channel": "api",
+         *       "livemode": true,
          *       "params": {
          *         "topic": "Cats",
          *         "director_mode": false,
@@ -1095,6 +1096,7 @@ export interface components {
          *       "director_mode": false,
          *       "trial": true,
          *       "channel": "api",
+         *       "livemode": true,
          *       "params": {
          *         "topic": "Green tea",
          *         "director_mode": false,
@@ -1138,6 +1140,8 @@ export interface components {
             trial: boolean;
             /** @description Where the order came from (see Channel). */
             channel: components["schemas"]["Channel"];
+            /** @description False for an order made with a test-mode key (`vgk_test_...`): it cost nothing, moved no money, and its video is a short clip marked TEST. True for every other order. */
+            livemode: boolean;
             /** @description The parameters the order runs with (for a quick order: what the planner chose from the prompt). */
             params: {
                 /** @description What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its language when `language` is `auto`. */
@@ -1521,13 +1525,20 @@ export interface components {
          * @description The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month.
          * @example {
          *       "balance": 830,
-         *       "trial_videos_left": 0
+         *       "trial_videos_left": 0,
+         *       "livemode": true
          *     }
          * @example {
          *       "balance": 1250,
          *       "trial_videos_left": 2,
          *       "plan": "creator",
-         *       "heavy_videos_left": 17
+         *       "heavy_videos_left": 17,
+         *       "livemode": true
+         *     }
+         * @example {
+         *       "balance": 0,
+         *       "trial_videos_left": 0,
+         *       "livemode": false
          *     }
          */
         Balance: {
@@ -1539,6 +1550,8 @@ export interface components {
             plan?: string;
             /** @description For a user with a plan: the heavy videos (a song, a cloned voice, AI visuals) the plan's allowance still pays this month (UTC calendar month). */
             heavy_videos_left?: number;
+            /** @description False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its orders cost nothing. True otherwise. */
+            livemode: boolean;
         };
         /** @description A page of the key’s ledger (GET /balance/transactions, additive), newest first. */
         TransactionList: {

@@ -121,6 +121,10 @@ class Order(TypedDict):
     """
     channel: Literal["api", "bot"]
     """Where the order came from (see Channel)."""
+    livemode: bool
+    """False for an order made with a test-mode key (`vgk_test_...`): it cost nothing, moved no money, and its video is
+    a short clip marked TEST. True for every other order.
+    """
     params: OrderParams
     """The parameters the order runs with (for a quick order: what the planner chose from the prompt)."""
     charge: Charge
@@ -239,6 +243,10 @@ class Balance(TypedDict):
     heavy_videos_left: NotRequired[int]
     """For a user with a plan: the heavy videos (a song, a cloned voice, AI visuals) the plan's allowance still pays
     this month (UTC calendar month).
+    """
+    livemode: bool
+    """False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its
+    orders cost nothing. True otherwise.
     """
 
 

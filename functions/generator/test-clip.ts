@@ -1,0 +1,44 @@
+/**
+ * The renderer of test-mode orders (docs/decisions.md "Test mode"): a real 1080x1920 H.264 + AAC mp4 of a few seconds
+ * and its cover, "TEST" and the script's title on every frame, in well under a second of ffmpeg. A client's pipeline
+ * downloads and handles a true mp4; no provider is called and the render slot is held only that long.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Renderer, RenderRequest, RenderResult } from '../core/generator.ts';
+import { drawText, ENCODER_ARGS, runFfmpeg } from './ffmpeg.ts';
+import { FONTS } from './fonts.ts';
+import { drawable } from './layout.ts';
+
+/** How long a test-mode video is, whatever duration the order asked for. */
+export const TEST_CLIP_SECONDS = 3;
+const SIZE = { width: 1080, height: 1920 };
+/** The mark's colour: tests find it in the frames. */
+export const TEST_MARK = { text: 'TEST', colour: '0xFF2D55', size: 260 };
+
+export class TestClipRenderer implements Renderer {
+  async render(req: RenderRequest): Promise<RenderResult> {
+    const mark = join(req.outDir, 'test-mark.txt');
+    const title = join(req.outDir, 'test-title.txt');
+    writeFileSync(mark, TEST_MARK.text);
+    writeFileSync(title, drawable(FONTS.label, req.script.pack.title.slice(0, 40)));
+    const frame = [
+      drawText({ font: FONTS.caption, file: mark, size: TEST_MARK.size, style: `fontcolor=${TEST_MARK.colour}`, x: '(w-text_w)/2', y: '(h-text_h)/2-200' }),
+      drawText({ font: FONTS.label, file: title, size: 56, style: 'fontcolor=white', x: '(w-text_w)/2', y: '(h/2)+160' }),
+    ].join(',');
+    const video = join(req.outDir, 'video.mp4');
+    const cover = join(req.outDir, 'cover.jpg');
+    req.onProgress?.(0, 'test-clip');
+    // One pass: the video (10 fps is plenty for a still) and the cover from the same frames.
+    await runFfmpeg([
+      '-y',
+      ...['-f', 'lavfi', '-i', `color=c=0x111827:s=${SIZE.width}x${SIZE.height}:r=10:d=${TEST_CLIP_SECONDS}`],
+      ...['-f', 'lavfi', '-i', `anullsrc=r=44100:cl=stereo:d=${TEST_CLIP_SECONDS}`],
+      ...['-filter_complex', `[0:v]${frame},split=2[v][c]`],
+      ...['-map', '[v]', '-map', '1:a', ...ENCODER_ARGS, '-movflags', '+faststart', '-shortest', video],
+      ...['-map', '[c]', '-frames:v', '1', '-q:v', '3', cover],
+    ]);
+    req.onProgress?.(1, 'test-clip');
+    return { video, cover, seconds: TEST_CLIP_SECONDS };
+  }
+}
