@@ -93,11 +93,14 @@ async function run(command: string | undefined): Promise<object> {
       return { api_key: apiKey, livemode: false, test_account_id: testAccountId };
     }
     case 'revoke-key': {
-      const account = await s.accounts.get(user());
-      if (!account) throw new AppError('not_found', 'No such user');
-      if (values.test && !account.testAccount) throw new AppError('not_found', 'The user has no test-mode key');
-      await s.accounts.revokeKey(values.test ? account.testAccount! : user());
-      return { revoked: true };
+      if (!values.test) {
+        await s.accounts.revokeKey(user());
+        return { revoked: true };
+      }
+      const testAccount = (await s.accounts.get(user()))?.testAccount;
+      if (!testAccount) throw new AppError('not_found', 'The user has no test-mode key');
+      await s.accounts.revokeKey(testAccount);
+      return { revoked: true, livemode: false };
     }
     case 'top-up':
       return { balance: await s.accounts.topUp(user(), positiveAmount(values.amount, '--amount'), now) };

@@ -13,8 +13,8 @@ import { drawable } from './layout.ts';
 /** How long a test-mode video is, whatever duration the order asked for. */
 export const TEST_CLIP_SECONDS = 3;
 const SIZE = { width: 1080, height: 1920 };
-/** The mark's colour: tests find it in the frames. */
-export const TEST_MARK = { text: 'TEST', colour: '0xFF2D55', size: 260 };
+/** The mark: white letters on a red band across the middle of every frame (tests read it there). */
+export const TEST_MARK = { text: 'TEST', band: { x: 0, y: 660, width: 1080, height: 360 }, size: 260 };
 
 export class TestClipRenderer implements Renderer {
   async render(req: RenderRequest): Promise<RenderResult> {
@@ -22,9 +22,18 @@ export class TestClipRenderer implements Renderer {
     const title = join(req.outDir, 'test-title.txt');
     writeFileSync(mark, TEST_MARK.text);
     writeFileSync(title, drawable(FONTS.label, req.script.pack.title.slice(0, 40)));
+    const band = TEST_MARK.band;
     const frame = [
-      drawText({ font: FONTS.caption, file: mark, size: TEST_MARK.size, style: `fontcolor=${TEST_MARK.colour}`, x: '(w-text_w)/2', y: '(h-text_h)/2-200' }),
-      drawText({ font: FONTS.label, file: title, size: 56, style: 'fontcolor=white', x: '(w-text_w)/2', y: '(h/2)+160' }),
+      `drawbox=x=${band.x}:y=${band.y}:w=${band.width}:h=${band.height}:color=0xE11D48:t=fill`,
+      drawText({
+        font: FONTS.caption,
+        file: mark,
+        size: TEST_MARK.size,
+        style: 'fontcolor=white',
+        x: '(w-text_w)/2',
+        y: `${band.y + band.height / 2}-text_h/2`,
+      }),
+      drawText({ font: FONTS.label, file: title, size: 56, style: 'fontcolor=white', x: '(w-text_w)/2', y: String(band.y + band.height + 120) }),
     ].join(',');
     const video = join(req.outDir, 'video.mp4');
     const cover = join(req.outDir, 'cover.jpg');
@@ -33,9 +42,9 @@ export class TestClipRenderer implements Renderer {
     await runFfmpeg([
       '-y',
       ...['-f', 'lavfi', '-i', `color=c=0x111827:s=${SIZE.width}x${SIZE.height}:r=10:d=${TEST_CLIP_SECONDS}`],
-      ...['-f', 'lavfi', '-i', `anullsrc=r=44100:cl=stereo:d=${TEST_CLIP_SECONDS}`],
+      ...['-t', String(TEST_CLIP_SECONDS), '-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo'],
       ...['-filter_complex', `[0:v]${frame},split=2[v][c]`],
-      ...['-map', '[v]', '-map', '1:a', ...ENCODER_ARGS, '-movflags', '+faststart', '-shortest', video],
+      ...['-map', '[v]', '-map', '1:a', ...ENCODER_ARGS, '-movflags', '+faststart', video],
       ...['-map', '[c]', '-frames:v', '1', '-q:v', '3', cover],
     ]);
     req.onProgress?.(1, 'test-clip');

@@ -11,9 +11,9 @@ import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
-import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
+import { DEFAULT_LIMITS, movesMoney } from '../../functions/core/pricing.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
-import { explicitParams, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
+import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
 
 /** What the clients were told, and what follows from it. */
 export interface Model {
@@ -320,6 +320,11 @@ export function invariants(m: Model, w: World) {
     }
     const account = w.table.accounts.get(u)!;
     assert.equal(account.balance, sum, `${u}: the balance is the ledger's sum`);
+    if (account.testOf) {
+      // Test mode never touches money: no entry, no balance, no trial video, whatever its orders did.
+      assert.equal(w.table.ledger.filter((l) => l.userId === u).length, 0, `${u}: a test-mode account has no ledger entry`);
+      assert.deepEqual([account.balance, account.trialVideosLeft, account.heavyUsed], [0, 0, 0], `${u}: a test-mode account holds no money`);
+    }
     assert.ok(account.balance >= 0, `${u}: the balance never goes below zero`);
     assert.equal(account.activeTasks, activeOf(w, u), `${u}: the active-task counter counts the queued and running orders`);
     assert.ok(
@@ -333,8 +338,18 @@ export function invariants(m: Model, w: World) {
   for (const o of orders) {
     const charges = (linesOf.get(o.id) ?? []).filter((l) => l.kind === 'charge');
     const refunds = (linesOf.get(o.id) ?? []).filter((l) => l.kind === 'refund');
-    assert.equal(charges.length, 1, `${o.id}: charged once`);
-    assert.equal(-charges[0]!.amount, o.charge.cost, `${o.id}: charged its cost`);
+    const test = w.table.accounts.get(o.userId)!.testOf !== undefined;
+    assert.equal(movesMoney(o.charge), !test, `${o.id}: a test-mode charge exactly for a test-mode key's order`);
+    if (test) {
+      assert.deepEqual(
+        [o.charge.cost, o.charge.trial, o.charge.heavyAllowanceMonth, charges.length, refunds.length, o.refunded],
+        [0, false, undefined, 0, 0, undefined],
+      );
+      assert.ok(!w.table.ledger.some((l) => l.orderId === o.id), `${o.id}: a test-mode order has no ledger entry in any account`);
+    } else {
+      assert.equal(charges.length, 1, `${o.id}: charged once`);
+      assert.equal(-charges[0]!.amount, o.charge.cost, `${o.id}: charged its cost`);
+    }
     assert.equal(m.charged.get(o.id), o.charge.cost, `${o.id}: charged what its creation answered`);
     if (m.quotedCost.has(o.id)) assert.equal(o.charge.cost, m.quotedCost.get(o.id), `${o.id}: charged its quote`);
     assert.deepEqual(o.clientMetadata, m.metadata.get(o.id), `${o.id}: keeps the metadata its creation sent, and only that`);
@@ -418,6 +433,7 @@ export async function drain(m: Model, w: World) {
 const REST_STEP_SECONDS = 300;
 
 const user = fc.constantFrom(...USERS, 'A' as const);
+const liveUser = fc.constantFrom(...LIVE_USERS);
 /** A value one time in five, else undefined. */
 const sometimes = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
 const extras = fc.record({ song: fc.boolean(), placement: fc.boolean() });
@@ -450,7 +466,7 @@ export const commandArbs = [
   review,
   review,
   fc.tuple(user, fc.nat(20)).map(([u, n]) => new Cancel(u, n)),
-  fc.tuple(user, fc.constantFrom(100, 500)).map(([u, a]) => new TopUp(u, a)),
+  fc.tuple(liveUser, fc.constantFrom(100, 500)).map(([u, a]) => new TopUp(u, a)),
   fc.tuple(user, fc.option(fc.constantFrom(0, 1, 3), { nil: undefined })).map(([u, h]) => new Plan(u, h)),
   fc.constantFrom(1, 20, 20, 61, 300, 1000, 90_000).map((s) => advance(s)),
   fc.constant(sweepNow()),
@@ -479,6 +495,7 @@ export function newWorld(shards = 1): { model: Model; world: World } {
   world.addUser('A', 0);
   world.addUser('B', 0, { trialVideosLeft: 1 });
   world.addUser('C', 0, { plan: { name: 'pro', heavyPerMonth: 2 } });
+  world.addUser('T', 0, { testOf: 'A' });
   world.table.topUp('A', 2000);
   world.table.topUp('B', 300);
   world.table.topUp('C', 1000);
@@ -494,6 +511,7 @@ export function newWorld(shards = 1): { model: Model; world: World } {
       ['A', 2000],
       ['B', 300],
       ['C', 1000],
+      ['T', 0],
     ]),
     charged: new Map(),
     quotedCost: new Map(),
@@ -524,7 +542,7 @@ export async function runSequence(cmds: Iterable<Cmd>, shards = 1) {
   const before = [...world.table.orders.values()];
   count('orders');
   count('orders', before.length - 1);
-  for (const o of before) count(`before rest: ${o.status}${o.error ? ` ${o.error.code}` : ''}`);
+  for (const o of before) count(`before rest: ${o.status}${o.error ? ` ${o.error.code}` : ''}${movesMoney(o.charge) ? '' : ' (test mode)'}`);
   count(
     'resends',
     [...model.resends.values()].reduce((a, b) => a + b, 0),

@@ -43,7 +43,10 @@ export const GRACE_SECONDS = 60;
 export const RENDER_TIMEOUT_SECONDS = 900;
 /** The audit's budget a run: small, so that the model's runs also leave work to the next run and resume from the cursor. */
 export const SWEEP_BUDGET = { describes: 3, starts: 2, items: 6 } as const;
-export const USERS = ['A', 'B', 'C'] as const;
+/** Three live keys, and T: the test-mode key of A's account (its own account, linked to A's). */
+export const USERS = ['A', 'B', 'C', 'T'] as const;
+/** The keys whose accounts move money (an operator tops up only these). */
+export const LIVE_USERS = ['A', 'B', 'C'] as const;
 export type User = (typeof USERS)[number];
 export const TOPICS = ['green tea', 'Кофейня у дома', 'solar panels'] as const;
 
@@ -233,7 +236,7 @@ export class World {
     };
   }
 
-  addUser(userId: string, balance: number, extra: { trialVideosLeft?: number; plan?: { name: string; heavyPerMonth: number } } = {}) {
+  addUser(userId: string, balance: number, extra: { trialVideosLeft?: number; plan?: { name: string; heavyPerMonth: number }; testOf?: string } = {}) {
     this.table.addAccount({ userId, balance, ...extra });
   }
 

@@ -62,7 +62,7 @@ describe('npm start', () => {
     assert.match(user.api_key, /^vgk_/);
     assert.deepEqual(admin('top-up', '--user', user.user_id, '--amount', '200'), { balance: 500 });
     const balance = await fetch(`${base}/balance`, { headers: { 'x-api-key': user.api_key } });
-    assert.deepEqual(await balance.json(), { balance: 500, trial_videos_left: 3 });
+    assert.deepEqual(await balance.json(), { balance: 500, trial_videos_left: 3, livemode: true });
     // The bot's channel: an order for the same account with no key, charged like an API order.
     const botOrder = admin('create-order', '--user', user.user_id, '--topic', 'Green tea', '--params', '{"duration_seconds": 10}', '--director');
     assert.deepEqual(Object.keys(botOrder).sort(), ['cost', 'eta_seconds', 'id', 'status']);

@@ -31,6 +31,10 @@ describe("the operators' permissions (docs/deploy.md)", () => {
     const { user_id: user, api_key: firstKey } = await admin('create-user', '--balance', '1000', '--trial-videos', '0');
     const { api_key: key } = await admin('issue-key', '--user', user);
     assert.notEqual(key, firstKey);
+    const { api_key: testKey, test_account_id: testAccount } = await admin('issue-key', '--user', user, '--test');
+    assert.match(testKey, /^vgk_test_/);
+    assert.equal((await t.api('POST', '/webhooks', { key: testKey, body: { url: 'http://127.0.0.1:9/test-hook' } })).status, 201);
+    assert.deepEqual(await admin('revoke-key', '--user', user, '--test'), { revoked: true, livemode: false });
     const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     assert.equal((await t.api('POST', '/webhooks', { key, body: { url: hook } })).status, 201);
     assert.equal((await admin('top-up', '--user', user, '--amount', '5')).balance, 1005);
@@ -42,6 +46,9 @@ describe("the operators' permissions (docs/deploy.md)", () => {
     assert.equal((await waitForStatus(t, key, order.id, ['done', 'error'])).status, 'done');
     assert.deepEqual(await admin('revoke-key', '--user', user), { revoked: true });
     const deleted = await admin('delete-user', '--user', user);
+    const { services } = await import('../../functions/app/services.ts');
+    assert.equal(await services().stores.accounts.get(testAccount), undefined, 'the test-mode account went with its live account');
+    assert.equal(await services().stores.webhooks.ofUser(testAccount), undefined, 'and its webhook');
     assert.deepEqual([deleted.orders, deleted.files > 0], [1, true]);
 
     // An admission completes the wait of an order already waiting with a running execution only if one is next in
