@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TEST_CLIP_SECONDS } from '../../functions/generator/test-clip.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { contractProxy, type ContractProxy } from '../support/contract.ts';
 import { probe } from '../support/media.ts';
@@ -70,6 +71,19 @@ describe('the video-client command line', () => {
     assert.equal(JSON.parse(status.stdout).status, 'done');
     const balance = await cli(apiKey, 'balance', '--json');
     assert.deepEqual(JSON.parse(balance.stdout), (await t.api('GET', '/balance', { key: apiKey })).body);
+  });
+
+  it('takes a test-mode key unchanged: an order for 0 doubloons, a short mp4 marked TEST, livemode false', async () => {
+    const { services } = await import('../../functions/app/services.ts');
+    const { apiKey: test } = await services().stores.accounts.issueTestKey((await t.user({ balance: 1000 })).userId, new Date());
+    const out = join(dir, 'test-mode.mp4');
+    const r = await cli(test, 'create', 'Funny 10 second video about cats', '--wait', '--out', out, '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const order = JSON.parse(r.stdout);
+    assert.deepEqual([order.status, order.cost, order.livemode], ['done', 0, false]);
+    assert.match(r.stderr, new RegExp(`ordered ${order.id} for 0 doubloons`));
+    assert.deepEqual([probe(out).video.width, Math.round(probe(out).duration)], [1080, TEST_CLIP_SECONDS]);
+    assert.deepEqual(JSON.parse((await cli(test, 'balance', '--json')).stdout), { balance: 0, trial_videos_left: 0, livemode: false });
   });
 
   it('director mode: create stops at the review with the script, review approve --wait finishes the order', async () => {

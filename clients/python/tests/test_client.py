@@ -18,6 +18,7 @@ from video_client import ApiError, VideoClient, verify_webhook  # noqa: E402
 
 BASE = os.environ["VIDEO_SERVICE_URL"]
 KEYS = json.loads(os.environ["VIDEO_SERVICE_KEYS"])
+TEST_KEY = os.environ["VIDEO_SERVICE_TEST_KEY"]
 
 
 def serve(handler: type) -> ThreadingHTTPServer:
@@ -149,6 +150,19 @@ class CommandLineTest(unittest.TestCase):
     def cli(self, *args: str, key: str = "") -> "subprocess.CompletedProcess[str]":
         env = {**os.environ, "VIDEO_SERVICE_URL": BASE, "VIDEO_SERVICE_KEY": key or KEYS[2], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
         return subprocess.run([sys.executable, "-m", "video_client", *args], env=env, capture_output=True, text=True, timeout=180)
+
+    def test_a_test_mode_key_orders_for_nothing_and_gets_a_short_clip(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "video.mp4")
+            r = self.cli("--json", "create", "A 10 second video about tea", "--wait", "--out", out, key=TEST_KEY)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            order = json.loads(r.stdout)
+            self.assertEqual((order["status"], order["livemode"], order["cost"]), ("done", False, 0))
+            self.assertRegex(r.stderr, rf"ordered {order['id']} for 0 doubloons")
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(12)[4:8], b"ftyp", "an mp4 was saved")
+        balance = json.loads(self.cli("--json", "balance", key=TEST_KEY).stdout)
+        self.assertEqual(balance, {"balance": 0, "trial_videos_left": 0, "livemode": False})
 
     def test_create_wait_out_then_status_review_balance_and_bad_usage(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
