@@ -272,6 +272,10 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     `vgk_${'a'.repeat(4000)}`,
     `Bearer ${opts.key}`,
     opts.key.replace('vgk_', 'vgk-'),
+    // The live key dressed as a test-mode key, and a test prefix with no account behind it (issue 30).
+    opts.key.replace('vgk_', 'vgk_test_'),
+    'vgk_test_',
+    `vgk_test_test_${opts.key.slice(4)}`,
   ];
   for (const key of keys) {
     add('bad key', 'GET', '/balance', undefined, { 'x-api-key': key });

@@ -30,44 +30,51 @@ function calls(ids: { order: string; webhook: string }) {
   }));
 }
 
-describe('isolation between users', () => {
-  it('another user reaches none of the owner’s orders, webhooks or deliveries, and changes nothing', async () => {
-    const owner = await t.user({ balance: 1000 });
-    const other = await t.user({ balance: 1000 });
-    const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
-    const order = await t.api('POST', '/videos', {
-      key: owner.apiKey,
-      body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true, metadata: { crm: 'owner-secret-crm' } },
-    });
-    const waiting = await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
-    const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40), 'owner-secret-crm'];
+/** The other key of the run: another user's, or the owner's own test-mode key (issue 30: test and live never mix). */
+const others = {
+  'another user': async () => (await t.user({ balance: 1000 })).apiKey,
+  'the owner’s own test-mode key': async (ownerId: string) => (await (await services()).stores.accounts.issueTestKey(ownerId, new Date())).apiKey,
+};
 
-    const tried: string[] = [];
-    for (const c of calls({ order: order.body.id, webhook: hook.body.id })) {
-      const res: ApiResponse = await t.api(c.route.method, c.path, { key: other.apiKey, ...(c.body ? { body: c.body } : {}) });
-      tried.push(`${c.route.method} ${c.path} -> ${res.status}`);
-      for (const s of secrets) assert.ok(!res.text.includes(s), `${c.route.method} ${c.path} leaks "${s}"`);
-      if (c.path.includes(order.body.id) || c.path.includes(hook.body.id)) {
-        assert.ok([403, 404].includes(res.status), `${c.route.method} ${c.path}: ${res.status}`);
+describe('isolation between users', () => {
+  for (const [who, otherKey] of Object.entries(others))
+    it(`${who} reaches none of the owner’s orders, webhooks or deliveries, and changes nothing`, async () => {
+      const owner = await t.user({ balance: 1000 });
+      const other = { apiKey: await otherKey(owner.userId) };
+      const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
+      const order = await t.api('POST', '/videos', {
+        key: owner.apiKey,
+        body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true, metadata: { crm: 'owner-secret-crm' } },
+      });
+      const waiting = await waitForStatus(t, owner.apiKey, order.body.id, ['awaiting_review']);
+      const secrets = [hook.body.secret, 'owner-hook', 'private topic', waiting.script.slice(0, 40), 'owner-secret-crm'];
+
+      const tried: string[] = [];
+      for (const c of calls({ order: order.body.id, webhook: hook.body.id })) {
+        const res: ApiResponse = await t.api(c.route.method, c.path, { key: other.apiKey, ...(c.body ? { body: c.body } : {}) });
+        tried.push(`${c.route.method} ${c.path} -> ${res.status}`);
+        for (const s of secrets) assert.ok(!res.text.includes(s), `${c.route.method} ${c.path} leaks "${s}"`);
+        if (c.path.includes(order.body.id) || c.path.includes(hook.body.id)) {
+          assert.ok([403, 404].includes(res.status), `${c.route.method} ${c.path}: ${res.status}`);
+        }
       }
-    }
-    console.log(`# ${tried.join('; ')}`);
-    // The other user's own lists and balance show only their own: the owner's metadata pair finds nothing of theirs.
-    const found = await t.api('GET', '/videos?metadata[crm]=owner-secret-crm', { key: other.apiKey });
-    assert.deepEqual([found.status, found.body.data], [200, []]);
-    const hooks = await t.api('GET', '/webhooks', { key: other.apiKey });
-    assert.ok(hooks.body.data.every((h: { id: string }) => h.id !== hook.body.id));
-    // The owner's order, webhook and money are as they were (the other's creations were charged to the other).
-    const after = await t.api('GET', `/videos/${order.body.id}`, { key: owner.apiKey });
-    assert.equal(after.body.status, 'awaiting_review');
-    assert.equal(after.body.script, waiting.script);
-    const ownerHooks = await t.api('GET', '/webhooks', { key: owner.apiKey });
-    assert.deepEqual(
-      ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]),
-      [[hook.body.id, 'http://127.0.0.1:9/owner-hook']],
-    );
-    assert.equal((await t.api('GET', '/balance', { key: owner.apiKey })).body.balance, 1000 - order.body.cost);
-  });
+      console.log(`# ${tried.join('; ')}`);
+      // The other user's own lists and balance show only their own: the owner's metadata pair finds nothing of theirs.
+      const found = await t.api('GET', '/videos?metadata[crm]=owner-secret-crm', { key: other.apiKey });
+      assert.deepEqual([found.status, found.body.data], [200, []]);
+      const hooks = await t.api('GET', '/webhooks', { key: other.apiKey });
+      assert.ok(hooks.body.data.every((h: { id: string }) => h.id !== hook.body.id));
+      // The owner's order, webhook and money are as they were (the other's creations were charged to the other).
+      const after = await t.api('GET', `/videos/${order.body.id}`, { key: owner.apiKey });
+      assert.equal(after.body.status, 'awaiting_review');
+      assert.equal(after.body.script, waiting.script);
+      const ownerHooks = await t.api('GET', '/webhooks', { key: owner.apiKey });
+      assert.deepEqual(
+        ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]),
+        [[hook.body.id, 'http://127.0.0.1:9/owner-hook']],
+      );
+      assert.equal((await t.api('GET', '/balance', { key: owner.apiKey })).body.balance, 1000 - order.body.cost);
+    });
 
   it('a replaced, revoked, malformed or missing key is 401 on every keyed route, and nothing happens', async () => {
     const owner = await t.user({ balance: 1000 });
