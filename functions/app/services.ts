@@ -9,6 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type CreateOrderInput, OrderCreation, placeBotOrder } from '../core/create-order.ts';
 import { OrderQuoting } from '../core/quote-order.ts';
+import type { Account } from '../core/pricing.ts';
 import { checkLink, orderLinks } from '../core/links.ts';
 import { downloadLocation } from '../core/downloads.ts';
 import { deliver, type DeliveryPorts, handOver, recentAttempts, type ResendRequest, resendToWebhook } from '../core/deliveries.ts';
@@ -166,7 +167,8 @@ function build() {
       rotate: (userId: string, webhookId: string | undefined, overlapSeconds: number, now: Date) =>
         rotateSecret(webhooks, userId, webhookId, overlapSeconds, now),
       delete: (userId: string, webhookId: string | undefined) => deleteWebhook(webhooks, userId, webhookId),
-      test: (userId: string, webhookId: string | undefined, now: Date) => pingWebhook({ webhooks, sender: deliveryPorts.sender }, userId, webhookId, now),
+      test: (account: Pick<Account, 'userId' | 'testOf'>, webhookId: string | undefined, now: Date) =>
+        pingWebhook({ webhooks, sender: deliveryPorts.sender }, account, webhookId, now),
       attempts: (userId: string, webhookId: string | undefined) => recentAttempts({ webhooks, events }, userId, webhookId),
       resend: (userId: string, webhookId: string | undefined, asked: ResendRequest) => resendToWebhook(resending, userId, webhookId, asked),
     },

@@ -96,6 +96,7 @@ export const webhookTestEvent = z
     type: z.literal('webhook.test').check(z.describe('Always `webhook.test`: not an order event.')),
     webhook_id: webhookId,
     created_at: timestamp.check(z.describe('When the test was sent.')),
+    livemode: z.boolean().check(z.describe("False when the webhook is a test-mode key's (`vgk_test_...`).")),
   })
   .check(z.describe('The body of the `webhook.test` event POST /webhooks/{id}/test sends, signed as every event is.'));
 

@@ -8,6 +8,7 @@ import { forbidden, notFound, serviceUnavailable } from './errors.ts';
 import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
 import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import { newWebhookId, WEBHOOK_ID_RE } from './ids.ts';
+import { type Account, isLive } from './pricing.ts';
 import { newWebhookSecret, signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 
 export interface Webhook {
@@ -116,13 +117,14 @@ export interface PingPorts {
 }
 
 /** One signed test delivery to the user's webhook, now, as an order event is sent; its outcome. */
-export async function pingWebhook(p: PingPorts, userId: string, webhookId: string | undefined, now: Date) {
+export async function pingWebhook(p: PingPorts, account: Pick<Account, 'userId' | 'testOf'>, webhookId: string | undefined, now: Date) {
+  const { userId } = account;
   const id = await ownWebhookId(p.webhooks, userId, webhookId);
   const webhook = await p.webhooks.ofUser(userId);
   if (webhook?.id !== id) throw notFound('webhook');
   const messageId = `${TEST_EVENT}:${now.getTime()}`;
   const timestamp = Math.floor(now.getTime() / 1000);
-  const body = JSON.stringify({ type: TEST_EVENT, webhook_id: id, created_at: now.toISOString() });
+  const body = JSON.stringify({ type: TEST_EVENT, webhook_id: id, created_at: now.toISOString(), livemode: isLive(account) });
   const result = await p.sender.send(webhook.url, body, {
     ...signatureHeaders(body, signingSecrets(webhook, now), { id: messageId, timestamp }),
     'x-service-event': TEST_EVENT,

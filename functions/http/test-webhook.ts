@@ -4,5 +4,5 @@ import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.testWebhook)(async (req) => {
-  return { status: 200, body: await services().webhooks.test(req.account.userId, req.pathParameters.id, req.now) };
+  return { status: 200, body: await services().webhooks.test(req.account, req.pathParameters.id, req.now) };
 });

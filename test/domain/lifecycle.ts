@@ -397,7 +397,9 @@ export class World {
     return this.call(async () => deleteWebhook(this.webhooks, userId, (await this.webhooks.ofUser(userId))?.id));
   }
   pingWebhook(userId: string) {
-    return this.call(async () => pingWebhook({ webhooks: this.webhooks, sender: this.sender }, userId, (await this.webhooks.ofUser(userId))?.id, this.now()));
+    return this.call(async () =>
+      pingWebhook({ webhooks: this.webhooks, sender: this.sender }, this.table.account(userId), (await this.webhooks.ofUser(userId))?.id, this.now()),
+    );
   }
   resendSince(userId: string, since: Date) {
     return this.call(() => resendDropped(this.resendPorts, userId, since));

@@ -35,7 +35,8 @@ describe('test-mode keys', () => {
     assert.match(test, new RegExp(`^vgk_test_${testAccountId}_`));
     const [liveHook, testHook] = [await receiver(), await receiver()];
     await t.api('POST', '/webhooks', { key: live, body: { url: liveHook.url } });
-    const secret = (await t.api('POST', '/webhooks', { key: test, body: { url: testHook.url } })).body.secret as string;
+    const testWebhook = (await t.api('POST', '/webhooks', { key: test, body: { url: testHook.url } })).body;
+    const secret = testWebhook.secret as string;
     const liveBefore = [(await t.api('GET', '/balance', { key: live })).body, (await t.api('GET', '/balance/transactions', { key: live })).body];
 
     const quoted = await t.api('POST', '/videos:quote', { key: test, body: { topic: 'Green tea', placement: { product: 'Tea set' } } });
@@ -66,6 +67,9 @@ describe('test-mode keys', () => {
     const headers = Object.fromEntries(Object.entries(hit.headers).map(([k, v]) => [k, String(v)]));
     const body = new StandardWebhook(secret).verify(hit.raw.toString('utf8'), headers) as { id: string; livemode: boolean; cost: number };
     assert.deepEqual([body.id, body.livemode, body.cost], [created.body.id, false, 0]);
+    assert.equal((await t.api('POST', `/webhooks/${testWebhook.id}/test`, { key: test })).body.delivered, true);
+    const ping = JSON.parse(testHook.hits.at(-1)!.raw.toString('utf8'));
+    assert.deepEqual([ping.type, ping.livemode], ['webhook.test', false]);
     assert.equal(liveHook.hits.length, 0, 'nothing at the live webhook');
   });
 

@@ -1513,6 +1513,8 @@ export interface components {
              * @description When the test was sent.
              */
             created_at: string;
+            /** @description False when the webhook is a test-mode key's (`vgk_test_...`). */
+            livemode: boolean;
         };
         /** @description The events being sent again (202 of a resend). */
         ResendResult: {
