@@ -71,11 +71,18 @@ if (!existsSync(demoFile)) {
   const demo = await services().stores.accounts.createUser({ balance: 1000, trialVideos: DEFAULT_TRIAL_VIDEOS, now: new Date() });
   writeFileSync(demoFile, JSON.stringify({ user_id: demo.userId, api_key: demo.apiKey }, null, 2), { mode: 0o600 });
 }
-const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string };
+let demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { user_id: string; api_key: string; test_api_key?: string };
+// Its test-mode key too (docs/decisions.md "Test mode"); a data folder from before test mode gets one now.
+if (!demo.test_api_key) {
+  const { services } = await import('../functions/app/services.ts');
+  demo = { ...demo, test_api_key: (await services().stores.accounts.issueTestKey(demo.user_id, new Date())).apiKey };
+  writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
+}
 
 console.log(`API:       ${publicUrl}`);
 console.log(`Demo user: ${demo.user_id}`);
 console.log(`API key:   ${demo.api_key}`);
+console.log(`Test key:  ${demo.test_api_key} (test mode: orders cost nothing and render a 3 s clip marked TEST)`);
 console.log(`Try:       curl -s ${publicUrl}/balance -H 'X-API-Key: ${demo.api_key}'`);
 console.log('ready');
 

@@ -33,6 +33,10 @@ describe('npm start', () => {
     const first = await start(port);
     const key = /API key:\s+(\S+)/.exec(first.output())![1]!;
     assert.match(first.output(), new RegExp(`http://localhost:${port}/v1`));
+    // The demo user's test-mode key, shown beside the live one: its own account, no money.
+    const testKey = /Test key:\s+(vgk_test_\S+)/.exec(first.output())![1]!;
+    const testBalance = await (await fetch(`${base}/balance`, { headers: { 'x-api-key': testKey } })).json();
+    assert.deepEqual(testBalance, { balance: 0, trial_videos_left: 0, livemode: false });
     // An order that stops at its review: kept across the restart without a render (the restart test renders one).
     const created = await fetch(`${base}/videos`, {
       method: 'POST',
@@ -90,6 +94,7 @@ describe('npm start', () => {
     const again = await fetch(`${base}/videos/${id}`, { headers: { 'x-api-key': key } });
     assert.equal(again.status, 200, 'the order survived the restart');
     assert.equal(/API key:\s+(\S+)/.exec(second.output())![1], key, 'the same demo key is shown');
+    assert.equal(/Test key:\s+(\S+)/.exec(second.output())![1], testKey, 'and the same test key');
     assert.equal(await stop(second.child), 0);
     assert.equal(await javaOfDataDir(), '');
   });
