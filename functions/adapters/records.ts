@@ -52,14 +52,20 @@ export class Fields {
 }
 
 const STATUSES = ['queued', 'running', 'awaiting_review', 'done', 'error'] as const;
-const EVENT_TYPES = ['video.awaiting_review', 'video.done', 'video.error'] as const;
+const EVENT_TYPES = ['video.awaiting_review', 'video.done', 'video.error', 'balance.low'] as const;
 const EXTRAS: readonly Extra[] = ['placement', 'ai_visual', 'song', 'voice_clone'];
 
 export function chargeOf(item: Item): Charge {
   const f = new Fields(item, 'charge');
   const extras = f.strings('extras');
   if (!extras.every((e) => EXTRAS.includes(e as Extra))) throw new MalformedItem(`A stored charge names an unknown extra: ${extras.join(', ')}`);
-  return { cost: f.num('cost'), trial: f.bool('trial'), extras: extras as Extra[], ...f.maybe('heavyAllowanceMonth', f.str) };
+  return {
+    cost: f.num('cost'),
+    trial: f.bool('trial'),
+    extras: extras as Extra[],
+    ...f.maybe('heavyAllowanceMonth', f.str),
+    ...f.maybe('spendMonth', f.str),
+  };
 }
 
 export function orderOf(item: Item): Order {
@@ -120,7 +126,7 @@ export function idempotencyRecordOf(item: Item): IdempotencyRecord {
 }
 
 export function orderEventOf(item: Item): OrderEvent {
-  const f = new Fields(item, 'order event');
+  const f = new Fields(item, 'event');
   return {
     id: f.str('id'),
     type: f.oneOf('type', EVENT_TYPES),

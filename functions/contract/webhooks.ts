@@ -136,11 +136,15 @@ export const webhookList = z
   .check(z.describe('The webhooks of the key (GET /webhooks).'));
 export type WebhookView = z.infer<typeof webhookView>;
 
-export const webhookEvent = explainedEnum('An order event, delivered to the webhook with the order as its body.', {
-  'video.awaiting_review': 'director mode, the script waits for a decision',
-  'video.done': 'the video is ready',
-  'video.error': 'the order failed or was canceled, and is refunded',
-});
+export const webhookEvent = explainedEnum(
+  'An event delivered to the webhook: an order event (its body the order, as GET /videos/{id}) or an account event (its own body).',
+  {
+    'video.awaiting_review': 'director mode, the script waits for a decision',
+    'video.done': 'the video is ready',
+    'video.error': 'the order failed or was canceled, and is refunded',
+    'balance.low': 'a charge left the balance below the key’s threshold (POST /balance/alerts); its body is a BalanceLowEvent',
+  },
+);
 
 export const deliveryList = z
   .object({
@@ -150,7 +154,7 @@ export const deliveryList = z
           .object({
             event_id: z.string().check(z.describe('The event’s id, the same for each of its attempts (X-Service-Event-Id, webhook-id).')),
             event: webhookEvent.check(z.describe('The event’s type.')),
-            order_id: z.string().check(z.describe('The order the event is about.')),
+            order_id: z.optional(z.string().check(z.describe('The order the event is about (an order event’s; absent for `balance.low`).'))),
             attempt: z.int().check(z.describe('Which attempt this was: 1 to 5, then one more per resend.')),
             at: timestamp.check(z.describe('When the attempt was made.')),
             url: z.string().check(z.describe('Where it was sent: the webhook’s url then.')),

@@ -231,7 +231,13 @@ describe('webhook ownership and account deletion', () => {
     assert.equal(await codeOf(readOwnOrder(orders, 'U', 'vid_01jz0000000000000000000000')), 'ok');
     assert.equal(await codeOf(readOwnOrder(orders, 'V', 'vid_01jz0000000000000000000000')), 'forbidden');
     assert.equal(await codeOf(readOwnOrder(orders, 'U', 'vid_01jz0000000000000000000009')), 'not_found');
-    assert.deepEqual(balanceView(table.account('U'), new Date(clock)), { balance: 300, trial_videos_left: 2, plan: 'creator', heavy_videos_left: 17 });
+    assert.deepEqual(balanceView(table.account('U'), new Date(clock)), {
+      balance: 300,
+      trial_videos_left: 2,
+      plan: 'creator',
+      heavy_videos_left: 17,
+      spend: { month: '2026-11', spent: 0 },
+    });
     assert.equal(balanceView(table.account('U'), new Date('2026-12-01T00:00:00Z')).heavy_videos_left, 20, 'a new month, a new allowance');
   });
 
