@@ -311,8 +311,7 @@ export class MemoryOrders implements OrderStore {
       user.balance += charge.cost;
       if (charge.trial) user.trialVideosLeft += 1;
       if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
-      // The counter's month as the store reads it (the adapter's ledger condition holds the one read).
-      if (refundsSpend(charge, user.spendMonth, tr.now)) user.spentInMonth = (user.spentInMonth ?? 0) - charge.cost;
+      if (refundsSpend(charge, tr.refund.spendMonth, tr.now)) user.spentInMonth = (user.spentInMonth ?? 0) - charge.cost;
       // The refund's entry follows the ledger as it is (the store reads its head again when it moved).
       const allowance = !!charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth;
       const reason = tr.set?.error ? { reason: tr.set.error.code } : {};
