@@ -100,7 +100,8 @@ export const webhookTestEvent = z
   .check(z.describe('The body of the `webhook.test` event POST /webhooks/{id}/test sends, signed as every event is.'));
 
 /** An event id, as X-Service-Event-Id and webhook-id carry it: the order id, the status and the review round. */
-export const EVENT_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}:(done|error|awaiting_review:\d{1,4})$/;
+/** An order event's id, or a balance.low event's (`<user id>:balance.low:<n>`, the user id a ULID). */
+export const EVENT_ID_RE = /^(vid_[0-7][0-9a-hjkmnp-tv-z]{25}:(done|error|awaiting_review:\d{1,4})|[0-7][0-9A-HJKMNP-TV-Z]{25}:balance\.low:\d{1,9})$/;
 export const resendBody = z
   .union([
     z.strictObject({
@@ -109,7 +110,7 @@ export const resendBody = z
         .check(
           z.regex(EVENT_ID_RE, 'must be an event id (vid_...:done)'),
           z.describe(
-            'One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`): delivered, dropped or never sent for want of a webhook.',
+            'One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`, or a `balance.low` event’s id): delivered, dropped or never sent for want of a webhook.',
           ),
         ),
     }),

@@ -1022,7 +1022,7 @@ export interface components {
          *     }
          */
         ResendRequest: {
-            /** @description One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`): delivered, dropped or never sent for want of a webhook. */
+            /** @description One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`, or a `balance.low` event’s id): delivered, dropped or never sent for want of a webhook. */
             event_id: string;
         } | {
             /**
