@@ -70,6 +70,10 @@ describe('the video-client command line', () => {
     assert.equal(JSON.parse(status.stdout).status, 'done');
     const balance = await cli(apiKey, 'balance', '--json');
     assert.deepEqual(JSON.parse(balance.stdout), (await t.api('GET', '/balance', { key: apiKey })).body);
+    const alerted = await cli(apiKey, 'balance', '--alert', '500');
+    assert.match(alerted.stdout, /^900 doubloons, 0 trial videos left; spent 100 in \d{4}-\d{2}; alert below 500\n$/);
+    assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.low_balance_alert.below, 500);
+    assert.doesNotMatch((await cli(apiKey, 'balance', '--alert', 'none')).stdout, /alert/);
   });
 
   it('director mode: create stops at the review with the script, review approve --wait finishes the order', async () => {
