@@ -13,6 +13,7 @@ const USAGE = `usage: npm run -s admin -- <command> [options]
   revoke-key  --user ID [--test]
   top-up      --user ID --amount N
   set-plan    --user ID [--plan NAME]     (no --plan removes the plan)
+  set-limit   --user ID --monthly N|none  (the key's monthly spend limit in doubloons; none removes it)
   balance     --user ID
   delete-user --user ID
   create-order --user ID (--prompt TEXT | --topic TEXT [--params JSON]) [--director] [--idempotency-key KEY]`;
@@ -32,6 +33,7 @@ const parse = () =>
       'trial-videos': { type: 'string' },
       plan: { type: 'string' },
       amount: { type: 'string' },
+      monthly: { type: 'string' },
       prompt: { type: 'string' },
       topic: { type: 'string' },
       params: { type: 'string' },
@@ -71,7 +73,7 @@ function need<T>(value: T | undefined, flag: string): T {
 
 async function run(command: string | undefined): Promise<object> {
   const { services } = await import('../functions/app/services.ts');
-  const { deleteUser, positiveAmount } = await import('../functions/core/admin.ts');
+  const { deleteUser, positiveAmount, spendLimitOf } = await import('../functions/core/admin.ts');
   const { DEFAULT_TRIAL_VIDEOS, planNamed } = await import('../functions/core/plans.ts');
   const { balanceView } = await import('../functions/core/balance.ts');
   const s = services().stores;
@@ -108,6 +110,11 @@ async function run(command: string | undefined): Promise<object> {
       const plan = values.plan ? planNamed(values.plan) : undefined;
       await s.accounts.setPlan(user(), plan);
       return { plan: plan?.name ?? null };
+    }
+    case 'set-limit': {
+      const monthly = spendLimitOf(values.monthly, '--monthly');
+      await s.accounts.setSpendLimit(user(), monthly);
+      return { monthly_limit: monthly ?? null };
     }
     case 'balance': {
       const account = await s.accounts.get(user());

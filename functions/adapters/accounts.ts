@@ -10,8 +10,10 @@ import { ledgerLineOf } from './records.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED, type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
 import { retry } from '../core/retry.ts';
+import { rearmsLowBalance } from '../core/balance.ts';
 
-interface UserItem {
+/** The spend controls are kept as the account has them. */
+interface UserItem extends Pick<Account, 'spendLimit' | 'spendMonth' | 'spentInMonth' | 'lowBelow' | 'lowAlertSent' | 'lowAlerts'> {
   userId: string;
   balance: number;
   trialVideosLeft: number;
@@ -45,6 +47,11 @@ export function toAccount(item: Record<string, unknown>): Account {
     ledgerSeq: u.ledgerSeq ?? 0,
     ...(u.testOf ? { testOf: u.testOf } : {}),
     ...(u.testAccount ? { testAccount: u.testAccount } : {}),
+    ...(u.spendLimit !== undefined ? { spendLimit: u.spendLimit } : {}),
+    ...(u.spendMonth ? { spendMonth: u.spendMonth, spentInMonth: u.spentInMonth ?? 0 } : {}),
+    ...(u.lowBelow !== undefined ? { lowBelow: u.lowBelow } : {}),
+    ...(u.lowAlertSent ? { lowAlertSent: true } : {}),
+    ...(u.lowAlerts ? { lowAlerts: u.lowAlerts } : {}),
   };
 }
 
@@ -182,7 +189,37 @@ export class Accounts implements AccountStore {
     else await this.updateExisting(userId, 'REMOVE planName, planHeavyPerMonth', {});
   }
 
-  /** Adds doubloons: the entry follows the ledger's head as read, read again while other writes come first. */
+  /** The operator's monthly spend limit of the key (undefined: none); the creation's debit is conditioned on it. */
+  async setSpendLimit(userId: string, monthly: number | undefined): Promise<void> {
+    if (monthly === undefined) await this.updateExisting(userId, 'REMOVE spendLimit', {});
+    else await this.updateExisting(userId, 'SET spendLimit = :l', { ':l': monthly });
+  }
+
+  async setLowBalanceAlert(userId: string, below: number | undefined): Promise<Account | undefined> {
+    try {
+      const out = await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.user(userId),
+          // Set (again) or removed, the alert is armed: the next crossing charge sends balance.low.
+          UpdateExpression: below === undefined ? 'REMOVE lowBelow, lowAlertSent' : 'SET lowBelow = :b REMOVE lowAlertSent',
+          ConditionExpression: ITEM.exists,
+          ...(below === undefined ? {} : { ExpressionAttributeValues: { ':b': below } }),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes ? toAccount(out.Attributes) : undefined;
+    } catch (err) {
+      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Adds doubloons: the entry follows the ledger's head as read, read again while other writes come first. A top-up
+   * that lifts the balance to the low-balance threshold or more re-arms a sent alert (core/balance.ts), in the same
+   * write, conditioned on the alert as read.
+   */
   async topUp(userId: string, amount: number, now: Date): Promise<number> {
     const read = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
     let item = read.Item;
@@ -194,6 +231,8 @@ export class Accounts implements AccountStore {
         if (item.testOf) throw new InvalidParams('user', 'is a test-mode account: it moves no money, and has no balance to top up');
         const head = headOf(item);
         const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
+        const account = toAccount(item);
+        const rearm = rearmsLowBalance(account, head.balance + amount);
         const c = await transact(this.ddb, [
           [
             'user',
@@ -201,9 +240,9 @@ export class Accounts implements AccountStore {
               Update: {
                 TableName: this.tableName,
                 Key: keys.user(userId),
-                UpdateExpression: `ADD balance :a, ${write.add}`,
-                ConditionExpression: `${ITEM.exists} AND ${write.condition}`,
-                ExpressionAttributeValues: { ':a': amount, ...write.values },
+                UpdateExpression: `ADD balance :a, ${write.add}${rearm ? ' REMOVE lowAlertSent' : ''}`,
+                ConditionExpression: `${ITEM.exists} AND ${write.condition}${rearm ? ' AND lowBelow = :below AND lowAlertSent = :true' : ''}`,
+                ExpressionAttributeValues: { ':a': amount, ...write.values, ...(rearm ? { ':below': account.lowBelow, ':true': true } : {}) },
                 ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
               },
             },

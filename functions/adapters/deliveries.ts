@@ -20,7 +20,7 @@ export class DeliveryEvents implements EventStore {
   ) {}
 
   async get(orderId: string, eventId: string): Promise<StoredEvent | undefined> {
-    return getRecord(this.ddb, this.tableName, keys.orderEvent(orderId, eventId), storedEventOf);
+    return getRecord(this.ddb, this.tableName, keys.event(orderId, eventId), storedEventOf);
   }
 
   async record(event: StoredEvent, attempt: DeliveryAttempt, userId: string): Promise<boolean> {
@@ -30,7 +30,7 @@ export class DeliveryEvents implements EventStore {
         {
           Update: {
             TableName: this.tableName,
-            Key: keys.orderEvent(event.orderId, event.id),
+            Key: keys.event(event.orderId, event.id),
             UpdateExpression: 'SET attempts = :n, delivery = :d, lastAttemptAt = :at',
             // One record per attempt number, even if the step runs twice.
             ConditionExpression: 'attribute_not_exists(attempts) OR attempts = :prev',
@@ -66,7 +66,7 @@ export class DeliveryEvents implements EventStore {
       this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.orderEvent(event.orderId, event.id),
+          Key: keys.event(event.orderId, event.id),
           UpdateExpression: 'SET execution = :e',
           // Only while no attempt was recorded since it was read: a delivery that moved on is alive.
           ...(event.attempts === undefined
@@ -85,7 +85,7 @@ export class DeliveryEvents implements EventStore {
         {
           Update: {
             TableName: this.tableName,
-            Key: keys.orderEvent(event.orderId, event.id),
+            Key: keys.event(event.orderId, event.id),
             UpdateExpression: 'SET delivery = :pending, lastAttempt = :last, execution = :e, resentAt = :at',
             // Only from the settled state it was read in: of two resends one reopens it.
             ConditionExpression: `delivery = :was AND ${event.attempts === undefined ? 'attribute_not_exists(attempts)' : 'attempts = :n'}`,
@@ -147,7 +147,7 @@ export class DeliveryEvents implements EventStore {
     await this.ddb.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: keys.orderEvent(event.orderId, event.id),
+        Key: keys.event(event.orderId, event.id),
         UpdateExpression: 'SET delivery = :d',
         ExpressionAttributeValues: { ':d': delivery },
       }),

@@ -10,6 +10,7 @@
  *   GET count of one minute        PK USER#<user>   SK GETS#<window start ms>        (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
+ *   account event (balance.low)    PK USER#<user>   SK EVENT#<event id>  (event id: <user id>:balance.low:<n>)
  *   open order (not done/error)    PK OPEN#<shard>       SK <order id>  (until its transition to done or error)
  *   order whose start is unseen    PK START#<shard>      SK <order id>  (until its StartExecution succeeded)
  *   an order's deadline            PK DEADLINE#<shard>   SK <deadline_at>#<order id>  (until its transition to done or error)
@@ -30,6 +31,8 @@ const userPk = (userId: string) => `USER#${userId}`;
 const orderPk = (orderId: string) => `ORDER#${orderId}`;
 const ORDER_SK = 'ORDER';
 const EVENT_PREFIX = 'EVENT#';
+/** Order ids begin so (core/ids.ts); user ids are bare ULIDs. */
+const ORDER_ID_PREFIX = 'vid_';
 const SLOT_PREFIX = 'SLOT#';
 
 export const keys = {
@@ -49,7 +52,11 @@ export const keys = {
   orderIdOfUserOrder: (sk: string) => sk.slice(orderPk('').length),
   /** The sort key every order item has (a scan for orders filters on it). */
   orderSk: ORDER_SK,
-  orderEvent: (orderId: string, eventId: string) => ({ PK: orderPk(orderId), SK: `${EVENT_PREFIX}${eventId}` }),
+  /** An event in its subject's partition (ports.ts OrderEvent `orderId`): its order's, or its user's for an account event. */
+  event: (subjectId: string, eventId: string) => ({
+    PK: subjectId.startsWith(ORDER_ID_PREFIX) ? orderPk(subjectId) : userPk(subjectId),
+    SK: `${EVENT_PREFIX}${eventId}`,
+  }),
   orderEventPrefix: EVENT_PREFIX,
   orderByUser: (userId: string, orderId: string) => ({ GSI1PK: userPk(userId), GSI1SK: orderPk(orderId) }),
   /** The order id in an index entry of GSI1 (the index holds its keys only). */

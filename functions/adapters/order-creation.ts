@@ -1,7 +1,8 @@
 /** The creation transaction of an order: the order, its charge, its markers, and its idempotency record and quote. */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awaitsApproval, countsAgainstKey, type Order } from '../core/orders.ts';
-import type { CommitOutcome, IdempotencyRecord, OrderCommit } from '../core/ports.ts';
+import { shardOf } from '../core/ids.ts';
+import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent } from '../core/ports.ts';
 import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
 import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
 import { transact, type TransactItem } from './dynamo.ts';
@@ -11,10 +12,18 @@ import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
 /**
- * The user item's debit for a new order: the doubloons, the trial video, the plan allowance and the active-task count,
- * each guarded by the fact the price was based on. Fails with the user item as it is (ALL_OLD), to price again.
+ * The user item's debit for a new order: the doubloons, the trial video, the plan allowance, the key's monthly spend
+ * and the active-task count, each guarded by the fact the price was based on, and a crossing of the low-balance
+ * threshold noted (its event is put beside). Fails with the user item as it is (ALL_OLD), to price again.
  */
-function debit(tableName: string, account: Account, order: Order, limits: Limits, ledger: LedgerWrite | undefined): TransactItem {
+function debit(
+  tableName: string,
+  account: Account,
+  order: Order,
+  limits: Limits,
+  ledger: LedgerWrite | undefined,
+  alert: OrderEvent | undefined,
+): TransactItem {
   const keyed = countsAgainstKey(order);
   const { charge } = order;
   // The key's active-task limit counts API orders only; the bot's are counted apart.
@@ -56,6 +65,37 @@ function debit(tableName: string, account: Account, order: Order, limits: Limits
       cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
     }
   }
+  if (charge.spendMonth) {
+    // As the allowance's month: the counter is this month's, or starts anew; the limit is the one priced against, and
+    // what the month has spent still leaves room for this charge, so concurrent orders never pass it together.
+    values[':spendMonth'] = charge.spendMonth;
+    values[':spent'] = charge.cost;
+    if (account.spendMonth === charge.spendMonth) {
+      add.push('spentInMonth :spent');
+      cond.push('spendMonth = :spendMonth');
+      if (account.spendLimit !== undefined) {
+        cond.push('spentInMonth <= :room');
+        values[':room'] = account.spendLimit - charge.cost;
+      }
+    } else {
+      set.push('spendMonth = :spendMonth', 'spentInMonth = :spent');
+      cond.push('(attribute_not_exists(spendMonth) OR spendMonth <> :spendMonth)');
+    }
+    if (account.spendLimit !== undefined) {
+      cond.push('spendLimit = :spendLimit');
+      values[':spendLimit'] = account.spendLimit;
+    } else {
+      cond.push('attribute_not_exists(spendLimit)');
+    }
+  }
+  if (alert) {
+    // The crossing as priced (the ledger's condition holds the balance): the threshold, and the alert still armed.
+    set.push('lowAlertSent = :true');
+    add.push('lowAlerts :one');
+    cond.push('lowBelow = :lowBelow', 'attribute_not_exists(lowAlertSent)');
+    values[':true'] = true;
+    values[':lowBelow'] = account.lowBelow;
+  }
   return {
     Update: {
       TableName: tableName,
@@ -86,8 +126,32 @@ export function idempotencyPut(tableName: string, userId: string, idem: NonNulla
   };
 }
 
+/**
+ * A recorded event and its pending marker (until its delivery settles, the sweep keeps a workflow behind it): put with
+ * the write that causes it, a status change or a charge crossing the low-balance threshold.
+ */
+export function eventPuts(tableName: string, event: OrderEvent): [['event', TransactItem], ['pending', TransactItem]] {
+  const { id: eventId, orderId, createdAt: at } = event;
+  return [
+    ['event', { Put: { TableName: tableName, Item: { ...keys.event(orderId, eventId), ...event }, ConditionExpression: ITEM.isNew } }],
+    ['pending', { Put: { TableName: tableName, Item: { ...keys.pendingEvent(shardOf(orderId), eventId), orderId, eventId, at } } }],
+  ];
+}
+
 /** The items of the creation transaction, by name; a cancellation is read by these names. */
-type CreationItem = 'order' | 'userOrder' | 'debit' | 'postCount' | 'ledger' | 'open' | 'unstarted' | 'deadline' | 'idempotency' | 'quote';
+type CreationItem =
+  | 'order'
+  | 'userOrder'
+  | 'debit'
+  | 'postCount'
+  | 'ledger'
+  | 'open'
+  | 'unstarted'
+  | 'deadline'
+  | 'idempotency'
+  | 'quote'
+  | 'event'
+  | 'pending';
 
 export class OrderCreations {
   constructor(
@@ -119,7 +183,7 @@ export class OrderCreations {
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
       ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
-      ['debit', debit(T, account, order, limits, ledger)],
+      ['debit', debit(T, account, order, limits, ledger, c.event)],
       ...(ledger ? [['ledger', ledger.put] as [CreationItem, TransactItem]] : []),
       // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
@@ -132,6 +196,7 @@ export class OrderCreations {
         { Put: { TableName: T, Item: { ...keys.deadline(order.queueShard, order.deadlineAt, order.id), orderId: order.id, deadlineAt: order.deadlineAt } } },
       ]);
     }
+    if (c.event) items.push(...eventPuts(T, c.event));
     if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
       items.push(['idempotency', idempotencyPut(T, account.userId, c.idempotency, c.now)]);

@@ -1,7 +1,7 @@
 /** Reading orders: one order, its events, a user's orders a page at a time, and the deletion of an order. */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Order } from '../core/orders.ts';
-import type { OrderEvent } from '../core/ports.ts';
+import type { VideoEvent } from '../core/ports.ts';
 import { batchGet, deletePartition, queryAll, getRecord } from './dynamo.ts';
 import { orderEventOf, orderOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
@@ -16,14 +16,14 @@ export class OrderReads {
     return getRecord(this.ddb, this.tableName, keys.order(orderId), orderOf);
   }
 
-  /** The events recorded for an order, oldest first. */
-  async events(orderId: string): Promise<OrderEvent[]> {
+  /** The events recorded for an order, oldest first (an order's partition holds its own events only). */
+  async events(orderId: string): Promise<VideoEvent[]> {
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
       ...inPartition(keys.order(orderId).PK, keys.orderEventPrefix),
       ConsistentRead: true,
     });
-    return items.map(orderEventOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return (items.map(orderEventOf) as VideoEvent[]).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {

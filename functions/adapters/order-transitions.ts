@@ -1,14 +1,14 @@
 /** An order's status changes (with their refund, counters and event) and its field changes within a status. */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { shardOf } from '../core/ids.ts';
 import { counterDeltas } from '../core/orders.ts';
 import type { Patch, Transition } from '../core/ports.ts';
-import type { Charge } from '../core/pricing.ts';
+import { type Charge, refundsSpend } from '../core/pricing.ts';
 import { retry } from '../core/retry.ts';
 import { LEDGER_MOVED } from '../core/transactions.ts';
 import { headOf, ledgerWrite, toAccount } from './accounts.ts';
 import { type Cancelled, CONFLICTS, contended, transact, type TransactItem, writeIf } from './dynamo.ts';
 import { ITEM, keys } from './keys.ts';
+import { eventPuts } from './order-creation.ts';
 
 /** `SET updatedAt = :now, <fields> REMOVE <fields>` with every name and value placed in the maps given. */
 function fieldUpdate(names: Record<string, string>, values: Record<string, unknown>, sets: string[], set: object = {}, remove: readonly string[] = []): string {
@@ -35,10 +35,11 @@ function tokenCondition(names: Record<string, string>, values: Record<string, un
 }
 
 /**
- * The `ADD` terms that give back exactly what a failed order took: its doubloons, its trial video, and its plan
- * allowance only within the month it was taken from (`heavyMonth`: the user's allowance month now).
+ * The `ADD` terms that give back exactly what a failed order took: its doubloons, its trial video, its plan allowance
+ * only within the month it was taken from (`heavyMonth`: the user's allowance month now), and its key spend likewise.
  */
-function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string[]; values: Record<string, unknown> } {
+function refundOf(charge: Charge, refund: NonNullable<Transition['refund']>, now: Date): { add: string[]; values: Record<string, unknown> } {
+  const { heavyMonth } = refund;
   const add: string[] = [];
   const values: Record<string, unknown> = {};
   if (charge.cost) {
@@ -52,6 +53,11 @@ function refundOf(charge: Charge, heavyMonth: string | undefined): { add: string
   if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === heavyMonth) {
     add.push('heavyUsed :minusOne');
     values[':minusOne'] = -1;
+  }
+  // The key's spend, within the month it counted in (the ledger's condition holds the counter's month as read).
+  if (refundsSpend(charge, refund.spendMonth, now)) {
+    add.push('spentInMonth :unspent');
+    values[':unspent'] = -charge.cost;
   }
   return { add, values };
 }
@@ -75,7 +81,10 @@ export class OrderTransitions {
         const c = await transact(this.ddb, this.transitionItems(t, refund));
         const user = c?.failed('order') ? undefined : movedHead(c);
         // The next attempt's entry follows the head now there.
-        if (user) refund = { heavyMonth: toAccount(user).heavyMonth, ledger: headOf(user) };
+        if (user) {
+          const now = toAccount(user);
+          refund = { heavyMonth: now.heavyMonth, spendMonth: now.spendMonth, ledger: headOf(user) };
+        }
         return { c, moved: user !== undefined };
       },
       retryable: ({ c, moved }) => (moved ? LEDGER_MOVED : c?.conflict === true),
@@ -119,7 +128,7 @@ export class OrderTransitions {
     ];
     // The key's counters follow the change: its active tasks, and its orders awaiting approval.
     const delta = counterDeltas(order, t);
-    const user = refund ? refundOf(order.charge, refund.heavyMonth) : { add: [], values: {} };
+    const user = refund ? refundOf(order.charge, refund, t.now) : { add: [], values: {} };
     const userCond: string[] = [ITEM.exists];
     if (delta.activeTasks) {
       user.add.push('activeTasks :active');
@@ -164,12 +173,8 @@ export class OrderTransitions {
         },
       ]);
     }
-    if (t.event) {
-      items.push(['event', { Put: { TableName: T, Item: { ...keys.orderEvent(order.id, t.event.id), ...t.event }, ConditionExpression: ITEM.isNew } }]);
-      // Until its delivery settles: a delivery that fails to start, or dies, is the sweep's to start again.
-      const { id: eventId, createdAt: at } = t.event;
-      items.push(['pending', { Put: { TableName: T, Item: { ...keys.pendingEvent(shardOf(order.id), eventId), orderId: order.id, eventId, at } } }]);
-    }
+    // Until its delivery settles: a delivery that fails to start, or dies, is the sweep's to start again.
+    if (t.event) items.push(...eventPuts(T, t.event));
     // A closed order needs no workflow any more, nor its deadline: the sweep stops looking at it. (No condition: a
     // marker already gone is fine.)
     if (t.to === 'done' || t.to === 'error') {

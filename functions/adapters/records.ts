@@ -52,7 +52,7 @@ export class Fields {
 }
 
 const STATUSES = ['queued', 'running', 'awaiting_review', 'done', 'error'] as const;
-const EVENT_TYPES = ['video.awaiting_review', 'video.done', 'video.error'] as const;
+const EVENT_TYPES = ['video.awaiting_review', 'video.done', 'video.error', 'balance.low'] as const;
 const EXTRAS: readonly Extra[] = ['placement', 'ai_visual', 'song', 'voice_clone'];
 
 export function chargeOf(item: Item): Charge {
@@ -65,6 +65,7 @@ export function chargeOf(item: Item): Charge {
     extras: extras as Extra[],
     ...f.maybe('heavyAllowanceMonth', f.str),
     ...(f.maybe('test', f.bool).test ? { test: true } : {}),
+    ...f.maybe('spendMonth', f.str),
   };
 }
 
@@ -126,7 +127,7 @@ export function idempotencyRecordOf(item: Item): IdempotencyRecord {
 }
 
 export function orderEventOf(item: Item): OrderEvent {
-  const f = new Fields(item, 'order event');
+  const f = new Fields(item, 'event');
   return {
     id: f.str('id'),
     type: f.oneOf('type', EVENT_TYPES),

@@ -20,6 +20,7 @@ import { readOrder } from '../core/read-order.ts';
 import type { ReviewDecision } from '../contract/review.ts';
 import { type ReviewPorts, reviewOrder } from '../core/review.ts';
 import { transactionsPage } from '../core/transactions.ts';
+import { setBalanceAlert } from '../core/balance.ts';
 import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../core/webhooks.ts';
 import { DeliveryEvents, DeliveryWorkflow } from '../adapters/deliveries.ts';
 import { WebhookSender } from '../adapters/webhook-sender.ts';
@@ -127,6 +128,7 @@ function build() {
     prices: cfg.prices,
     throughput: cfg.throughput,
     metrics,
+    announce,
     log: logger,
   });
   const viewing = { orders, links, queue: snapshots };
@@ -161,6 +163,7 @@ function build() {
       bot: (userId: string, input: Omit<CreateOrderInput, 'account' | 'channel'>) => placeBotOrder({ accounts, creation }, userId, input),
     },
     transactions: (userId: string, q: { limit: number; startingAfter?: string }) => transactionsPage(accounts, userId, q),
+    balance: { setAlert: (userId: string, below: number | null, now: Date) => setBalanceAlert({ accounts }, userId, below, now) },
     webhooks: {
       of: (userId: string) => webhooks.ofUser(userId),
       register: (userId: string, url: string, now: Date) => registerWebhook(webhooks, urlPolicy, userId, url, now),

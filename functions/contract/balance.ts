@@ -2,6 +2,43 @@ import * as z from 'zod/mini';
 import { pageLimit, pageOf } from './orders.ts';
 import { explainedEnum, timestamp } from './zod.ts';
 
+const month = z.string().check(z.regex(/^\d{4}-\d{2}$/), z.describe('A UTC calendar month, `YYYY-MM`.'));
+
+export const spendView = z
+  .object({
+    month: month.check(z.describe('The UTC calendar month (`YYYY-MM`) the figures are for: the current one.')),
+    spent: z
+      .int()
+      .check(
+        z.describe(
+          "Doubloons the key's orders were charged this month, less the refunds of this month's charges given back within it. Orders the chat bot placed are not counted.",
+        ),
+      ),
+    limit: z.optional(
+      z
+        .int()
+        .check(
+          z.describe(
+            'The monthly spend limit the operator set for the key, if any: an order that would take `spent` past it is refused with 402 `spend_limit_exceeded`, nothing charged. It renews with each UTC month.',
+          ),
+        ),
+    ),
+  })
+  .check(z.describe('What the key spent this UTC month, and its monthly spend limit (additive).'));
+
+export const lowBalanceAlert = z
+  .object({
+    below: z.int().check(z.describe('The threshold: a charge that leaves the balance below it sends `balance.low` to the webhook.')),
+    sent: z
+      .boolean()
+      .check(
+        z.describe(
+          '`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the alert again also re-arms it).',
+        ),
+      ),
+  })
+  .check(z.describe('The key’s low-balance alert (POST /balance/alerts, additive); absent when none is set.'));
+
 export const balanceResponse = z
   .object({
     balance: z
@@ -33,17 +70,74 @@ export const balanceResponse = z
           'False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its orders cost nothing. True otherwise.',
         ),
       ),
+    spend: spendView,
+    low_balance_alert: z.optional(lowBalanceAlert),
   })
   .check(
     z.meta({
-      description: "The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month.",
+      description:
+        "The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month; what the key spent this month against its spend limit, and its low-balance alert.",
       examples: [
-        { balance: 830, trial_videos_left: 0, livemode: true },
-        { balance: 1250, trial_videos_left: 2, plan: 'creator', heavy_videos_left: 17, livemode: true },
-        { balance: 0, trial_videos_left: 0, livemode: false },
+        { balance: 830, trial_videos_left: 0, livemode: true, spend: { month: '2026-11', spent: 270 } },
+        {
+          balance: 1250,
+          trial_videos_left: 2,
+          plan: 'creator',
+          heavy_videos_left: 17,
+          livemode: true,
+          spend: { month: '2026-11', spent: 1500, limit: 5000 },
+          low_balance_alert: { below: 500, sent: false },
+        },
+        { balance: 0, trial_videos_left: 0, livemode: false, spend: { month: '2026-11', spent: 0 } },
       ],
     }),
   );
+
+export const balanceAlertBody = z
+  .strictObject({
+    below: z.nullable(z.int().check(z.gte(1), z.lte(1_000_000_000), z.describe('The threshold in doubloons, 1 to 1000000000; `null` removes the alert.'))),
+  })
+  .check(
+    z.meta({
+      description:
+        'Body of POST /balance/alerts (additive): the low-balance threshold of the key. Setting it (again) arms the alert: the next charge that leaves the balance below it sends `balance.low` once, and it is sent again only after a top-up lifts the balance to the threshold or more.',
+      examples: [{ below: 500 }, { below: null }],
+    }),
+  );
+
+export const BALANCE_LOW = 'balance.low';
+
+/** The body of a balance.low webhook event: not an order (those carry GET /videos/{id}'s JSON). */
+export const balanceLowEvent = z
+  .object({
+    id: z.string().check(z.describe('The event’s id, as in the webhook-id and X-Service-Event-Id headers (the same on every attempt and resend).')),
+    object: z.literal('event').check(z.describe('Always `event`: tells this body from an order’s, which has no `object`.')),
+    type: z.literal(BALANCE_LOW).check(z.describe('Always `balance.low`, as in the X-Service-Event header.')),
+    balance: z.int().check(z.describe('The balance right after the charge that crossed the threshold.')),
+    threshold: z.int().check(z.describe('The alert’s threshold (`below`) then.')),
+    order_id: z.string().check(z.describe('The order whose charge crossed it.')),
+    created_at: timestamp.check(z.describe('When the charge was made.')),
+    livemode: z.literal(true).check(z.describe('Always true: only live charges move the balance (a test-mode order costs 0).')),
+  })
+  .check(
+    z.meta({
+      description:
+        'The body of the `balance.low` webhook event (additive): sent once when a charge leaves the balance below the key’s threshold (POST /balance/alerts), again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Signed and retried like the order events.',
+      examples: [
+        {
+          id: '01JD3Q2ZC8T1Y9W4N7K6M5H2GE:balance.low:1',
+          object: 'event',
+          type: 'balance.low',
+          balance: 80,
+          threshold: 100,
+          order_id: 'vid_01jd3q2zc8t1y9w4n7k6m5h2ge',
+          created_at: '2026-11-25T07:24:51.123Z',
+          livemode: true,
+        },
+      ],
+    }),
+  );
+export type BalanceLowEvent = z.infer<typeof balanceLowEvent>;
 export type BalanceResponse = z.infer<typeof balanceResponse>;
 
 export const transactionKind = explainedEnum('The kind of a ledger entry.', {

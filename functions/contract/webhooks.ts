@@ -101,7 +101,8 @@ export const webhookTestEvent = z
   .check(z.describe('The body of the `webhook.test` event POST /webhooks/{id}/test sends, signed as every event is.'));
 
 /** An event id, as X-Service-Event-Id and webhook-id carry it: the order id, the status and the review round. */
-export const EVENT_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}:(done|error|awaiting_review:\d{1,4})$/;
+/** An order event's id, or a balance.low event's (`<user id>:balance.low:<n>`, the user id a ULID). */
+export const EVENT_ID_RE = /^(vid_[0-7][0-9a-hjkmnp-tv-z]{25}:(done|error|awaiting_review:\d{1,4})|[0-7][0-9A-HJKMNP-TV-Z]{25}:balance\.low:\d{1,9})$/;
 export const resendBody = z
   .union([
     z.strictObject({
@@ -110,7 +111,7 @@ export const resendBody = z
         .check(
           z.regex(EVENT_ID_RE, 'must be an event id (vid_...:done)'),
           z.describe(
-            'One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`): delivered, dropped or never sent for want of a webhook.',
+            'One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`, or a `balance.low` event’s id): delivered, dropped or never sent for want of a webhook.',
           ),
         ),
     }),
@@ -137,11 +138,15 @@ export const webhookList = z
   .check(z.describe('The webhooks of the key (GET /webhooks).'));
 export type WebhookView = z.infer<typeof webhookView>;
 
-export const webhookEvent = explainedEnum('An order event, delivered to the webhook with the order as its body.', {
-  'video.awaiting_review': 'director mode, the script waits for a decision',
-  'video.done': 'the video is ready',
-  'video.error': 'the order failed or was canceled, and is refunded',
-});
+export const webhookEvent = explainedEnum(
+  'An event delivered to the webhook: an order event (its body the order, as GET /videos/{id}) or an account event (its own body).',
+  {
+    'video.awaiting_review': 'director mode, the script waits for a decision',
+    'video.done': 'the video is ready',
+    'video.error': 'the order failed or was canceled, and is refunded',
+    'balance.low': 'a charge left the balance below the key’s threshold (POST /balance/alerts); its body is a BalanceLowEvent',
+  },
+);
 
 export const deliveryList = z
   .object({
@@ -151,7 +156,7 @@ export const deliveryList = z
           .object({
             event_id: z.string().check(z.describe('The event’s id, the same for each of its attempts (X-Service-Event-Id, webhook-id).')),
             event: webhookEvent.check(z.describe('The event’s type.')),
-            order_id: z.string().check(z.describe('The order the event is about.')),
+            order_id: z.optional(z.string().check(z.describe('The order the event is about (an order event’s; absent for `balance.low`).'))),
             attempt: z.int().check(z.describe('Which attempt this was: 1 to 5, then one more per resend.')),
             at: timestamp.check(z.describe('When the attempt was made.')),
             url: z.string().check(z.describe('Where it was sent: the webhook’s url then.')),

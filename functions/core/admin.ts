@@ -54,3 +54,13 @@ export function positiveAmount(value: unknown, field: string): number {
   if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidParams(field, 'must be a positive whole number of doubloons');
   return n;
 }
+
+/** The operator's `set-limit --monthly N|none`: a whole number of doubloons, 0 or more (0: the key may spend none), or none. */
+export function spendLimitOf(value: unknown, field: string): number | undefined {
+  if (value === 'none') return undefined;
+  const n = Number(value);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isSafeInteger(n) || n < 0) {
+    throw new InvalidParams(field, 'must be a whole number of doubloons, 0 or more, or none');
+  }
+  return n;
+}

@@ -55,7 +55,15 @@ export async function closeInError(
     to: 'error',
     set,
     remove: ['reviewToken'],
-    ...(refunds ? { refund: { heavyMonth: account?.heavyMonth, ledger: { seq: account?.ledgerSeq ?? 0, balance: account?.balance ?? 0 } } } : {}),
+    ...(refunds
+      ? {
+          refund: {
+            heavyMonth: account?.heavyMonth,
+            spendMonth: account?.spendMonth,
+            ledger: { seq: account?.ledgerSeq ?? 0, balance: account?.balance ?? 0 },
+          },
+        }
+      : {}),
     event,
     now,
     ...(opts.beforeRender ? { beforeRender: true } : {}),

@@ -11,8 +11,9 @@ import { newOrderId, shardOf } from './ids.ts';
 import { minuteWindow, type Throughput } from './limits.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
-import type { AccountStore, IdempotencyRecord, Metrics, OrderStore, Workflow } from './ports.ts';
-import { type Account, type Charge, chargeFor, type Limits, type Prices } from './pricing.ts';
+import { balanceLowEvent, crossesLowBalance } from './balance.ts';
+import type { AccountStore, Announce, IdempotencyRecord, Metrics, OrderEvent, OrderStore, Workflow } from './ports.ts';
+import { type Account, type Charge, chargeFor, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
@@ -51,6 +52,8 @@ export interface OrderCreationPorts extends RequestDeps {
   prices: Prices;
   throughput: Throughput;
   metrics: Metrics;
+  /** Hands the balance.low event a charge recorded to webhook delivery. */
+  announce: Announce;
   log: { error(message: string, ...extra: Record<string, unknown>[]): void };
 }
 
@@ -71,7 +74,7 @@ interface Draft {
 }
 
 /** What committing a request came to: its new order, or the earlier order of its Idempotency-Key. */
-type Committed = { kind: 'created'; order: Order; response: CreationResponse } | { kind: 'replayed'; record: IdempotencyRecord };
+type Committed = { kind: 'created'; order: Order; response: CreationResponse; event?: OrderEvent } | { kind: 'replayed'; record: IdempotencyRecord };
 
 export class OrderCreation {
   constructor(private readonly deps: OrderCreationPorts) {}
@@ -83,6 +86,8 @@ export class OrderCreation {
     // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
     // audit sweep starts it (as does a repeat of the same Idempotency-Key).
     await this.start(committed.order);
+    // A failed hand-over leaves the event's pending marker, written with the charge: the sweep starts its delivery.
+    if (committed.event) await this.deps.announce(committed.event);
     return { kind: 'created', response: committed.response };
   }
 
@@ -146,6 +151,8 @@ export class OrderCreation {
           ? quotedCharge(d.quote, d.hashes.priced, asked.params, account, limits, input.now, this.deps.throughput.orderSeconds)
           : chargeFor(asked.params, account, limits, input.now, this.deps.throughput.orderSeconds, this.deps.prices);
       if (maxCost !== undefined && charge.cost > maxCost) throw maxCostExceeded(charge.cost, maxCost);
+      // The monthly spend limit caps what the key spends: the bot's orders are the operator's (docs/decisions.md).
+      if (keyed) charge = withinSpendLimit(charge, account, input.now);
     } catch (err) {
       // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
       // priced against: it is the original order's replay, not a 402 or a 429.
@@ -171,9 +178,12 @@ export class OrderCreation {
       queueShard: shardOf(id),
     };
     const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: d.eta };
+    // Priced on this account's balance, which the commit guards: the crossing and its event commit with the charge.
+    const event = crossesLowBalance(account, charge.cost) ? balanceLowEvent(account, charge.cost, id, input.now) : undefined;
     const outcome = await this.deps.orders.create({
       order,
       account,
+      ...(event ? { event } : {}),
       ...(quoteId !== undefined ? { quoteId } : {}),
       ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
       limits: this.deps.limits,
@@ -190,7 +200,7 @@ export class OrderCreation {
     });
     switch (outcome.kind) {
       case 'created':
-        return { kind: 'created', order, response };
+        return { kind: 'created', order, response, ...(event ? { event } : {}) };
       case 'replay':
         return this.replayOf(outcome.record, d);
       case 'rate_limited':

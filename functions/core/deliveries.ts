@@ -1,5 +1,5 @@
 /**
- * Webhook delivery of recorded order events (spec: Events; docs/webhooks.md). One attempt per call of `deliver`;
+ * Webhook delivery of recorded events, an order's or an account's (spec: Events; docs/webhooks.md). One attempt per call of `deliver`;
  * the delivery workflow (statemachines/delivery.asl.json) waits between attempts as this returns: 5 attempts in all,
  * the gap doubling from the base interval, then the event is dropped and marked so. Every attempt is recorded. A
  * manual resend gives a settled event one attempt more, within the key's hourly budget of resent events.
@@ -8,11 +8,14 @@ import { Contended, deliveryInProgress, forbidden, notFound, resendBudgetExceede
 import { AGAIN, type Again, type RetryPolicy, untilDone } from './retry.ts';
 import { newExecution } from './executions.ts';
 import { resendWindow, type Window } from './limits.ts';
-import type { ExecutionState, MarkerPage, Metrics, OrderEvent } from './ports.ts';
+import type { EventType, ExecutionState, MarkerPage, Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 import { ownWebhookId, signingSecrets, type WebhookStore } from './webhooks.ts';
 
 export const MAX_ATTEMPTS = 5;
+
+/** An order's event (its subject an order, its body the order record), not an account's (balance.low). */
+export const isOrderEvent = (type: EventType) => type.startsWith('video.');
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dropped' | 'no_webhook';
 

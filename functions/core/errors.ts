@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'
   | 'insufficient_funds'
+  | 'spend_limit_exceeded'
   | 'forbidden'
   | 'not_found'
   | 'fair_use_exceeded'
@@ -54,6 +55,11 @@ export class InvalidParams extends AppError {
 
 export const insufficientFunds = (cost: number, balance: number) =>
   new AppError('insufficient_funds', `The order costs ${cost} doubloons; the balance is ${balance}`);
+export const spendLimitExceeded = (cost: number, spent: number, limit: number, month: string) =>
+  new AppError(
+    'spend_limit_exceeded',
+    `The order costs ${cost} doubloons; this key spent ${spent} of its monthly spend limit of ${limit} in ${month} (UTC); nothing was charged`,
+  );
 export const fairUseExceeded = (plan: string) =>
   new AppError(
     'fair_use_exceeded',

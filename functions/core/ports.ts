@@ -1,4 +1,5 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
+import type { BalanceLowEvent } from '../contract/balance.ts';
 import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
 import type { Order, OrderFile } from './orders.ts';
 import type { Account, Limits } from './pricing.ts';
@@ -24,6 +25,8 @@ export interface OrderCommit {
   postWindowStart?: number;
   limits: Limits;
   now: Date;
+  /** The balance.low event of a charge that crosses the key's threshold (core/balance.ts), recorded with the charge. */
+  event?: OrderEvent;
 }
 
 export type CommitOutcome =
@@ -37,18 +40,31 @@ export type CommitOutcome =
   /** The quote was used by another order meanwhile (or expired and went). */
   | { kind: 'quote_used' };
 
-export type EventType = 'video.awaiting_review' | 'video.done' | 'video.error';
+export type EventType = 'video.awaiting_review' | 'video.done' | 'video.error' | 'balance.low';
 
-/** An order event recorded for delivery: the order record at the moment of its status change. */
+/**
+ * An event recorded for delivery: an order's status change (video.*, its body the order record at that moment), or an
+ * account's (balance.low, its own body: contract/balance.ts).
+ */
 export interface OrderEvent {
-  /** Stable across retries: the order id, the status and, for reviews, the round. */
+  /**
+   * Stable across retries, and begins with `orderId` and a colon: the order id, the status and, for reviews, the round;
+   * for balance.low the user id and the crossing's number.
+   */
   id: string;
   type: EventType;
+  /**
+   * The event's subject: the order it is about, or the user for an account event. It places the event (its partition:
+   * keys.ts `event`, its marker's shard) and names it to the delivery workflow.
+   */
   orderId: string;
   userId: string;
-  record: OrderRecord;
+  record: OrderRecord | BalanceLowEvent;
   createdAt: string;
 }
+
+/** An order's event (video.*): its body is the order record. */
+export type VideoEvent = OrderEvent & { type: Exclude<EventType, 'balance.low'>; record: OrderRecord };
 
 /**
  * Hands a recorded event to webhook delivery, right after its status change (built once, in the composition root: a
@@ -68,10 +84,11 @@ export interface Transition {
   set?: Partial<Order>;
   remove?: (keyof Order)[];
   /**
-   * Give back exactly what the order took; `heavyMonth` is the user's current allowance month, `ledger` the head of
+   * Give back exactly what the order took (its key spend only within its month: pricing.ts refundsSpend, `spendMonth`
+   * the month of the user's spend counter); `heavyMonth` is the user's current allowance month, `ledger` the head of
    * the user's ledger as read (the refund's entry follows it; the store reads it again when it moved meanwhile).
    */
-  refund?: { heavyMonth: string | undefined; ledger: LedgerHead };
+  refund?: { heavyMonth: string | undefined; ledger: LedgerHead; spendMonth?: string | undefined };
   event?: OrderEvent;
   now: Date;
   /** Also require that the order still holds this review token (a review's hand-off not yet done). */
@@ -162,6 +179,11 @@ export interface AccountStore {
   get(userId: string): Promise<Account | undefined>;
   /** A page of a user's ledger, newest first: at most `limit` entries below a cursor, and whether more remain. */
   ledgerPage(userId: string, q: { limit: number; below?: string }): Promise<{ lines: LedgerLine[]; more: boolean }>;
+  /**
+   * Sets the key's low-balance threshold and arms it (balance.low not sent), or removes it (undefined); the account
+   * after, undefined when there is no such user.
+   */
+  setLowBalanceAlert(userId: string, below: number | undefined): Promise<Account | undefined>;
   /** The key stops working at its next use (the account's deletion starts here). */
   revokeKey(userId: string): Promise<void>;
   /** The user's partition: profile, ledger, idempotency records, counters. */

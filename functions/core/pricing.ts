@@ -3,7 +3,7 @@
  * and what it consumes, so the transaction that charges it only has to guard the same facts with conditions.
  */
 import type { OrderParams } from '../contract/orders.ts';
-import { activeTasksExceeded, fairUseExceeded, insufficientFunds, reviewLimitExceeded } from './errors.ts';
+import { activeTasksExceeded, fairUseExceeded, insufficientFunds, reviewLimitExceeded, spendLimitExceeded } from './errors.ts';
 
 export const DEFAULT_PRICES = { base: 100, placement: 50, ai_visual: 100, song: 70, voice_clone: 100 } as const;
 export type Extra = Exclude<keyof typeof DEFAULT_PRICES, 'base'>;
@@ -66,6 +66,15 @@ export interface Account {
   testOf?: string;
   /** A live account's test-mode account, once its first test key was issued. */
   testAccount?: string;
+  /** The operator's cap on what the key's orders charge in a UTC month (doubloons); none when absent. */
+  spendLimit?: number;
+  /** What the key's orders charged in `spendMonth` (YYYY-MM, UTC), refunds given back within that month deducted. */
+  spendMonth?: string;
+  spentInMonth?: number;
+  /** The key's low-balance alert (POST /balance/alerts): its threshold, whether balance.low was sent and waits for a top-up, and how many were sent. */
+  lowBelow?: number;
+  lowAlertSent?: boolean;
+  lowAlerts?: number;
 }
 
 /** Whether money moves for this account: never in test mode (docs/decisions.md "Test mode"). */
@@ -80,12 +89,14 @@ export interface Charge {
   extras: Extra[];
   /** A test-mode order's: nothing taken, no ledger entry, nothing to refund. */
   test?: true;
+  /** The month whose key spend this charge counted in (an API order's that cost something): a refund in it gives it back. */
+  spendMonth?: string;
 }
 
 /** Whether the charge moves money (a ledger entry, a refund): every charge but a test-mode order's. */
 export const movesMoney = (charge: Pick<Charge, 'test'>) => charge.test !== true;
 
-const monthOf = (now: Date) => now.toISOString().slice(0, 7);
+export const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
 export function extrasOf(p: Pick<OrderParams, 'placement' | 'ai_visual' | 'music' | 'voice'>): Extra[] {
   const extras: Extra[] = [];
@@ -147,3 +158,23 @@ export function chargeFor(params: OrderParams, account: Account, limits: Limits,
   if (charge.cost > account.balance) throw insufficientFunds(charge.cost, account.balance);
   return charge;
 }
+
+/** What the key's orders charged in `month`. */
+export const spentIn = (account: Pick<Account, 'spendMonth' | 'spentInMonth'>, month: string) =>
+  account.spendMonth === month ? (account.spentInMonth ?? 0) : 0;
+
+/**
+ * An API order's charge held to the key's monthly spend limit (402 spend_limit_exceeded when it would pass it), with
+ * the month it counts in when it costs something. The bot's orders are not counted (docs/decisions.md, Spend limit).
+ */
+export function withinSpendLimit(charge: Charge, account: Account, now: Date): Charge {
+  if (charge.cost === 0) return charge;
+  const month = monthOf(now);
+  const spent = spentIn(account, month);
+  if (account.spendLimit !== undefined && spent + charge.cost > account.spendLimit) throw spendLimitExceeded(charge.cost, spent, account.spendLimit, month);
+  return { ...charge, spendMonth: month };
+}
+
+/** Whether a refund at `now` gives a charge's spend back: only within the month it counted in, while the key's counter is that month's. */
+export const refundsSpend = (charge: Pick<Charge, 'spendMonth'>, counterMonth: string | undefined, now: Date) =>
+  charge.spendMonth !== undefined && charge.spendMonth === counterMonth && charge.spendMonth === monthOf(now);

@@ -9,6 +9,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
   insufficient_funds: 402,
+  spend_limit_exceeded: 402,
   forbidden: 403,
   not_found: 404,
   fair_use_exceeded: 409,

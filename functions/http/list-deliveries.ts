@@ -1,5 +1,6 @@
 /** GET /webhooks/{id}/deliveries: the recent delivery attempts of the key's webhook (additive route). */
 import { services } from '../app/services.ts';
+import { isOrderEvent } from '../core/deliveries.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
@@ -11,7 +12,7 @@ export const handler = httpRoute(operations.listDeliveries)(async (req) => {
       data: attempts.map((a) => ({
         event_id: a.eventId,
         event: a.type,
-        order_id: a.orderId,
+        ...(isOrderEvent(a.type) ? { order_id: a.orderId } : {}),
         attempt: a.attempt,
         at: a.at,
         url: a.url,

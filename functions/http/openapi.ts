@@ -127,6 +127,7 @@ const REQUESTS: [string, Schema][] = [
   ['QuoteRequest', orders.quoteRequest],
   ['RotateWebhookRequest', webhooks.rotateWebhookBody],
   ['ResendRequest', webhooks.resendBody],
+  ['BalanceAlertRequest', balance.balanceAlertBody],
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
 const QUERIES: [string, Schema][] = [
@@ -146,6 +147,7 @@ const ANSWERS: [string, Schema][] = [
   ['WebhookTestEvent', webhooks.webhookTestEvent],
   ['ResendResult', webhooks.resendResult],
   ['Balance', balance.balanceResponse],
+  ['BalanceLowEvent', balance.balanceLowEvent],
   ['TransactionList', balance.transactionList],
   ['ErrorResponse', errorEnvelope],
   ['GatewayMessage', gatewayMessage],
@@ -301,8 +303,13 @@ const EVENTS = {
   'video.awaiting_review': 'Director mode: the script waits for a decision (POST /videos/{id}/review).',
   'video.done': 'The video is ready; the body carries result_url and metadata.',
   'video.error': 'Generation failed (or the order was canceled); the doubloons are already refunded.',
+  'balance.low':
+    'A charge left the balance below the key’s threshold (POST /balance/alerts): sent once per crossing, and again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Not an order event: its body is a BalanceLowEvent; retried and resendable like the order events.',
   'webhook.test': 'A test delivery asked for with POST /webhooks/{id}/test: not an order event; sent once, not retried.',
 } as const;
+
+/** The body each webhook event carries: the order (GET /videos/{id}), or an event's own. */
+const EVENT_BODY: Partial<Record<keyof typeof EVENTS, string>> = { 'balance.low': 'BalanceLowEvent', 'webhook.test': 'WebhookTestEvent' };
 
 function webhook(event: keyof typeof EVENTS): Json {
   return {
@@ -315,7 +322,9 @@ function webhook(event: keyof typeof EVENTS): Json {
       description:
         event === 'webhook.test'
           ? `${EVENTS[event]} Signed as every event is.`
-          : `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).`,
+          : event === 'balance.low'
+            ? `${EVENTS[event]} Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key is the event id (X-Service-Event-Id, webhook-id, the body's \`id\`).`
+            : `${EVENTS[event]} The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).`,
       parameters: [
         {
           name: 'X-Service-Signature',
@@ -358,7 +367,7 @@ function webhook(event: keyof typeof EVENTS): Json {
           schema: { type: 'string' },
         },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: ref(event === 'webhook.test' ? 'WebhookTestEvent' : 'Order') } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref(EVENT_BODY[event] ?? 'Order') } } },
       responses: { '2XX': { description: 'Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s).' } },
     },
   };

@@ -10,7 +10,7 @@
  * the answer schema the operation declares for that status.
  */
 import type * as z from 'zod/mini';
-import { balanceResponse, listTransactionsQuery, transactionList } from '../contract/balance.ts';
+import { balanceAlertBody, balanceResponse, listTransactionsQuery, transactionList } from '../contract/balance.ts';
 import {
   creationResponse,
   createVideoRequest,
@@ -102,7 +102,8 @@ const creation = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
   // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
   // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
-  access: { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
+  // A charge crossing the key's low-balance threshold records balance.low with it and starts its delivery.
+  access: { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], startDelivery: true, takesOrders: true },
   countPost: 'deferred',
   idempotent: true,
   answers: {
@@ -112,6 +113,7 @@ const creation = {
   // generator_unavailable: reserved by the contract for a planner that cannot be reached.
   errors: [
     'insufficient_funds',
+    'spend_limit_exceeded',
     'fair_use_exceeded',
     'active_tasks_exceeded',
     'review_limit_exceeded',
@@ -122,6 +124,8 @@ const creation = {
   notes: {
     invalid_params:
       'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
+    spend_limit_exceeded:
+      "the order would take what the key's orders were charged this UTC month past the monthly spend limit the operator set (GET /balance shows both); nothing is charged",
   },
 } as const;
 
@@ -381,12 +385,31 @@ export const getBalance = {
   access: { table: GET },
   answers: { 200: { description: 'The balance', schema: balanceResponse } },
   summary: 'The balance in doubloons',
-  description: 'Doubloons, trial videos left and, for users with a plan, the heavy videos left this month.',
+  description:
+    "Doubloons, trial videos left and, for users with a plan, the heavy videos left this month; `spend`: what the key's orders were charged this UTC month and its monthly spend limit, if the operator set one (an order past it is 402 `spend_limit_exceeded`); `low_balance_alert`: the key's threshold (POST /balance/alerts) and whether `balance.low` was sent.",
   tag: 'Account',
   examples: {
     curl: `curl -s "$BASE/balance" -H "X-API-Key: $KEY"`,
     js: `const balance = await client.getBalance();`,
     python: `balance = client.get_balance()`,
+  },
+} as const satisfies Operation;
+
+export const setBalanceAlert = {
+  id: 'setBalanceAlert',
+  route: { method: 'POST', path: '/balance/alerts', handler: 'set-balance-alert', auth: true },
+  // The user item's alert attributes, updated in place.
+  access: { table: POST },
+  body: balanceAlertBody,
+  answers: { 200: { description: 'The balance, with the alert as set', schema: balanceResponse } },
+  summary: 'Set (or remove) the low-balance alert',
+  description:
+    '`{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting it again re-arms it; `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.',
+  tag: 'Account',
+  examples: {
+    curl: `curl -s -X POST "$BASE/balance/alerts" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"below": 500}'`,
+    js: `const balance = await client.setBalanceAlert(500);`,
+    python: `balance = client.set_balance_alert(500)`,
   },
 } as const satisfies Operation;
 
@@ -482,6 +505,7 @@ export const OPERATIONS: readonly Operation[] = [
   testWebhook,
   resendEvents,
   getBalance,
+  setBalanceAlert,
   listTransactions,
   downloadFile,
   getOpenApi,

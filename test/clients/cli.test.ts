@@ -71,6 +71,10 @@ describe('the video-client command line', () => {
     assert.equal(JSON.parse(status.stdout).status, 'done');
     const balance = await cli(apiKey, 'balance', '--json');
     assert.deepEqual(JSON.parse(balance.stdout), (await t.api('GET', '/balance', { key: apiKey })).body);
+    const alerted = await cli(apiKey, 'balance', '--alert', '500');
+    assert.match(alerted.stdout, /^900 doubloons, 0 trial videos left; spent 100 in \d{4}-\d{2}; alert below 500\n$/);
+    assert.equal((await t.api('GET', '/balance', { key: apiKey })).body.low_balance_alert.below, 500);
+    assert.doesNotMatch((await cli(apiKey, 'balance', '--alert', 'none')).stdout, /alert/);
   });
 
   it('takes a test-mode key unchanged: an order for 0 doubloons, a short mp4 marked TEST, livemode false', async () => {
@@ -83,7 +87,8 @@ describe('the video-client command line', () => {
     assert.deepEqual([order.status, order.cost, order.livemode], ['done', 0, false]);
     assert.match(r.stderr, new RegExp(`ordered ${order.id} for 0 doubloons`));
     assert.deepEqual([probe(out).video.width, Math.round(probe(out).duration)], [1080, TEST_CLIP_SECONDS]);
-    assert.deepEqual(JSON.parse((await cli(test, 'balance', '--json')).stdout), { balance: 0, trial_videos_left: 0, livemode: false });
+    const balance = JSON.parse((await cli(test, 'balance', '--json')).stdout);
+    assert.deepEqual([balance.balance, balance.trial_videos_left, balance.livemode, balance.spend.spent], [0, 0, false, 0]);
   });
 
   it('director mode: create stops at the review with the script, review approve --wait finishes the order', async () => {

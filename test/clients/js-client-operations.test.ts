@@ -8,12 +8,15 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, describe, it } from 'node:test';
+import { services } from '../../functions/app/services.ts';
 import {
   ConflictError,
+  InsufficientFundsError,
   RateLimitError,
   retryAfterSeconds,
   UnexpectedResponseError,
   unwrap,
+  unwrapEvent,
   VideoClient,
   WebhookVerificationError,
 } from '../../clients/js/src/index.ts';
@@ -98,6 +101,35 @@ describe('the JavaScript client, its newer calls', () => {
     const resent = await client.resendEvents(hook.id, { event_id: `${order.id}:awaiting_review:1` }).catch((e) => e);
     // Delivered already: sent again (or 409 while its first delivery still runs).
     assert.ok(resent instanceof ConflictError || resent.resent?.length === 1, String(resent));
+  });
+});
+
+describe('the JavaScript client, spend controls', () => {
+  it('sets the balance alert, unwraps the balance.low delivery, and types a refusal past the spend limit', async () => {
+    const { userId, apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
+    const url = await serve(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      received.push({ raw: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(204).end();
+    });
+    const hook = await client.createWebhook(`${url}/hook`);
+    assert.deepEqual((await client.setBalanceAlert(950)).low_balance_alert, { below: 950, sent: false });
+    const order = await client.createVideo({ topic: 'Sencha', duration_seconds: 10, director_mode: true });
+    for (let i = 0; i < 100 && !received.some((r) => r.headers['x-service-event'] === 'balance.low'); i++) await new Promise((r) => setTimeout(r, 100));
+    const low = received.find((r) => r.headers['x-service-event'] === 'balance.low')!;
+    const read = unwrapEvent(low.raw, low.headers, hook.secret);
+    assert.ok(read.event === 'balance.low');
+    assert.deepEqual([read.eventId, read.body.balance, read.body.threshold, read.body.order_id], [`${userId}:balance.low:1`, 900, 950, order.id]);
+    assert.throws(() => unwrap(low.raw, low.headers, hook.secret), /unwrapEvent/);
+    const balance = await client.getBalance();
+    assert.deepEqual([balance.low_balance_alert?.sent, balance.spend.spent], [true, 100]);
+    assert.equal((await client.setBalanceAlert(null)).low_balance_alert, undefined);
+    await services().stores.accounts.setSpendLimit(userId, 150);
+    const refused = await client.createVideo({ topic: 'Gyokuro', duration_seconds: 10, director_mode: true }).catch((e) => e);
+    assert.ok(refused instanceof InsufficientFundsError && refused.code === 'spend_limit_exceeded', String(refused));
   });
 });
 

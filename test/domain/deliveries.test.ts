@@ -237,6 +237,7 @@ describe('webhook ownership and account deletion', () => {
       plan: 'creator',
       heavy_videos_left: 17,
       livemode: true,
+      spend: { month: '2026-11', spent: 0 },
     });
     assert.equal(balanceView(table.account('U'), new Date('2026-12-01T00:00:00Z')).heavy_videos_left, 20, 'a new month, a new allowance');
   });

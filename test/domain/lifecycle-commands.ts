@@ -11,7 +11,8 @@ import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
-import { DEFAULT_LIMITS, movesMoney } from '../../functions/core/pricing.ts';
+import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
+import type { BalanceLowEvent } from '../../functions/contract/balance.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
 import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
 
@@ -33,6 +34,12 @@ export interface Model {
   ordersOf: Map<string, string[]>;
   /** Outbound requests the last API call caused at once, and its bound. */
   log: string[];
+  /** Each key's monthly spend limit as the operator last set it. */
+  spendLimits: Map<string, number>;
+  /** Each key's low-balance alert as set: its threshold, and whether it is armed (not sent since it was set or a top-up lifted the balance to it). */
+  alerts: Map<string, { below: number; armed: boolean }>;
+  /** The balance.low events each key must have had recorded: one per crossing. */
+  crossings: Map<string, number>;
 }
 
 type Real = World;
@@ -80,7 +87,18 @@ export class Create implements Cmd {
     const before = { balance: balanceOf(w, this.user), active: activeOf(w, this.user) };
     const held = this.key ? m.keys.get(`${this.user}:${this.key}`) : undefined;
     const live = held && heldAt(epochSeconds(expiryOf(new Date(held.at), IDEMPOTENCY_TTL_MS)), new Date(w.clock)) ? held : undefined;
+    const chargesBefore = chargesOf(w, this.user);
     const r = await w.create(this.user, full, this.key);
+    // A refused creation charges nothing: no charge entry, no spend counted (a render cut off meanwhile may refund).
+    if (!r.ok || r.value.kind === 'replayed') {
+      // One process, nothing concurrent: a creation is never left contending with itself (a guard its own price fails).
+      assert.ok(r.ok || r.code !== 'service_unavailable', `${this.user}: a creation contended: ${r.ok || r.error.message}`);
+      assert.equal(chargesOf(w, this.user), chargesBefore, `${this.user}: a ${r.ok ? 'replay' : r.code} charged nothing`);
+      if (!r.ok && r.code === 'spend_limit_exceeded') {
+        assert.ok(m.spendLimits.has(this.user), 'refused for a spend limit the key has');
+        count('creations refused: spend_limit_exceeded');
+      }
+    }
     if (live) {
       // A key within its 24 hours: the same request is the same order, another is 422.
       if (live.request === JSON.stringify(full))
@@ -100,6 +118,24 @@ export class Create implements Cmd {
     if (this.maxCost !== undefined) assert.ok(cost <= this.maxCost, 'max_cost holds');
     m.charged.set(id, cost);
     m.metadata.set(id, this.metadata);
+    const limit = m.spendLimits.get(this.user);
+    const month = monthOf(w.now());
+    if (limit !== undefined && cost > 0) {
+      assert.ok(
+        spentBy(w, this.user, month) <= limit,
+        `${this.user}: charged ${cost}, past the monthly limit ${limit} (${spentBy(w, this.user, month)} spent)`,
+      );
+    }
+    // The model's rule: a charge that leaves the balance below an armed threshold crosses it (the balance it was priced on
+    // is the one its ledger entry follows).
+    const alert = m.alerts.get(this.user);
+    // A test-mode order has no entry: it moves no money, and crosses nothing.
+    const after = w.table.ledger.find((l) => l.orderId === id && l.kind === 'charge')?.balanceAfter;
+    if (alert?.armed && cost > 0 && after !== undefined && after < alert.below) {
+      alert.armed = false;
+      m.crossings.set(this.user, (m.crossings.get(this.user) ?? 0) + 1);
+      count('balance.low crossings');
+    }
     if (quoted) m.quotedCost.set(id, quoted.cost);
     if (this.key) m.keys.set(`${this.user}:${this.key}`, { orderId: id, request: JSON.stringify(full), at: w.clock });
     m.ordersOf.set(this.user, [...(m.ordersOf.get(this.user) ?? []), id]);
@@ -199,8 +235,50 @@ export class TopUp implements Cmd {
     // As the operator's top-up writes it: the balance and its ledger entry.
     w.table.topUp(this.user, this.amount);
     m.topUps.set(this.user, (m.topUps.get(this.user) ?? 0) + this.amount);
+    const alert = m.alerts.get(this.user);
+    if (alert && !alert.armed && balanceOf(w, this.user) >= alert.below) {
+      alert.armed = true;
+      count('low-balance alerts re-armed by a top-up');
+    }
   }
   toString = () => `topUp(${this.user}, ${this.amount})`;
+}
+
+/** The operator's `set-limit`: the key's monthly spend limit set, or removed. */
+export class SpendLimit implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly monthly: number | undefined,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const a = w.table.accounts.get(this.user)!;
+    if (this.monthly === undefined) {
+      delete a.spendLimit;
+      m.spendLimits.delete(this.user);
+    } else {
+      a.spendLimit = this.monthly;
+      m.spendLimits.set(this.user, this.monthly);
+    }
+  }
+  toString = () => `spendLimit(${this.user}, ${this.monthly ?? 'none'})`;
+}
+
+/** POST /balance/alerts: the threshold set (and armed), or removed. */
+export class Alert implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly below: number | null,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const r = await w.setAlert(this.user, this.below);
+    assert.ok(r.ok, 'the alert is set');
+    if (this.below === null) m.alerts.delete(this.user);
+    else m.alerts.set(this.user, { below: this.below, armed: true });
+    assert.deepEqual(r.value.low_balance_alert, this.below === null ? undefined : { below: this.below, sent: false });
+  }
+  toString = () => `alert(${this.user}, ${this.below ?? 'none'})`;
 }
 
 export class Plan implements Cmd {
@@ -392,6 +470,21 @@ export function invariants(m: Model, w: World) {
     const holder = w.table.orders.get(s.holder);
     assert.ok(holder && isActiveTask(holder.status), `slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
   }
+  const month = monthOf(w.now());
+  for (const u of USERS) {
+    const account = w.table.accounts.get(u)!;
+    // The key's spend counter is what its API orders were charged this month, less the refunds given back within it.
+    assert.equal(spentIn(account, month), spentBy(w, u, month), `${u}: spend counted this month`);
+    if (account.spendMonth) assert.equal(account.spentInMonth, spentBy(w, u, account.spendMonth), `${u}: spend counted in ${account.spendMonth}`);
+    const lows = w.storedEvents().filter((e) => e.type === 'balance.low' && e.userId === u);
+    assert.equal(lows.length, m.crossings.get(u) ?? 0, `${u}: balance.low recorded exactly once per crossing`);
+    for (const e of lows) {
+      const body = e.record as BalanceLowEvent;
+      assert.ok(body.balance < body.threshold && body.balance >= 0, `${e.id}: a balance ${body.balance} below ${body.threshold}`);
+    }
+    const alert = m.alerts.get(u);
+    assert.equal(account.lowAlertSent === true, alert !== undefined && !alert.armed, `${u}: the alert is sent exactly when the model has it so`);
+  }
   for (const e of w.storedEvents()) {
     const settled = e.delivery === 'delivered' || e.delivery === 'dropped' || e.delivery === 'no_webhook';
     assert.ok(settled || w.table.pending.has(e.id), `event ${e.id}: settled or pending with its marker`);
@@ -466,8 +559,10 @@ export const commandArbs = [
   review,
   review,
   fc.tuple(user, fc.nat(20)).map(([u, n]) => new Cancel(u, n)),
-  fc.tuple(liveUser, fc.constantFrom(100, 500)).map(([u, a]) => new TopUp(u, a)),
+  fc.tuple(liveUser, fc.constantFrom(100, 500, 1500)).map(([u, a]) => new TopUp(u, a)),
   fc.tuple(user, fc.option(fc.constantFrom(0, 1, 3), { nil: undefined })).map(([u, h]) => new Plan(u, h)),
+  fc.tuple(user, fc.option(fc.constantFrom(0, 150, 400, 900), { nil: undefined })).map(([u, l]) => new SpendLimit(u, l)),
+  fc.tuple(user, fc.option(fc.constantFrom(100, 250, 1000, 1800), { nil: null })).map(([u, b]) => new Alert(u, b)),
   fc.constantFrom(1, 20, 20, 61, 300, 1000, 90_000).map((s) => advance(s)),
   fc.constant(sweepNow()),
   fc.nat(20).map((n) => stopExecution(n)),
@@ -521,6 +616,9 @@ export function newWorld(shards = 1): { model: Model; world: World } {
     resends: new Map(),
     ordersOf: new Map(),
     log: [],
+    spendLimits: new Map(),
+    alerts: new Map(),
+    crossings: new Map(),
   };
   return { model, world };
 }
@@ -549,6 +647,15 @@ export async function runSequence(cmds: Iterable<Cmd>, shards = 1) {
   );
   await drain(model, world);
 }
+
+/** The user's charge entries: a refused creation adds none. */
+const chargesOf = (w: World, u: string) => w.table.ledger.filter((l) => l.userId === u && l.kind === 'charge').length;
+
+/** What the key's API orders were charged in `month` (by their creation), less the refunds made within that month. */
+const spentBy = (w: World, u: string, month: string) =>
+  [...w.table.orders.values()]
+    .filter((o) => o.userId === u && countsAgainstKey(o) && o.createdAt.startsWith(month))
+    .reduce((a, o) => a + o.charge.cost - (o.refunded && o.finishedAt?.startsWith(month) ? o.charge.cost : 0), 0);
 
 const sumOfOrders = (w: World, u: string) =>
   [...w.table.orders.values()].filter((o) => o.userId === u).reduce((a, o) => a - o.charge.cost + (o.refunded ? o.charge.cost : 0), 0);

@@ -32,7 +32,8 @@ import { deleteWebhook, pingWebhook, registerWebhook, rotateSecret } from '../..
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
 import { Engine } from './engine.ts';
-import { MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from './memory.ts';
+import { setBalanceAlert } from '../../functions/core/balance.ts';
+import { MemoryAccounts, MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from './memory.ts';
 import { OrderQuoting } from '../../functions/core/quote-order.ts';
 
 export const SLOTS = 2;
@@ -198,6 +199,7 @@ export class World {
       throughput: { orderSeconds: 20 },
       queue: queueViews,
       metrics: this.metrics,
+      announce,
       log: { error: () => undefined },
     });
   }
@@ -250,6 +252,11 @@ export class World {
     return this.call(() =>
       this.creation.create({ account: this.table.account(userId), request, ...(idempotencyKey ? { idempotencyKey } : {}), now: this.now() }),
     );
+  }
+
+  /** POST /balance/alerts, as the handler calls it. */
+  setAlert(userId: string, below: number | null) {
+    return this.call(() => setBalanceAlert({ accounts: new MemoryAccounts(this.table) }, userId, below, this.now()));
   }
 
   quote(userId: string, request: OrderRequest) {

@@ -17,6 +17,7 @@ import { orderLinks } from '../../functions/core/links.ts';
 import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
   AccountStore,
+  Announce,
   CommitOutcome,
   ExecutionState,
   FileStore,
@@ -30,7 +31,8 @@ import type {
   Patch,
   Transition,
 } from '../../functions/core/ports.ts';
-import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, movesMoney, type Prices } from '../../functions/core/pricing.ts';
+import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, movesMoney, type Prices, refundsSpend } from '../../functions/core/pricing.ts';
+import { rearmsLowBalance } from '../../functions/core/balance.ts';
 import type { LedgerEntry, LedgerLine as CoreLedgerLine } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -89,9 +91,10 @@ export class MemoryTable {
     return clone(this.accounts.get(userId)!);
   }
 
-  /** The operator's top-up: the balance and its ledger entry, next in the ledger. */
+  /** The operator's top-up: the balance and its ledger entry, next in the ledger; a sent low-balance alert re-armed as the adapter does. */
   topUp(userId: string, amount: number, now = new Date()) {
     const user = this.accounts.get(userId)!;
+    if (rearmsLowBalance(user, user.balance + amount)) delete user.lowAlertSent;
     user.balance += amount;
     this.ledger.push({ userId, amount, kind: 'top_up', orderId: '', balanceAfter: user.balance, seq: ++user.ledgerSeq, createdAt: now.toISOString() });
   }
@@ -126,11 +129,21 @@ export class MemoryAccounts implements AccountStore {
   async revokeKey(userId: string) {
     this.revoked.add(userId);
   }
+  async setLowBalanceAlert(userId: string, below: number | undefined) {
+    const a = this.t.accounts.get(userId);
+    if (!a) return undefined;
+    if (below === undefined) delete a.lowBelow;
+    else a.lowBelow = below;
+    delete a.lowAlertSent;
+    return clone(a);
+  }
   /** As the adapter: the user item, the ledger, idempotency records, counters and delivery attempts go. */
   async deletePartition(userId: string) {
     this.t.accounts.delete(userId);
     this.t.ledger = this.t.ledger.filter((l) => l.userId !== userId);
     this.t.attempts = this.t.attempts.filter((a) => a.userId !== userId);
+    // Account events are kept in the user's partition (keys.ts `event`).
+    for (const [id, e] of this.t.events) if (e.orderId === userId) this.t.events.delete(id);
     for (const map of [this.t.idempotency, this.t.posts, this.t.resends]) for (const k of [...map.keys()]) if (k.startsWith(`${userId}:`)) map.delete(k);
   }
 }
@@ -162,8 +175,15 @@ export class MemoryOrders implements OrderStore {
       (!charge.heavyAllowanceMonth ||
         (account.heavyMonth === charge.heavyAllowanceMonth
           ? user.heavyMonth === charge.heavyAllowanceMonth && user.heavyUsed < (user.plan?.heavyPerMonth ?? 0)
-          : user.heavyMonth !== charge.heavyAllowanceMonth && (user.plan?.heavyPerMonth ?? 0) > 0));
+          : user.heavyMonth !== charge.heavyAllowanceMonth && (user.plan?.heavyPerMonth ?? 0) > 0)) &&
+      (!charge.spendMonth ||
+        ((account.spendMonth === charge.spendMonth
+          ? user.spendMonth === charge.spendMonth && (account.spendLimit === undefined || (user.spentInMonth ?? 0) <= account.spendLimit - charge.cost)
+          : user.spendMonth !== charge.spendMonth) &&
+          user.spendLimit === account.spendLimit)) &&
+      (!c.event || (user.lowBelow === account.lowBelow && !user.lowAlertSent));
     if (!fits) return { kind: 'account_changed', account: user && clone(user) };
+    if (c.event && this.t.events.has(c.event.id)) throw new Error(`event ${c.event.id} recorded twice`);
     // The order's own condition: its id taken is a lasting fault, thrown (a 500), not a conflict to try again.
     if (this.t.orders.has(order.id)) throw Object.assign(new Error(`order ${order.id} exists`), { name: 'TransactionCanceledException' });
     if (quoted) quoted.orderId = order.id;
@@ -179,6 +199,16 @@ export class MemoryOrders implements OrderStore {
     if (charge.heavyAllowanceMonth) {
       user.heavyUsed = user.heavyMonth === charge.heavyAllowanceMonth ? user.heavyUsed + 1 : 1;
       user.heavyMonth = charge.heavyAllowanceMonth;
+    }
+    if (charge.spendMonth) {
+      user.spentInMonth = (user.spendMonth === charge.spendMonth ? (user.spentInMonth ?? 0) : 0) + charge.cost;
+      user.spendMonth = charge.spendMonth;
+    }
+    if (c.event) {
+      user.lowAlertSent = true;
+      user.lowAlerts = (user.lowAlerts ?? 0) + 1;
+      this.t.events.set(c.event.id, clone(c.event));
+      this.t.pending.add(c.event.id);
     }
     if (c.postWindowStart !== undefined) this.t.posts.set(postKey, (this.t.posts.get(postKey) ?? 0) + 1);
     const entry = {
@@ -282,6 +312,7 @@ export class MemoryOrders implements OrderStore {
       user.balance += charge.cost;
       if (charge.trial) user.trialVideosLeft += 1;
       if (charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth) user.heavyUsed -= 1;
+      if (refundsSpend(charge, tr.refund.spendMonth, tr.now)) user.spentInMonth = (user.spentInMonth ?? 0) - charge.cost;
       // The refund's entry follows the ledger as it is (the store reads its head again when it moved).
       const allowance = !!charge.heavyAllowanceMonth && charge.heavyAllowanceMonth === tr.refund.heavyMonth;
       const reason = tr.set?.error ? { reason: tr.set.error.code } : {};
@@ -372,6 +403,7 @@ export function memoryCreation(
   log: (message: string) => void = () => undefined,
   deliverable: Deliverable = { ai_visual: true, voice_clone: true },
   prices: Prices = DEFAULT_PRICES,
+  announce: Announce = async () => undefined,
 ) {
   const orders = new MemoryOrders(table);
   return new OrderCreation({
@@ -390,6 +422,7 @@ export function memoryCreation(
     },
     limits: DEFAULT_LIMITS,
     prices,
+    announce,
     throughput: { orderSeconds: 20 },
     queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
     metrics,

@@ -11,7 +11,7 @@ import { OrderClosed, OrderSteps, type StepPorts } from '../../functions/core/or
 import { ORDER_MOVED } from '../../functions/core/orders.ts';
 import { isTransient } from '../../functions/adapters/transient.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
-import type { OrderEvent } from '../../functions/core/ports.ts';
+import type { VideoEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
 import { RenderQueue } from '../../functions/core/capacity.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
@@ -39,7 +39,7 @@ let generator: MemoryGenerator;
 let testModeGenerator: MemoryGenerator;
 let files: MemoryFiles;
 let metrics: MemoryMetrics;
-let announced: OrderEvent[];
+let announced: VideoEvent[];
 let steps: OrderSteps;
 let capacity: MemoryCapacity;
 let clock: number;
@@ -72,7 +72,7 @@ function stepPorts(): StepPorts {
     serviceAddress: 'video.example',
     scratch: { make: () => mkdtempSync(join(work, 'order-')), remove: (dir) => rm(dir, { recursive: true }) },
     capacity: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
-    announce: async (e) => void announced.push(e),
+    announce: async (e) => void announced.push(e as VideoEvent),
     now,
   };
 }

@@ -161,6 +161,8 @@ describe('least privilege', () => {
     assert.equal((await t.api('POST', `/webhooks/${hook.body.id}/test`, { key })).body.delivered, true);
     assert.equal((await t.api('GET', '/balance', { key })).status, 200);
     assert.equal((await t.api('GET', '/balance/transactions', { key })).status, 200);
+    // A low-balance alert the quick order's charge crosses: its creation starts the balance.low delivery.
+    assert.equal((await t.api('POST', '/balance/alerts', { key, body: { below: 9_950 } })).status, 200);
     assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
 
     // A quote (nothing charged), then orders.
@@ -193,6 +195,8 @@ describe('least privilege', () => {
 
     // Director mode: regen, then approve; and one order whose review deadline lapses.
     // Created twice with one Idempotency-Key too: the replay reads the order.
+    // Set again above the balance: re-armed, the next charge (POST /videos) crosses it too.
+    assert.equal((await t.api('POST', '/balance/alerts', { key, body: { below: 100_000 } })).status, 200);
     const directorRequest = { key, body: { topic: 'Tea', ...VIDEO, director_mode: true }, headers: { 'idempotency-key': 'access-2' } };
     const director = await t.api('POST', '/videos', directorRequest);
     assert.equal((await t.api('POST', '/videos', directorRequest)).status, 200);

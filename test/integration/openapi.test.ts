@@ -47,7 +47,7 @@ describe('the OpenAPI document', () => {
     for (const code of Object.keys(STATUS_OF)) assert.ok(text.includes(`\`${code}\``), `error code ${code} is documented on an operation`);
     const ids = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((o) => o.operationId));
     assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['video.awaiting_review', 'video.done', 'video.error', 'webhook.test']);
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['balance.low', 'video.awaiting_review', 'video.done', 'video.error', 'webhook.test']);
     assert.equal(doc.webhooks['video.done'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/Order');
     const quick = doc.paths['/videos:quick'].post;
     assert.ok(quick.responses['429'].headers['Retry-After']);
@@ -94,7 +94,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(Object.keys(doc.paths['/files/{id}/{file}'].get.responses['200'].content), ['video/mp4', 'image/jpeg']);
     assert.deepEqual(
       Object.values(doc.webhooks).map((w: any) => w.post.operationId),
-      ['videoAwaitingReview', 'videoDone', 'videoError', 'webhookTest'],
+      ['videoAwaitingReview', 'videoDone', 'videoError', 'balanceLow', 'webhookTest'],
     );
   });
 
@@ -145,7 +145,14 @@ describe('the OpenAPI document', () => {
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: '12' }), /does not match/);
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 418, 'application/json', { error: { code: 'teapot', message: 'x' } }), /error envelope/);
     assert.throws(() => checkAgainstContract('GET', '/v1/balance', 201, 'application/json', {}), /status not in the OpenAPI document/);
-    assert.doesNotThrow(() => checkAgainstContract('GET', '/v1/balance', 200, 'application/json', { balance: 12, trial_videos_left: 0 }));
+    assert.doesNotThrow(() =>
+      checkAgainstContract('GET', '/v1/balance', 200, 'application/json', {
+        balance: 12,
+        trial_videos_left: 0,
+        livemode: true,
+        spend: { month: '2026-11', spent: 0 },
+      }),
+    );
     // A documented status with a code the operation does not list for it.
     assert.throws(
       () => checkAgainstContract('POST', '/v1/videos/vid_x/cancel', 409, 'application/json', { error: { code: 'quote_invalid', message: 'x' } }),

@@ -60,7 +60,8 @@ describe('test-mode keys', () => {
 
     // The live account: balance, trial and ledger as they were; the test account: no money, no entries.
     assert.deepEqual([(await t.api('GET', '/balance', { key: live })).body, (await t.api('GET', '/balance/transactions', { key: live })).body], liveBefore);
-    assert.deepEqual((await t.api('GET', '/balance', { key: test })).body, { balance: 0, trial_videos_left: 0, livemode: false });
+    const testBalance = (await t.api('GET', '/balance', { key: test })).body;
+    assert.deepEqual([testBalance.balance, testBalance.trial_videos_left, testBalance.livemode, testBalance.spend.spent], [0, 0, false, 0]);
     assert.deepEqual((await t.api('GET', '/balance/transactions', { key: test })).body.data, []);
 
     const hit = await until(() => testHook.hits.find((h) => h.headers['x-service-event'] === 'video.done'));

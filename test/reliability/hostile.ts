@@ -56,7 +56,7 @@ const WRONG_VALUES: unknown[] = [
 ];
 
 /** Each body route with its valid body; every field gets every wrong value, and each is also dropped or joined. */
-const BODIES: { method: string; path: (id: string) => string; valid: Record<string, unknown> }[] = [
+const BODIES: { method: string; path: (id: string) => string; valid: Record<string, unknown>; alsoValid?: unknown[] }[] = [
   { method: 'POST', path: () => '/videos:quick', valid: { prompt: 'A 10 second video about tea' } },
   {
     method: 'POST',
@@ -80,7 +80,12 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
   { method: 'POST', path: () => '/videos:quote', valid: { topic: 'Tea', duration_seconds: 10, music: 'song' } },
   { method: 'POST', path: () => '/videos:quote', valid: { prompt: 'A 10 second video about tea' } },
   { method: 'POST', path: () => '/webhooks', valid: { url: 'https://example.com/hook' } },
+  // null removes the alert: a valid value, not a wrong one.
+  { method: 'POST', path: () => '/balance/alerts', valid: { below: 500 }, alsoValid: [null] },
 ];
+
+/** The wrong values of a body's field, less those its route takes (`alsoValid`). */
+const wrongIn = (b: { alsoValid?: unknown[] }, value: unknown) => wrongFor(value).filter((w) => !(b.alsoValid ?? []).includes(w));
 
 /** Values that are wrong for the field whatever its type: a valid value of the right type would be an order. */
 function wrongFor(value: unknown): unknown[] {
@@ -167,7 +172,7 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
   for (const b of BODIES) {
     const path = b.path(opts.orderId);
     for (const [field, value] of Object.entries(b.valid)) {
-      for (const w of wrongFor(value)) add('wrong type', b.method, path, JSON.stringify({ ...b.valid, [field]: w }));
+      for (const w of wrongIn(b, value)) add('wrong type', b.method, path, JSON.stringify({ ...b.valid, [field]: w }));
       if (typeof value === 'object' && value)
         for (const w of WRONG_VALUES.slice(0, 8)) add('wrong nested type', b.method, path, JSON.stringify({ ...b.valid, [field]: { ...value, product: w } }));
     }
@@ -184,7 +189,15 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
       'huge string',
       b.method,
       path,
-      JSON.stringify(Object.fromEntries(Object.entries(b.valid).map(([k, v]) => [k, typeof v === 'string' ? 'y'.repeat(60_000) : v]))),
+      // Its string fields made huge (a body with none: all of its fields).
+      JSON.stringify(
+        Object.fromEntries(
+          Object.entries(b.valid).map(([k, v]) => [
+            k,
+            typeof v === 'string' || !Object.values(b.valid).some((x) => typeof x === 'string') ? 'y'.repeat(60_000) : v,
+          ]),
+        ),
+      ),
     );
     for (const depth of [100, 1000, 30_000]) add('deep nesting', b.method, path, `{"topic": ${nested(depth)}, "prompt": ${nested(depth)}}`);
     add('invalid UTF-8', b.method, path, Buffer.concat([Buffer.from('{"prompt": "'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('", "topic": "x"}')]));
@@ -286,7 +299,7 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
   }
 
   // Random mixes: a wrong body on a random route with a random content type and header noise.
-  const routes = BODIES.map((b) => ({ method: b.method, path: b.path(opts.orderId), valid: b.valid }));
+  const routes = BODIES.map((b) => ({ method: b.method, path: b.path(opts.orderId), valid: b.valid, alsoValid: b.alsoValid }));
   while (out.length < opts.count) {
     const r = pick(routes);
     const body: Record<string, unknown> = { ...r.valid };
@@ -298,7 +311,7 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
       const field = pick(fields);
       const roll = random();
       if (roll < 0.6) {
-        body[field] = pick(wrongFor(r.valid[field]));
+        body[field] = pick(wrongIn(r, r.valid[field]));
         wrong.add(field);
       } else if (roll < 0.8) {
         delete body[field];

@@ -18,6 +18,7 @@ const BODIES: Record<string, unknown> = {
   'create-webhook': { url: 'http://127.0.0.1:9/taken-over' },
   'quote-video': { topic: 'Secrets' },
   'resend-events': { since: '2026-01-01T00:00:00Z' },
+  'set-balance-alert': { below: 999 },
   // rotate-webhook, test-webhook, cancel-video: no body (rotate's fields are all optional).
 };
 
@@ -42,6 +43,7 @@ describe('isolation between users', () => {
       const owner = await t.user({ balance: 1000 });
       const other = { apiKey: await otherKey(owner.userId) };
       const hook = await t.api('POST', '/webhooks', { key: owner.apiKey, body: { url: 'http://127.0.0.1:9/owner-hook' } });
+      assert.equal((await t.api('POST', '/balance/alerts', { key: owner.apiKey, body: { below: 300 } })).status, 200);
       const order = await t.api('POST', '/videos', {
         key: owner.apiKey,
         body: { topic: 'The owner’s private topic', duration_seconds: 10, director_mode: true, metadata: { crm: 'owner-secret-crm' } },
@@ -73,7 +75,10 @@ describe('isolation between users', () => {
         ownerHooks.body.data.map((h: { id: string; url: string }) => [h.id, h.url]),
         [[hook.body.id, 'http://127.0.0.1:9/owner-hook']],
       );
-      assert.equal((await t.api('GET', '/balance', { key: owner.apiKey })).body.balance, 1000 - order.body.cost);
+      const balance = (await t.api('GET', '/balance', { key: owner.apiKey })).body;
+      assert.equal(balance.balance, 1000 - order.body.cost);
+      // The other key's POST /balance/alerts set its own alert, not the owner's.
+      assert.deepEqual([balance.low_balance_alert, balance.spend.spent], [{ below: 300, sent: false }, order.body.cost]);
     });
 
   it('a replaced, revoked, malformed or missing key is 401 on every keyed route, and nothing happens', async () => {

@@ -10,6 +10,7 @@ import { eventsContract, filesContract, webhooksContract } from './events.ts';
 import type { KnownDrifts } from './fixtures.ts';
 import { IMPLEMENTATIONS } from './implementations.ts';
 import { ordersContract } from './orders.ts';
+import { spendContract } from './spend.ts';
 
 /** Scenarios an implementation is known to fail, by implementation and name: each one a drift reported, not yet decided. */
 /** A scenario an implementation is known to fail, with why (reported as todo); none today. */
@@ -22,6 +23,7 @@ for (const impl of IMPLEMENTATIONS) {
     const make = () => impl.make();
     const known = KNOWN[impl.name] ?? {};
     describe('orders and accounts', () => ordersContract(make, known));
+    describe('spend controls', () => spendContract(make, known));
     describe('render queue', () => capacityContract(make, known));
     describe('events and deliveries', () => eventsContract(make, known));
     describe('webhooks', () => webhooksContract(make, known));

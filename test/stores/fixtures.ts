@@ -89,7 +89,7 @@ export async function failure(s: Stores, order: Order, at: Date, more: Partial<T
     order,
     to: 'error',
     set: { error: { code: 'generation_failed', message: 'the render failed' }, finishedAt: at.toISOString(), refunded: true },
-    refund: { heavyMonth: account.heavyMonth, ledger: { seq: account.ledgerSeq, balance: account.balance } },
+    refund: { heavyMonth: account.heavyMonth, spendMonth: account.spendMonth, ledger: { seq: account.ledgerSeq, balance: account.balance } },
     event: eventOf(order, 'error', at),
     now: at,
     ...more,

@@ -37,6 +37,8 @@ export interface Stores {
   files: FileStore;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
+  /** The operator's top-up and spend limit (bin/admin.ts), beside the ports. */
+  operator: { topUp(userId: string, amount: number, now: Date): Promise<void>; setSpendLimit(userId: string, monthly: number | undefined): Promise<void> };
 }
 
 export interface Implementation {
@@ -64,6 +66,14 @@ const memory: Implementation = {
         const { userId } = t.addAccount({ userId: newUserId(), trialVideosLeft: o.trialVideos ?? 0, ...(o.plan ? { plan: o.plan } : {}) });
         if (o.balance) t.topUp(userId, o.balance);
         return userId;
+      },
+      operator: {
+        topUp: async (userId, amount, now) => t.topUp(userId, amount, now),
+        setSpendLimit: async (userId, monthly) => {
+          const a = t.accounts.get(userId)!;
+          if (monthly === undefined) delete a.spendLimit;
+          else a.spendLimit = monthly;
+        },
       },
     };
   },
@@ -127,6 +137,10 @@ function dynamodb(): Implementation {
               now: new Date(),
             })
           ).userId,
+        operator: {
+          topUp: async (userId, amount, now) => void (await accounts.topUp(userId, amount, now)),
+          setSpendLimit: (userId, monthly) => accounts.setSpendLimit(userId, monthly),
+        },
       };
     },
     async stop() {

@@ -131,3 +131,13 @@ export async function waitForStatus(t: TestStack, key: string, id: string, statu
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * GET /balance's answer for a live key with these money fields, `spent` doubloons charged to it this UTC month and no
+ * spend limit or alert (the month read now: a test does not span a month's end).
+ */
+export const liveBalance = (fields: Record<string, unknown>, spent = 0) => ({
+  ...fields,
+  livemode: true,
+  spend: { month: new Date().toISOString().slice(0, 7), spent },
+});

@@ -63,11 +63,11 @@ describe('the operations', () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'handlers.mts');
     const replies = [
-      `{ status: 200, body: { balance: 10, trial_videos_left: 1, livemode: true } }`,
+      `{ status: 200, body: { balance: 10, trial_videos_left: 1, livemode: true, spend: { month: '2026-11', spent: 0 } } }`,
       // A status the operation does not declare; a body its schema does not allow, twice.
-      `{ status: 201, body: { balance: 10, trial_videos_left: 1, livemode: true } }`,
-      `{ status: 200, body: { balance: '10', trial_videos_left: 1, livemode: true } }`,
-      `{ status: 200, body: { balance: 10, livemode: true } }`,
+      `{ status: 201, body: { balance: 10, trial_videos_left: 1, livemode: true, spend: { month: '2026-11', spent: 0 } } }`,
+      `{ status: 200, body: { balance: '10', trial_videos_left: 1, livemode: true, spend: { month: '2026-11', spent: 0 } } }`,
+      `{ status: 200, body: { balance: 10 } }`,
     ];
     writeFileSync(
       file,

@@ -19,7 +19,8 @@ Commands:
   review <id> approve            approve the script of an order in director mode
   review <id> edit "<script>"    replace the script and go on
   review <id> regen "<note>"     ask for a new script
-  balance                        show the balance and the trial videos left
+  balance [--alert <n>|none]     show the balance, the trial videos left, this month's spend and its limit; --alert
+                                 sets the low-balance threshold (balance.low to the webhook) or removes it
   list [--status <s>] [--limit n] the key's orders, newest first (all pages, up to --limit; default 20)
   cancel <id>                    cancel a queued or awaiting_review order, with a full refund
   quote "<prompt>"               the price of an order, item by item, and a quote id that holds it 15 minutes
@@ -82,6 +83,7 @@ function parse(argv: string[]) {
       limit: { type: 'string' },
       overlap: { type: 'string' },
       since: { type: 'string' },
+      alert: { type: 'string' },
       quote: { type: 'string' },
       'max-cost': { type: 'string' },
       metadata: { type: 'string', multiple: true },
@@ -239,8 +241,14 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
         return await follow(await client.review(id, reviewRequest(decision)));
       }
       case 'balance': {
-        const balance = await client.getBalance();
-        out(balance, `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}`);
+        const balance = v.alert === undefined ? await client.getBalance() : await client.setBalanceAlert(v.alert === 'none' ? null : count(v.alert, '--alert'));
+        const { spend, low_balance_alert: alert } = balance;
+        out(
+          balance,
+          `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}; spent ${spend.spent}${
+            spend.limit !== undefined ? ` of ${spend.limit}` : ''
+          } in ${spend.month}${alert ? `; alert below ${alert.below}${alert.sent ? ' (sent)' : ''}` : ''}`,
+        );
         return 0;
       }
       case 'list': {

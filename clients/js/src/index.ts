@@ -18,6 +18,9 @@ export type QuickVideoRequest = Schemas['QuickVideoRequest'];
 export type Quote = Schemas['Quote'];
 export type ReviewRequest = Schemas['ReviewRequest'];
 export type Balance = Schemas['Balance'];
+export type BalanceAlertRequest = Schemas['BalanceAlertRequest'];
+/** The body of a `balance.low` webhook event (not an order). */
+export type BalanceLowEvent = Schemas['BalanceLowEvent'];
 export type Transaction = Schemas['TransactionList']['data'][number];
 export type WebhookCreated = Schemas['WebhookCreated'];
 export type WebhookRotated = Schemas['WebhookRotated'];
@@ -48,7 +51,7 @@ export class ApiError extends Error {
 export class AuthenticationError extends ApiError {
   override readonly name = 'AuthenticationError';
 }
-/** 402: the balance does not cover the order. */
+/** 402: the balance does not cover the order, or (code `spend_limit_exceeded`) the key's monthly spend limit does not. */
 export class InsufficientFundsError extends ApiError {
   override readonly name = 'InsufficientFundsError';
 }
@@ -246,6 +249,15 @@ export class VideoClient {
     return this.request('GET', '/balance', options);
   }
 
+  /**
+   * Sets the key's low-balance threshold (and arms it): the next charge that leaves the balance below `below` sends
+   * one `balance.low` event to the webhook; `null` removes it. Answers the balance as GET /balance does.
+   */
+  setBalanceAlert(below: number | null, options: CallOptions = {}): Promise<Balance> {
+    // Setting the same threshold again answers the same: safe to retry.
+    return this.request('POST', '/balance/alerts', { ...options, body: { below } satisfies BalanceAlertRequest, repeatable: true });
+  }
+
   /** Every ledger entry of the key, newest first, following the cursor. */
   async *listTransactions(query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<Transaction> {
     for (let cursor: string | undefined; ; ) {
@@ -408,12 +420,25 @@ const queryString = (q: Record<string, string | number | Record<string, string> 
  * Previous during a rotation's overlap), then parsed into the typed order. Throws WebhookVerificationError otherwise.
  */
 export function unwrap(rawBody: string | Uint8Array, headers: HeadersLike, secret: string): { event: string; eventId: string; order: Order } {
+  const read = unwrapEvent(rawBody, headers, secret);
+  if (read.event === 'balance.low') throw new WebhookVerificationError('Not an order event: balance.low (read it with unwrapEvent)');
+  return { event: read.event, eventId: read.eventId, order: read.body };
+}
+
+/** Any webhook event checked and read as unwrap does: an order event's body is the order, balance.low's its own. */
+export function unwrapEvent(
+  rawBody: string | Uint8Array,
+  headers: HeadersLike,
+  secret: string,
+): { event: 'balance.low'; eventId: string; body: BalanceLowEvent } | { event: `video.${string}`; eventId: string; body: Order } {
   const signatures = [headerOf(headers, 'x-service-signature'), headerOf(headers, 'x-service-signature-previous')];
   if (!signatures.some((s) => verifyWebhook(rawBody, s, secret))) throw new WebhookVerificationError('The webhook signature does not match this secret');
   const event = headerOf(headers, 'x-service-event') ?? '';
-  if (!/^video\./.test(event)) throw new WebhookVerificationError(`Not an order event: ${event || 'no X-Service-Event'}`);
   const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
-  return { event, eventId: headerOf(headers, 'x-service-event-id') ?? '', order: JSON.parse(text) as Order };
+  const eventId = headerOf(headers, 'x-service-event-id') ?? '';
+  if (event === 'balance.low') return { event, eventId, body: JSON.parse(text) as BalanceLowEvent };
+  if (!event.startsWith('video.')) throw new WebhookVerificationError(`Not an order event nor balance.low: ${event || 'no X-Service-Event'}`);
+  return { event: event as `video.${string}`, eventId, body: JSON.parse(text) as Order };
 }
 
 export class WebhookVerificationError extends Error {

@@ -511,7 +511,7 @@ export interface paths {
         };
         /**
          * The balance in doubloons
-         * @description Doubloons, trial videos left and, for users with a plan, the heavy videos left this month.
+         * @description Doubloons, trial videos left and, for users with a plan, the heavy videos left this month; `spend`: what the key's orders were charged this UTC month and its monthly spend limit, if the operator set one (an order past it is 402 `spend_limit_exceeded`); `low_balance_alert`: the key's threshold (POST /balance/alerts) and whether `balance.low` was sent.
          *
          *     **curl**
          *
@@ -534,6 +534,44 @@ export interface paths {
         get: operations["getBalance"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set (or remove) the low-balance alert
+         * @description `{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting it again re-arms it; `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/balance/alerts" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"below": 500}'
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const balance = await client.setBalanceAlert(500);
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     balance = client.set_balance_alert(500)
+         *     ```
+         */
+        post: operations["setBalanceAlert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -714,6 +752,26 @@ export interface webhooks {
          * @description Generation failed (or the order was canceled); the doubloons are already refunded. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
          */
         post: operations["videoError"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * balance.low
+         * @description A charge left the balance below the key’s threshold (POST /balance/alerts): sent once per crossing, and again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Not an order event: its body is a BalanceLowEvent; retried and resendable like the order events. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key is the event id (X-Service-Event-Id, webhook-id, the body's `id`).
+         */
+        post: operations["balanceLow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -964,7 +1022,7 @@ export interface components {
          *     }
          */
         ResendRequest: {
-            /** @description One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`): delivered, dropped or never sent for want of a webhook. */
+            /** @description One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order id>:error`, `<order id>:awaiting_review:<round>`, or a `balance.low` event’s id): delivered, dropped or never sent for want of a webhook. */
             event_id: string;
         } | {
             /**
@@ -972,6 +1030,18 @@ export interface components {
              * @description Send again every event whose delivery was dropped since this time (attempts are kept 30 days), at most 100 a call.
              */
             since: string;
+        };
+        /**
+         * @description Body of POST /balance/alerts (additive): the low-balance threshold of the key. Setting it (again) arms the alert: the next charge that leaves the balance below it sends `balance.low` once, and it is sent again only after a top-up lifts the balance to the threshold or more.
+         * @example {
+         *       "below": 500
+         *     }
+         * @example {
+         *       "below": null
+         *     }
+         */
+        BalanceAlertRequest: {
+            below: number | null;
         };
         /**
          * @description Where an order stands; `queued` and `running` count as active tasks (10 per key). `queued`: accepted and paid, waiting for a render slot; `running`: being planned, written or rendered (a director-mode order also waits for its slot in `running` after its review); `awaiting_review`: director mode, the script waits for POST /videos/{id}/review; `done`: the video is ready (`result_url`, `metadata`); `error`: failed, canceled or past its deadline, and refunded (`error`, `refund`).
@@ -1009,10 +1079,10 @@ export interface components {
          */
         Channel: "api" | "bot";
         /**
-         * @description An order event, delivered to the webhook with the order as its body. `video.awaiting_review`: director mode, the script waits for a decision; `video.done`: the video is ready; `video.error`: the order failed or was canceled, and is refunded.
+         * @description An event delivered to the webhook: an order event (its body the order, as GET /videos/{id}) or an account event (its own body). `video.awaiting_review`: director mode, the script waits for a decision; `video.done`: the video is ready; `video.error`: the order failed or was canceled, and is refunded; `balance.low`: a charge left the balance below the key’s threshold (POST /balance/alerts); its body is a BalanceLowEvent.
          * @enum {string}
          */
-        WebhookEvent: "video.awaiting_review" | "video.done" | "video.error";
+        WebhookEvent: "video.awaiting_review" | "video.done" | "video.error" | "balance.low";
         /**
          * @description The kind of a ledger entry. `charge`: doubloons taken for an order; `refund`: what a failed or canceled order took, given back (`reason`); `top_up`: doubloons added in the chat bot; `trial`: a charge whose base price a trial video paid (its amount covers only the extras: 0 without any); `plan_allowance`: a charge whose heavy extras the plan's monthly allowance paid.
          * @enum {string}
@@ -1022,7 +1092,7 @@ export interface components {
          * @description A machine-readable error code, stable in v1, each with one HTTP status. Every operation lists the codes it can answer with, and what they mean there.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "review_limit_exceeded" | "regen_limit_reached" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
+        ErrorCode: "bad_request" | "unauthorized" | "insufficient_funds" | "spend_limit_exceeded" | "forbidden" | "not_found" | "fair_use_exceeded" | "not_awaiting_review" | "not_cancelable" | "review_limit_exceeded" | "regen_limit_reached" | "quote_invalid" | "max_cost_exceeded" | "delivery_in_progress" | "invalid_params" | "rate_limited" | "active_tasks_exceeded" | "internal_error" | "generator_unavailable" | "service_unavailable";
         /**
          * @description The answer of both creation routes: 201 for a new order, 200 with the original order for a repeated Idempotency-Key (nothing charged again).
          * @example {
@@ -1440,8 +1510,8 @@ export interface components {
                 event_id: string;
                 /** @description The event’s type. */
                 event: components["schemas"]["WebhookEvent"];
-                /** @description The order the event is about. */
-                order_id: string;
+                /** @description The order the event is about (an order event’s; absent for `balance.low`). */
+                order_id?: string;
                 /** @description Which attempt this was: 1 to 5, then one more per resend. */
                 attempt: number;
                 /**
@@ -1524,23 +1594,40 @@ export interface components {
             has_more: boolean;
         };
         /**
-         * @description The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month.
+         * @description The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos left this month; what the key spent this month against its spend limit, and its low-balance alert.
          * @example {
          *       "balance": 830,
          *       "trial_videos_left": 0,
-         *       "livemode": true
+         *       "livemode": true,
+         *       "spend": {
+         *         "month": "2026-11",
+         *         "spent": 270
+         *       }
          *     }
          * @example {
          *       "balance": 1250,
          *       "trial_videos_left": 2,
          *       "plan": "creator",
          *       "heavy_videos_left": 17,
-         *       "livemode": true
+         *       "livemode": true,
+         *       "spend": {
+         *         "month": "2026-11",
+         *         "spent": 1500,
+         *         "limit": 5000
+         *       },
+         *       "low_balance_alert": {
+         *         "below": 500,
+         *         "sent": false
+         *       }
          *     }
          * @example {
          *       "balance": 0,
          *       "trial_videos_left": 0,
-         *       "livemode": false
+         *       "livemode": false,
+         *       "spend": {
+         *         "month": "2026-11",
+         *         "spent": 0
+         *       }
          *     }
          */
         Balance: {
@@ -1554,6 +1641,65 @@ export interface components {
             heavy_videos_left?: number;
             /** @description False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its orders cost nothing. True otherwise. */
             livemode: boolean;
+            /** @description What the key spent this UTC month, and its monthly spend limit (additive). */
+            spend: {
+                /** @description The UTC calendar month (`YYYY-MM`) the figures are for: the current one. */
+                month: string;
+                /** @description Doubloons the key's orders were charged this month, less the refunds of this month's charges given back within it. Orders the chat bot placed are not counted. */
+                spent: number;
+                /** @description The monthly spend limit the operator set for the key, if any: an order that would take `spent` past it is refused with 402 `spend_limit_exceeded`, nothing charged. It renews with each UTC month. */
+                limit?: number;
+            };
+            /** @description The key’s low-balance alert (POST /balance/alerts, additive); absent when none is set. */
+            low_balance_alert?: {
+                /** @description The threshold: a charge that leaves the balance below it sends `balance.low` to the webhook. */
+                below: number;
+                /** @description `balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the alert again also re-arms it). */
+                sent: boolean;
+            };
+        };
+        /**
+         * @description The body of the `balance.low` webhook event (additive): sent once when a charge leaves the balance below the key’s threshold (POST /balance/alerts), again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Signed and retried like the order events.
+         * @example {
+         *       "id": "01JD3Q2ZC8T1Y9W4N7K6M5H2GE:balance.low:1",
+         *       "object": "event",
+         *       "type": "balance.low",
+         *       "balance": 80,
+         *       "threshold": 100,
+         *       "order_id": "vid_01jd3q2zc8t1y9w4n7k6m5h2ge",
+         *       "created_at": "2026-11-25T07:24:51.123Z",
+         *       "livemode": true
+         *     }
+         */
+        BalanceLowEvent: {
+            /** @description The event’s id, as in the webhook-id and X-Service-Event-Id headers (the same on every attempt and resend). */
+            id: string;
+            /**
+             * @description Always `event`: tells this body from an order’s, which has no `object`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description Always `balance.low`, as in the X-Service-Event header.
+             * @constant
+             */
+            type: "balance.low";
+            /** @description The balance right after the charge that crossed the threshold. */
+            balance: number;
+            /** @description The alert’s threshold (`below`) then. */
+            threshold: number;
+            /** @description The order whose charge crossed it. */
+            order_id: string;
+            /**
+             * Format: date-time
+             * @description When the charge was made.
+             */
+            created_at: string;
+            /**
+             * @description Always true: only live charges move the balance (a test-mode order costs 0).
+             * @constant
+             */
+            livemode: true;
         };
         /** @description A page of the key’s ledger (GET /balance/transactions, additive), newest first. */
         TransactionList: {
@@ -1678,7 +1824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `insufficient_funds` */
+            /** @description `insufficient_funds`; `spend_limit_exceeded` (the order would take what the key's orders were charged this UTC month past the monthly spend limit the operator set (GET /balance shows both); nothing is charged) */
             402: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2054,7 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `insufficient_funds` */
+            /** @description `insufficient_funds`; `spend_limit_exceeded` (the order would take what the key's orders were charged this UTC month past the monthly spend limit the operator set (GET /balance shows both); nothing is charged) */
             402: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -3328,6 +3474,110 @@ export interface operations {
             };
         };
     };
+    setBalanceAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceAlertRequest"];
+            };
+        };
+        responses: {
+            /** @description The balance, with the alert as set */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listTransactions: {
         parameters: {
             query?: {
@@ -3838,6 +4088,47 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Order"];
+            };
+        };
+        responses: {
+            /** @description Received. Anything else, or no answer within 5 seconds, is retried (5 attempts, the gap doubling from 30 s). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceLow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Lowercase hex HMAC-SHA256 of the raw body bytes with the webhook secret as key */
+                "X-Service-Signature": string;
+                /** @description During a secret rotation’s overlap: the same signature with the previous secret */
+                "X-Service-Signature-Previous"?: string;
+                /** @description Standard Webhooks: the event id, stable across attempts */
+                "webhook-id": string;
+                /** @description Standard Webhooks: unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed by the secret’s base64 part decoded; two during a rotation’s overlap */
+                "webhook-signature": string;
+                /** @description The event type */
+                "X-Service-Event": "balance.low";
+                /** @description Stable across the attempts of one event */
+                "X-Service-Event-Id": string;
+                /** @description Unix time of this attempt */
+                "X-Service-Timestamp": string;
+                /** @description 1 to 5 (a manual resend adds one attempt: 6 at the first) */
+                "X-Service-Delivery-Attempt": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceLowEvent"];
             };
         };
         responses: {

@@ -162,7 +162,7 @@ class CommandLineTest(unittest.TestCase):
             with open(out, "rb") as f:
                 self.assertEqual(f.read(12)[4:8], b"ftyp", "an mp4 was saved")
         balance = json.loads(self.cli("--json", "balance", key=TEST_KEY).stdout)
-        self.assertEqual(balance, {"balance": 0, "trial_videos_left": 0, "livemode": False})
+        self.assertEqual((balance["balance"], balance["trial_videos_left"], balance["livemode"], balance["spend"]["spent"]), (0, 0, False, 0))
 
     def test_create_wait_out_then_status_review_balance_and_bad_usage(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -183,6 +183,9 @@ class CommandLineTest(unittest.TestCase):
             self.assertFalse(os.path.exists(out + ".part"))
         balance = self.cli("--json", "balance")
         self.assertEqual(json.loads(balance.stdout)["balance"], 900, "charged once")
+        alerted = self.cli("balance", "--alert", "500")
+        self.assertRegex(alerted.stdout, r"^900 doubloons, \d+ trial videos left; spent \d+ in \d{4}-\d{2}; alert below 500\n$")
+        self.assertNotIn("alert", self.cli("balance", "--alert", "none").stdout)
         status = self.cli("status", order["id"])
         self.assertEqual(status.returncode, 0)
         self.assertIn("Hashtags: #", status.stdout)

@@ -28,6 +28,7 @@ from video_client import (  # noqa: E402
     WebhookVerificationError,
     retry_after_seconds,
     unwrap,
+    unwrap_event,
 )
 from video_client import models  # noqa: E402
 from video_client.aio import AsyncVideoClient  # noqa: E402
@@ -113,6 +114,39 @@ class OperationsTest(unittest.TestCase):
         finally:
             server.shutdown()
 
+    def test_balance_alert_and_balance_low_unwrapped(self) -> None:
+        received: list[tuple[bytes, dict]] = []
+
+        class Receiver(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                received.append((self.rfile.read(int(self.headers["Content-Length"])), {k.lower(): v for k, v in self.headers.items()}))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server, url = serve(Receiver)
+        try:
+            client = VideoClient(BASE, KEYS[7], max_retries=30)
+            hook = client.create_webhook(url + "/hook")
+            self.assertEqual(client.set_balance_alert(950)["low_balance_alert"], {"below": 950, "sent": False})
+            order = client.create_video({"topic": "Sencha", "duration_seconds": 10, "director_mode": True})
+            for _ in range(100):
+                if any(h.get("x-service-event") == "balance.low" for _, h in received):
+                    break
+                time.sleep(0.1)
+            raw, headers = next((r, h) for r, h in received if h.get("x-service-event") == "balance.low")
+            event, event_id, body = unwrap_event(raw, headers, hook["secret"])
+            self.assertEqual((event, event_id, body["balance"], body["threshold"], body["order_id"]), ("balance.low", body["id"], 900, 950, order["id"]))
+            with self.assertRaises(WebhookVerificationError):
+                unwrap(raw, headers, hook["secret"])
+            balance = client.get_balance()
+            self.assertEqual((balance["low_balance_alert"]["sent"], balance["spend"]["spent"]), (True, 100))
+            self.assertNotIn("low_balance_alert", client.set_balance_alert(None))
+        finally:
+            server.shutdown()
+
     def test_async_client_reaches_done(self) -> None:
         async def run() -> tuple[dict, list[str]]:
             client = AsyncVideoClient(BASE, KEYS[5], max_retries=30)
@@ -142,6 +176,9 @@ class OperationsTest(unittest.TestCase):
             "Quote": schemas["Quote"],
             "Breakdown": quote["breakdown"],
             "Balance": schemas["Balance"],
+            "Spend": schemas["Balance"]["properties"]["spend"],
+            "LowBalanceAlert": schemas["Balance"]["properties"]["low_balance_alert"],
+            "BalanceLowEvent": schemas["BalanceLowEvent"],
             "CreationResponse": schemas["CreationResponse"],
             "Transaction": schemas["TransactionList"]["properties"]["data"]["items"],
             "WebhookRotated": schemas["WebhookRotated"],

@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Union, cast
 
 from .models import (
     Balance,
+    BalanceLowEvent,
     Created,
     DeliveryList,
     Order,
@@ -50,6 +51,7 @@ __all__ = [
     "WebhookVerificationError",
     "verify_webhook",
     "unwrap",
+    "unwrap_event",
     "retry_after_seconds",
 ]
 
@@ -200,6 +202,11 @@ class VideoClient:
     def get_balance(self) -> Balance:
         return cast(Balance, self._request("GET", "/balance"))
 
+    def set_balance_alert(self, below: Optional[int]) -> Balance:
+        """Sets the key's low-balance threshold (and arms it): the next charge that leaves the balance below `below`
+        sends one `balance.low` event to the webhook; None removes it. Answers the balance as get_balance does."""
+        return cast(Balance, self._request("POST", "/balance/alerts", {"below": below}, repeatable=True))
+
     def list_transactions_page(self, **query: Any) -> TransactionList:
         """One page of the ledger: limit, starting_after."""
         return cast(TransactionList, self._request("GET", "/balance/transactions" + _query(query)))
@@ -339,14 +346,23 @@ def unwrap(raw_body: Union[bytes, str], headers: Mapping[str, Any], secret: str)
     """A webhook delivery checked and read: (event, event id, the typed order). The signature is verified on the raw
     bytes (X-Service-Signature, or its Previous during a secret rotation's overlap) before parsing; raises
     WebhookVerificationError otherwise. `headers` as any mapping gives them (case does not matter)."""
+    event, event_id, body = unwrap_event(raw_body, headers, secret)
+    if event == "balance.low":
+        raise WebhookVerificationError("not an order event: balance.low (read it with unwrap_event)")
+    return event, event_id, cast(Order, body)
+
+
+def unwrap_event(raw_body: Union[bytes, str], headers: Mapping[str, Any], secret: str) -> tuple[str, str, Union[Order, BalanceLowEvent]]:
+    """Any webhook event checked and read as unwrap does: (event, event id, body); an order event's body is the
+    order, balance.low's a BalanceLowEvent."""
     signatures = [_header(headers, "X-Service-Signature"), _header(headers, "X-Service-Signature-Previous")]
     if not any(verify_webhook(raw_body, s, secret) for s in signatures):
         raise WebhookVerificationError("the webhook signature does not match this secret")
     event = _header(headers, "X-Service-Event") or ""
-    if not event.startswith("video."):
-        raise WebhookVerificationError(f"not an order event: {event or 'no X-Service-Event'}")
+    if not event.startswith("video.") and event != "balance.low":
+        raise WebhookVerificationError(f"not an order event nor balance.low: {event or 'no X-Service-Event'}")
     text = raw_body.decode() if isinstance(raw_body, bytes) else raw_body
-    return event, _header(headers, "X-Service-Event-Id") or "", cast(Order, json.loads(text))
+    return event, _header(headers, "X-Service-Event-Id") or "", json.loads(text)
 
 
 def verify_webhook(raw_body: Union[bytes, str], signature: Optional[str], secret: str) -> bool:

@@ -89,7 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     review.add_argument("action", choices=["approve", "edit", "regen"])
     review.add_argument("text", nargs="?", help="the new script (edit) or the note (regen)")
     follow(review)
-    sub.add_parser("balance", help="the balance and the trial videos left").add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    balance = sub.add_parser("balance", help="the balance, the trial videos left, this month's spend and its limit")
+    balance.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    balance.add_argument("--alert", help="set the low-balance threshold (balance.low to the webhook), or none to remove it")
     return p
 
 
@@ -244,9 +246,19 @@ def main(argv: Optional[list[str]] = None) -> int:
             r = client.resend_events(a.id, event_id=a.event_id, since=a.since)
             out(r, f"sent again: {', '.join(r['resent'])}" if r["resent"] else "nothing to send again")
             return 0
-        balance = client.get_balance()
+        if a.alert is None:
+            balance = client.get_balance()
+        else:
+            if a.alert != "none" and not a.alert.isdigit():
+                print("--alert takes a whole number of doubloons or none", file=sys.stderr)
+                return 2
+            balance = client.set_balance_alert(None if a.alert == "none" else int(a.alert))
         plan = f", plan {balance['plan']}" if balance.get("plan") else ""
-        out(balance, f"{balance['balance']} doubloons, {balance['trial_videos_left']} trial videos left{plan}")
+        spend = balance["spend"]
+        limit = f" of {spend['limit']}" if "limit" in spend else ""
+        alert = balance.get("low_balance_alert")
+        alerted = f"; alert below {alert['below']}{' (sent)' if alert['sent'] else ''}" if alert else ""
+        out(balance, f"{balance['balance']} doubloons, {balance['trial_videos_left']} trial videos left{plan}; spent {spend['spent']}{limit} in {spend['month']}{alerted}")
         return 0
     except ApiError as err:
         request = f", request {err.request_id}" if err.request_id else ""

@@ -225,9 +225,35 @@ class Quote(TypedDict):
     """When the quote stops holding its price: 15 minutes after it was made."""
 
 
+class Spend(TypedDict):
+    """What the key spent this UTC month, and its monthly spend limit (additive)."""
+
+    month: str
+    """The UTC calendar month (`YYYY-MM`) the figures are for: the current one."""
+    spent: int
+    """Doubloons the key's orders were charged this month, less the refunds of this month's charges given back within
+    it. Orders the chat bot placed are not counted.
+    """
+    limit: NotRequired[int]
+    """The monthly spend limit the operator set for the key, if any: an order that would take `spent` past it is
+    refused with 402 `spend_limit_exceeded`, nothing charged. It renews with each UTC month.
+    """
+
+
+class LowBalanceAlert(TypedDict):
+    """The key’s low-balance alert (POST /balance/alerts, additive); absent when none is set."""
+
+    below: int
+    """The threshold: a charge that leaves the balance below it sends `balance.low` to the webhook."""
+    sent: bool
+    """`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the
+    alert again also re-arms it).
+    """
+
+
 class Balance(TypedDict):
     """The account's balance (GET /balance): doubloons, trial videos left and, for a user with a plan, the heavy videos
-    left this month.
+    left this month; what the key spent this month against its spend limit, and its low-balance alert.
     """
 
     balance: int
@@ -248,6 +274,31 @@ class Balance(TypedDict):
     """False for a test-mode key (`vgk_test_...`): its account has no money (balance 0, no trial videos), and its
     orders cost nothing. True otherwise.
     """
+    spend: Spend
+    """What the key spent this UTC month, and its monthly spend limit (additive)."""
+    low_balance_alert: NotRequired[LowBalanceAlert]
+    """The key’s low-balance alert (POST /balance/alerts, additive); absent when none is set."""
+
+
+class BalanceLowEvent(TypedDict):
+    """The body of the `balance.low` webhook event (additive): not an order; `unwrap` returns it for that event."""
+
+    id: str
+    """The event’s id, as in the webhook-id and X-Service-Event-Id headers (the same on every attempt and resend)."""
+    object: Literal["event"]
+    """Always `event`: tells this body from an order’s, which has no `object`."""
+    type: Literal["balance.low"]
+    """Always `balance.low`, as in the X-Service-Event header."""
+    balance: int
+    """The balance right after the charge that crossed the threshold."""
+    threshold: int
+    """The alert’s threshold (`below`) then."""
+    order_id: str
+    """The order whose charge crossed it."""
+    created_at: str
+    """When the charge was made."""
+    livemode: Literal[True]
+    """Always true: only live charges move the balance (a test-mode order costs 0)."""
 
 
 class Transaction(TypedDict):
@@ -320,8 +371,8 @@ class Delivery(TypedDict):
     """The event’s id, the same for each of its attempts (X-Service-Event-Id, webhook-id)."""
     event: str
     """The event’s type."""
-    order_id: str
-    """The order the event is about."""
+    order_id: NotRequired[str]
+    """The order the event is about (an order event’s; absent for `balance.low`)."""
     attempt: int
     """Which attempt this was: 1 to 5, then one more per resend."""
     at: str
