@@ -20,6 +20,7 @@ import {
   VideoClient,
   WebhookVerificationError,
 } from '../../clients/js/src/index.ts';
+import { receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', LIMIT_ACTIVE_TASKS: '20' });
@@ -75,14 +76,8 @@ describe('the JavaScript client, its newer calls', () => {
   it('rotates, tests and resends through the webhook calls, and unwraps a real delivery into the typed order', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
     const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
-    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
-    const url = await serve(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      received.push({ raw: Buffer.concat(chunks), headers: req.headers });
-      res.writeHead(204).end();
-    });
-    const hook = await client.createWebhook(`${url}/hook`);
+    const { url, hits: received } = await receiver();
+    const hook = await client.createWebhook(url);
     const rotated = await client.rotateWebhookSecret(hook.id, { overlap_seconds: 600 });
     assert.equal((await client.testWebhook(hook.id)).delivered, true);
     const order = await client.createVideo({ topic: 'Matcha', duration_seconds: 10, director_mode: true });
@@ -108,14 +103,8 @@ describe('the JavaScript client, spend controls', () => {
   it('sets the balance alert, unwraps the balance.low delivery, and types a refusal past the spend limit', async () => {
     const { userId, apiKey } = await t.user({ balance: 1000 });
     const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
-    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
-    const url = await serve(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      received.push({ raw: Buffer.concat(chunks), headers: req.headers });
-      res.writeHead(204).end();
-    });
-    const hook = await client.createWebhook(`${url}/hook`);
+    const { url, hits: received } = await receiver();
+    const hook = await client.createWebhook(url);
     assert.deepEqual((await client.setBalanceAlert(950)).low_balance_alert, { below: 950, sent: false });
     const order = await client.createVideo({ topic: 'Sencha', duration_seconds: 10, director_mode: true });
     for (let i = 0; i < 100 && !received.some((r) => r.headers['x-service-event'] === 'balance.low'); i++) await new Promise((r) => setTimeout(r, 100));

@@ -43,6 +43,23 @@ def serve(handler: type) -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
+def receiver() -> tuple[list[tuple[bytes, dict]], ThreadingHTTPServer, str]:
+    """A webhook receiver on loopback that records each body and its headers (lower-cased) and answers 204."""
+    received: list[tuple[bytes, dict]] = []
+
+    class Receiver(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            received.append((self.rfile.read(int(self.headers["Content-Length"])), {k.lower(): v for k, v in self.headers.items()}))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server, url = serve(Receiver)
+    return received, server, url
+
+
 def wait_status(client: VideoClient, order_id: str, statuses: tuple[str, ...], seconds: float = 60) -> dict:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -80,18 +97,7 @@ class OperationsTest(unittest.TestCase):
         self.assertEqual(caught.exception.code, "quote_invalid")
 
     def test_webhooks_rotate_test_resend_and_unwrap(self) -> None:
-        received: list[tuple[bytes, dict]] = []
-
-        class Receiver(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                received.append((self.rfile.read(int(self.headers["Content-Length"])), {k.lower(): v for k, v in self.headers.items()}))
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        server, url = serve(Receiver)
+        received, server, url = receiver()
         try:
             client = VideoClient(BASE, KEYS[4], max_retries=30)
             hook = client.create_webhook(url + "/hook")
@@ -115,18 +121,7 @@ class OperationsTest(unittest.TestCase):
             server.shutdown()
 
     def test_balance_alert_and_balance_low_unwrapped(self) -> None:
-        received: list[tuple[bytes, dict]] = []
-
-        class Receiver(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                received.append((self.rfile.read(int(self.headers["Content-Length"])), {k.lower(): v for k, v in self.headers.items()}))
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        server, url = serve(Receiver)
+        received, server, url = receiver()
         try:
             client = VideoClient(BASE, KEYS[7], max_retries=30)
             hook = client.create_webhook(url + "/hook")
