@@ -44,7 +44,7 @@ export const assetView = z
   .object({
     id: assetId,
     kind: z.literal('image').check(z.describe('Always `image` in v1.')),
-    content_type: assetContentType,
+    content_type: assetContentType.check(z.describe('The media type the upload was declared with (see AssetContentType).')),
     size_bytes: z.int().check(z.describe('The length the upload was declared with, in bytes.')),
     status: explainedEnum('Where the asset stands. Its upload is checked when an order first names it.', {
       unchecked: 'no order has named it yet (uploaded or not: the check happens at first use)',

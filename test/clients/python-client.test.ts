@@ -1,6 +1,6 @@
 /**
  * Runs the Python client's unittest suite (clients/python/tests) with python3 against this local stack: the stack
- * and seven users with 1000 doubloons each come from here, the tests themselves are Python's. The client talks through
+ * and eight users with 1000 doubloons each come from here, the tests themselves are Python's. The client talks through
  * a proxy that checks every answer it gets against the OpenAPI document.
  */
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHO
 describe('the Python client', () => {
   it('passes its unittest suite against the local service', async () => {
     const keys = [];
-    for (let i = 0; i < 7; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
+    for (let i = 0; i < 8; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
     const checking = await contractProxy(t.baseUrl);
     after(() => checking.close());
     const child = spawn('python3', ['-m', 'unittest', 'discover', '-v', '-s', join(ROOT, 'clients', 'python', 'tests')], {
@@ -36,7 +36,7 @@ describe('the Python client', () => {
         .join('\n'),
     );
     assert.equal(code, 0, output.slice(-3000));
-    assert.match(output, /Ran 10 tests/);
+    assert.match(output, /Ran 12 tests/);
     assert.deepEqual(checking.violations, [], 'every answer the Python client received is in the OpenAPI document');
     assert.ok(checking.checked > 10, `${checking.checked} answers checked`);
   });

@@ -1757,6 +1757,7 @@ export interface components {
              * @constant
              */
             kind: "image";
+            /** @description The media type the upload was declared with (see AssetContentType). */
             content_type: components["schemas"]["AssetContentType"];
             /** @description The length the upload was declared with, in bytes. */
             size_bytes: number;
@@ -1826,6 +1827,7 @@ export interface components {
              * @constant
              */
             kind: "image";
+            /** @description The media type the upload was declared with (see AssetContentType). */
             content_type: components["schemas"]["AssetContentType"];
             /** @description The length the upload was declared with, in bytes. */
             size_bytes: number;
