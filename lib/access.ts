@@ -4,7 +4,7 @@
  * into the function's IAM policy; the infrastructure tests run every route and step on the local stack, record the AWS
  * actions each function really performs, and check that every one is granted here, and nothing more.
  */
-import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
+import { ASSET_FILES_PREFIX, ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
 import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, ETA } from '../functions/app/grants.ts';
 import { OPERATIONS } from '../functions/http/operations.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
@@ -38,7 +38,8 @@ export const ACCESS: Record<string, Access> = {
   // place given back and the next order admitted, its event's delivery started.
   'render-video': {
     table: [...CHANGE_WITH_EVENT, ...ADMIT],
-    bucket: ['PutObject'],
+    // The order's copies of its assets read (GetObject), the video and cover written.
+    bucket: ['PutObject', 'GetObject'],
     providers: ['images', 'speech'],
     startDelivery: true,
     orderMachine: ['SendTaskSuccess', 'StartExecution'],
@@ -110,6 +111,9 @@ export const FUNCTION_ACCESS: Record<string, Access> = {
 export function bucketStatements(a: Access): { Action: string[]; Resource: string; Condition?: Record<string, Record<string, string>> }[] {
   return [
     ...(a.bucket?.length ? [{ Action: a.bucket.map((x) => `s3:${x}`), Resource: `${ORDER_FILES_PREFIX}*` }] : []),
+    ...(a.assets?.length ? [{ Action: a.assets.map((x) => `s3:${x}`), Resource: `${ASSET_FILES_PREFIX}*` }] : []),
+    // A listing's context carries s3:prefix (a read's does not): this one allows listings within assets/ only.
+    ...(a.listAssets ? [{ Action: ['s3:ListBucket'], Resource: '', Condition: { StringLike: { 's3:prefix': `${ASSET_FILES_PREFIX}*` } } }] : []),
     ...(a.listBucket ? [{ Action: ['s3:ListBucket'], Resource: '' }] : []),
   ];
 }

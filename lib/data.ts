@@ -11,7 +11,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
-import { ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
+import { ASSET_FILES_PREFIX, ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
+import { ASSET_RETENTION_DAYS } from '../functions/core/assets.ts';
 import { FILE_RETENTION_DAYS } from '../functions/core/orders.ts';
 import { logGroup, type LogSettings, removalPolicyOf } from './logs.ts';
 
@@ -63,6 +64,8 @@ export class Data extends Construct {
       // Order files are deleted this many days after they were written (spec: Limits).
       lifecycleRules: [
         { prefix: ORDER_FILES_PREFIX, expiration: Duration.days(FILE_RETENTION_DAYS) },
+        // The keys' uploaded pictures, as their records' TTL (an order keeps its own copy under orders/).
+        { prefix: ASSET_FILES_PREFIX, expiration: Duration.days(ASSET_RETENTION_DAYS) },
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy,

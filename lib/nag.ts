@@ -22,6 +22,7 @@ export const REASONS = {
   machineLogs: 'Step Functions log delivery (logs:CreateLogDelivery and the rest) and X-Ray accept no resource narrower than *.',
   machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
   orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
+  assetFiles: "The keys' uploaded pictures are objects under assets/<user id>/<asset id>; the grant names that prefix of the one bucket.",
   executions:
     "DescribeExecution and StopExecution take an execution's ARN, and the sweep (or a review, a cancel) reads or stops any " +
     "order's or event's execution: the grant names the executions of this stack's state machines, no other.",
@@ -62,6 +63,8 @@ export interface Findings {
   bucket: Bucket;
   /** The functions granted actions on order files. */
   fileUsers: LambdaFunction[];
+  /** The functions with grants on the keys' assets (assets/*). */
+  assetUsers: LambdaFunction[];
   /** The functions that read where executions stand or stop them, with the names of the state machines whose executions they touch. */
   executionReaders: { fn: LambdaFunction; machines: string[] }[];
 }
@@ -77,6 +80,7 @@ export function acknowledgeFindings(f: Findings): void {
   }
   for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
+  for (const fn of f.assetUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/assets/*]`, REASONS.assetFiles);
   const stack = Stack.of(f.routes);
   const [region, account] = [pinned(stack.region, 'Region'), pinned(stack.account, 'AccountId')];
   for (const { fn, machines } of f.executionReaders) {

@@ -188,6 +188,7 @@ export class VideoServiceStack extends Stack {
       bucket: data.bucket,
       ...(tableProtection ? { tableProtection } : {}),
       fileUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
+      assetUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.assets?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]
         .filter(([name]) => FUNCTION_ACCESS[name]?.describeExecutions?.length || FUNCTION_ACCESS[name]?.stopOrders)
         .map(([name, fn]) => {

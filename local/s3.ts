@@ -1,6 +1,9 @@
 /**
- * The local S3 store (s3rver), persisted under the data folder. It checks no signatures: link security never relies on
- * it. It does check grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
+ * The local S3 store (s3rver), persisted under the data folder. It checks the signature of a presigned URL as S3 does
+ * (a client's upload or download, with no credentials of its own): past its expiry 403 AccessDenied, and any change to
+ * what was signed (the method, the key, a signed header such as an upload's Content-Type or Content-Length) 403
+ * SignatureDoesNotMatch, computed by the AWS SDK's own signer. Requests the SDK signs in a header (the functions') are
+ * taken as signed. It checks grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
  * IAM statements, the very ones CDK deploys (lib/access.ts, bucketStatements), conditions included, so a missing grant
  * fails here as it would on AWS (403 AccessDenied), and so does a read of a missing key by a function no statement
  * allows s3:ListBucket in that read's context (403, not 404). Requests made as no function (a client's presigned URL,
@@ -8,6 +11,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { HttpRequest } from '@smithy/core/protocols';
+import { Hash } from '@smithy/core/serde';
+import { SignatureV4 } from '@smithy/signature-v4';
 import S3rver, { type S3rverContext } from 's3rver';
 import { invocation } from './invocations.ts';
 
@@ -20,6 +26,9 @@ export interface BucketStatement {
   Resource: string;
   Condition?: Readonly<Record<string, Readonly<Record<string, string | readonly string[]>>>>;
 }
+
+/** The key pair s3rver knows, which the local stack gives every function (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY). */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 /** Names the function a request runs as; local only: on AWS the role that signs says it. */
 const CALLER_HEADER = 'x-local-function';
@@ -49,18 +58,20 @@ interface S3Request {
   context: Record<string, string>;
 }
 
-/** The IAM action of a path-style request, with its key and the condition keys it carries. */
-function requestOf(method: string, path: string, query: Record<string, unknown>): S3Request {
+/** The IAM actions of a path-style request (a copy's also reads its source), with its key and the condition keys it carries. */
+function requestsOf(method: string, path: string, query: Record<string, unknown>, copySource: string): S3Request[] {
   const key = path.split('/').slice(2).map(decodeURIComponent).join('/');
   if (key) {
     const action = { GET: 'GetObject', HEAD: 'GetObject', PUT: 'PutObject', POST: 'PutObject', DELETE: 'DeleteObject' }[method] ?? method;
-    return { action: `s3:${action}`, key, context: {} };
+    // CopyObject: s3:PutObject on the new key and s3:GetObject on the source (`<bucket>/<key>`).
+    const source = method === 'PUT' && copySource ? decodeURIComponent(copySource.replace(/^\//, '')).split('/').slice(1).join('/') : '';
+    return [{ action: `s3:${action}`, key, context: {} }, ...(source ? [{ action: 's3:GetObject', key: source, context: {} }] : [])];
   }
   if (method === 'GET' || method === 'HEAD') {
     const context = Object.fromEntries(Object.entries(LIST_CONTEXT).flatMap(([p, k]) => (typeof query[p] === 'string' ? [[k, query[p]]] : [])));
-    return { action: 's3:ListBucket', context };
+    return [{ action: 's3:ListBucket', context }];
   }
-  return { action: method === 'POST' && 'delete' in query ? 's3:DeleteObject' : `s3:${method} on the bucket`, context: {} };
+  return [{ action: method === 'POST' && 'delete' in query ? 's3:DeleteObject' : `s3:${method} on the bucket`, context: {} }];
 }
 
 /** IAM's string match with its wildcards: `*` any run of characters, `?` any one. */
@@ -103,31 +114,88 @@ const allows = (statements: readonly BucketStatement[] | undefined, r: S3Request
       conditionsHold(s.Condition, r.context),
   );
 
-function accessDenied(ctx: S3rverContext): void {
+function refuse(ctx: S3rverContext, code: string, message: string): void {
   ctx.status = 403;
   ctx.type = 'application/xml';
-  ctx.set('x-amz-error-code', 'AccessDenied');
-  ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>';
+  ctx.set('x-amz-error-code', code);
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+}
+const accessDenied = (ctx: S3rverContext) => refuse(ctx, 'AccessDenied', 'Access Denied');
+
+/** X-Amz-Date's form: 20261127T045528Z. */
+const amzDate = (s: string) => new Date(s.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+
+/**
+ * A presigned (query-string) request checked as S3 checks it: its credential's key known, not expired, and its
+ * signature the one the SDK's signer computes from the request as it arrived (the method, the path, the query, and the
+ * headers it names as signed, with the values sent): an upload with another Content-Type or Content-Length fails.
+ * Undefined when it holds; otherwise the refusal.
+ */
+async function presignedRefusal(
+  ctx: S3rverContext,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  now: Date,
+): Promise<[string, string] | undefined> {
+  const q = ctx.query as Record<string, string>;
+  const [accessKeyId, , region, service] = String(q['X-Amz-Credential'] ?? '').split('/');
+  if (accessKeyId !== credentials.accessKeyId) return ['InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.'];
+  const signedAt = amzDate(String(q['X-Amz-Date']));
+  const expires = Number(q['X-Amz-Expires']);
+  if (Number.isNaN(signedAt.getTime()) || !Number.isInteger(expires))
+    return ['AccessDenied', 'Query-string authentication requires X-Amz-Date and X-Amz-Expires'];
+  if (now.getTime() > signedAt.getTime() + expires * 1000) return ['AccessDenied', 'Request has expired'];
+  const signed = String(q['X-Amz-SignedHeaders'] ?? '')
+    .split(';')
+    .filter(Boolean);
+  const { 'X-Amz-Signature': given, ...query } = q;
+  const headers = Object.fromEntries(signed.flatMap((h) => (ctx.get(h) === '' ? [] : [[h, ctx.get(h)]])));
+  // The presigner sets the payload's hash (UNSIGNED-PAYLOAD) as a header, which the signer reads and hoists into the
+  // query under the same name.
+  if (query['X-Amz-Content-Sha256'] !== undefined) headers['X-Amz-Content-Sha256'] = query['X-Amz-Content-Sha256'];
+  const [hostname, port] = ctx.get('host').split(':');
+  const request = new HttpRequest({ method: ctx.method, protocol: 'http:', hostname, ...(port ? { port: Number(port) } : {}), path: ctx.path, query, headers });
+  const signer = new SignatureV4({
+    credentials,
+    region: region ?? '',
+    service: service ?? 's3',
+    sha256: Hash.bind(null, 'sha256'),
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const expected = await signer.presign(request, { signingDate: signedAt, expiresIn: expires, signableHeaders: new Set(signed) });
+  if (expected.query?.['X-Amz-Signature'] === given) return undefined;
+  return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'];
 }
 
-export async function startS3(opts: { directory: string; bucket: string; grants: (fn: string) => readonly BucketStatement[] | undefined }) {
+export async function startS3(opts: {
+  directory: string;
+  bucket: string;
+  grants: (fn: string) => readonly BucketStatement[] | undefined;
+  /** The one key pair the store knows (s3rver's own by default): the local functions', which sign presigned URLs. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}) {
+  const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
   mkdirSync(opts.directory, { recursive: true, mode: 0o700 });
   const server = new S3rver({
     address: '127.0.0.1',
     port: 0,
     directory: opts.directory,
     silent: true,
-    // Any credentials will do on one machine; download links are secured by the API's own signature, not S3's.
+    // s3rver's own check knows signature version 2 only: presigned URLs are checked below, with the SDK's signer.
     allowMismatchedSignatures: true,
     configureBuckets: [{ name: opts.bucket }],
   });
   // s3rver is a Koa app: this runs before its own middleware (the array is composed when it starts listening).
   server.middleware.unshift(async (ctx, next) => {
+    if ('X-Amz-Algorithm' in ctx.query) {
+      const refusal = await presignedRefusal(ctx, credentials, new Date());
+      if (refusal) return refuse(ctx, ...refusal);
+    }
     const fn = ctx.get(CALLER_HEADER);
     if (!fn) return next();
     const statements = opts.grants(fn);
-    const request = requestOf(ctx.method, ctx.path, ctx.query);
-    if (!allows(statements, request)) return accessDenied(ctx);
+    const [request, ...others] = requestsOf(ctx.method, ctx.path, ctx.query, ctx.get('x-amz-copy-source'));
+    if (!request || ![request, ...others].every((r) => allows(statements, r))) return accessDenied(ctx);
     try {
       await next();
     } catch (err) {

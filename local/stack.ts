@@ -15,7 +15,7 @@ import { migrateLedgers } from './ledger-migration.ts';
 import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke, reservedConcurrency } from './invocations.ts';
-import { nameCallers, startS3, type BucketStatement } from './s3.ts';
+import { LOCAL_CREDENTIALS, nameCallers, startS3, type BucketStatement } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type StatusChangeEvent, type TaskHandler } from './stepfunctions.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
@@ -110,9 +110,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const machineArn = (name: MachineName) => `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${STATE_MACHINES[name].name}`;
     const env: Record<string, string> = {
       AWS_REGION: REGION,
-      // The one key pair the local S3 store knows; DynamoDB Local (-sharedDb) takes any.
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      // The one key pair the local S3 store knows (it checks presigned URLs' signatures with it); DynamoDB Local
+      // (-sharedDb) takes any.
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       TABLE_NAME: 'video-service',
       BUCKET_NAME: bucket,
       ORDER_STATE_MACHINE_ARN: machineArn('order'),
@@ -185,14 +186,20 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     Object.assign(process.env, env);
 
     const { services } = await import('../functions/app/services.ts');
+    const { ASSET_FILES_PREFIX } = await import('../functions/adapters/files.ts');
+    const { ASSET_RETENTION_DAYS } = await import('../functions/core/assets.ts');
     const { aws } = await import('../functions/adapters/aws.ts');
     nameCallers(await aws().s3());
     const {
       stores: { files },
       config,
     } = services();
-    // The local stand-in of the S3 lifecycle rule.
-    const expire = () => files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)).catch(() => 0);
+    // The local stand-ins of the S3 lifecycle rules: order files, and the keys' uploaded assets.
+    const expire = () =>
+      Promise.all([
+        files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)),
+        files.expire(new Date(Date.now() - ASSET_RETENTION_DAYS * 86_400_000), ASSET_FILES_PREFIX),
+      ]).catch(() => undefined);
     await expire();
     const sweeper = setInterval(() => void expire(), 3_600_000);
     sweeper.unref();

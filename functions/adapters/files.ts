@@ -1,16 +1,33 @@
-/** Order files in S3: everything of an order lives under orders/<order id>/. */
-import { createReadStream, statSync } from 'node:fs';
+/**
+ * Files in S3: everything of an order lives under orders/<order id>/ (its copies of the assets it names under
+ * orders/<order id>/assets/), a key's uploaded assets under assets/<user id>/.
+ */
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Asset, AssetFiles } from '../core/assets.ts';
 import { ORDER_FILES, type OrderFile } from '../core/orders.ts';
 import type { FileStore } from '../core/ports.ts';
 import { sdk } from './aws.ts';
 
 /** Where every order's files are: the grants (lib/access.ts) and the lifecycle rule name this prefix. */
 export const ORDER_FILES_PREFIX = 'orders/';
+/** Where the keys' uploaded assets are: their grants and their own lifecycle rule (30 days) name this prefix. */
+export const ASSET_FILES_PREFIX = 'assets/';
 
 const fileKeys = {
   orderPrefix: (orderId: string) => `${ORDER_FILES_PREFIX}${orderId}/`,
   file: (orderId: string, file: OrderFile) => `${ORDER_FILES_PREFIX}${orderId}/${ORDER_FILES[file].name}`,
+  asset: (a: Pick<Asset, 'id' | 'userId'>) => `${ASSET_FILES_PREFIX}${a.userId}/${a.id}`,
+  userAssets: (userId: string) => `${ASSET_FILES_PREFIX}${userId}/`,
+  orderCopy: (orderId: string, assetId: string) => `${ORDER_FILES_PREFIX}${orderId}/assets/${assetId}`,
+};
+
+/** S3's answer to a read or copy whose If-Match (or x-amz-copy-source-if-match) no longer holds, or of a key that went. */
+const gone = (err: unknown) => {
+  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  return e.$metadata?.httpStatusCode === 412 || e.$metadata?.httpStatusCode === 404 || e.name === 'NoSuchKey' || e.name === 'PreconditionFailed';
 };
 
 export class OrderFiles implements FileStore {
@@ -66,9 +83,9 @@ export class OrderFiles implements FileStore {
     return this.deleteWhere(fileKeys.orderPrefix(orderId), () => true);
   }
 
-  /** The local stand-in of the S3 lifecycle rule: deletes order files last written before `cutoff`. */
-  async expire(cutoff: Date): Promise<number> {
-    return this.deleteWhere('orders/', (modified) => modified < cutoff);
+  /** The local stand-in of the S3 lifecycle rule: deletes files under `prefix` last written before `cutoff`. */
+  async expire(cutoff: Date, prefix = ORDER_FILES_PREFIX): Promise<number> {
+    return this.deleteWhere(prefix, (modified) => modified < cutoff);
   }
 
   private async deleteWhere(prefix: string, keep: (modified: Date) => boolean): Promise<number> {
@@ -86,5 +103,78 @@ export class OrderFiles implements FileStore {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return deleted;
+  }
+}
+
+/**
+ * The keys' assets: a presigned PUT whose signature binds the content type and the exact length (S3 refuses another
+ * with 403 SignatureDoesNotMatch), the check's bounded read, the copies into orders (only of the version checked).
+ */
+export class AssetObjects implements AssetFiles {
+  constructor(
+    private readonly client: () => Promise<S3Client>,
+    private readonly bucketName: string,
+  ) {}
+
+  async uploadUrl(asset: Asset, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
+    const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([sdk.s3(), sdk.presigner()]);
+    const put = new PutObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), ContentType: asset.contentType, ContentLength: asset.sizeBytes });
+    // The presigner signs content-length as it signs any header it is given, but leaves content-type unsigned unless asked.
+    const url = await getSignedUrl(await this.client(), put, { expiresIn: seconds, signableHeaders: new Set(['content-type', 'content-length']) });
+    return { url, headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes) } };
+  }
+
+  /**
+   * A listing of the key itself (s3:ListBucket with s3:prefix under assets/): unlike a read of a missing key, which S3
+   * answers 404 only to a caller allowed to list the whole bucket, it tells "not uploaded" apart without that grant.
+   */
+  async stat(asset: Asset): Promise<{ size: number; etag: string } | undefined> {
+    const { ListObjectsV2Command } = await sdk.s3();
+    const key = fileKeys.asset(asset);
+    const page = await (await this.client()).send(new ListObjectsV2Command({ Bucket: this.bucketName, Prefix: key, MaxKeys: 1 }));
+    const found = page.Contents?.find((o) => o.Key === key);
+    return found?.ETag !== undefined && found.Size !== undefined ? { size: found.Size, etag: found.ETag } : undefined;
+  }
+
+  async head(asset: Asset, etag: string, bytes: number): Promise<Uint8Array | undefined> {
+    const { GetObjectCommand } = await sdk.s3();
+    try {
+      const out = await (await this.client()).send(
+        new GetObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), Range: `bytes=0-${bytes - 1}`, IfMatch: etag }),
+      );
+      return await out.Body!.transformToByteArray();
+    } catch (err) {
+      if (gone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async copyToOrder(asset: Asset, etag: string, orderId: string): Promise<boolean> {
+    const { CopyObjectCommand } = await sdk.s3();
+    try {
+      await (await this.client()).send(
+        new CopyObjectCommand({
+          Bucket: this.bucketName,
+          Key: fileKeys.orderCopy(orderId, asset.id),
+          CopySource: `${this.bucketName}/${fileKeys.asset(asset)}`,
+          CopySourceIfMatch: etag,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (gone(err)) return false;
+      throw err;
+    }
+  }
+
+  async readCopy(orderId: string, assetId: string, toPath: string): Promise<void> {
+    const { GetObjectCommand } = await sdk.s3();
+    const out = await (await this.client()).send(new GetObjectCommand({ Bucket: this.bucketName, Key: fileKeys.orderCopy(orderId, assetId) }));
+    await pipeline(out.Body as Readable, createWriteStream(toPath));
+  }
+
+  async delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<void> {
+    const { DeleteObjectCommand } = await sdk.s3();
+    await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset) }));
   }
 }

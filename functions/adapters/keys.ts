@@ -22,6 +22,8 @@
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
+ *   the user's asset (a picture)   PK USER#<user>   SK ASSET#<asset id>  (TTL 30 days; GET /assets: newest first)
+ *   asset id -> owner              PK ASSET#<id>    SK OWNER    (TTL 30 days; tells 403 from 404)
  */
 import { epochSeconds, heldAt } from '../core/expiry.ts';
 
@@ -34,6 +36,7 @@ const EVENT_PREFIX = 'EVENT#';
 /** Order ids begin so (core/ids.ts); user ids are bare ULIDs. */
 const ORDER_ID_PREFIX = 'vid_';
 const SLOT_PREFIX = 'SLOT#';
+const ASSET_PREFIX = 'ASSET#';
 
 export const keys = {
   userPartition: userPk,
@@ -82,6 +85,10 @@ export const keys = {
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
   deliveryPrefix: 'DELIVERY#',
   webhookOwner: (webhookId: string) => ({ PK: `WEBHOOK#${webhookId}`, SK: 'WEBHOOK' }),
+  asset: (userId: string, assetId: string) => ({ PK: userPk(userId), SK: `${ASSET_PREFIX}${assetId}` }),
+  assetSk: (assetId: string) => `${ASSET_PREFIX}${assetId}`,
+  assetPrefix: ASSET_PREFIX,
+  assetOwner: (assetId: string) => ({ PK: `${ASSET_PREFIX}${assetId}`, SK: 'OWNER' }),
 };
 
 /** Seconds since the epoch, the unit DynamoDB's TTL reads. */

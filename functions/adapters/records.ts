@@ -3,6 +3,7 @@
  * each one's type, so a malformed item fails loudly (MalformedItem names the item and the field) instead of flowing
  * on as a record it is not. Attributes a record does not name (the table's keys, TTL) are left behind.
  */
+import type { Asset } from '../core/assets.ts';
 import type { Slot, Waiter } from '../core/capacity.ts';
 import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
 import type { Order } from '../core/orders.ts';
@@ -112,6 +113,36 @@ export function orderOf(item: Item): Order {
       return pairs as Record<string, string>;
     }),
     ...f.maybe('refunded', f.bool),
+    ...f.maybe('assets', (k) => {
+      const assets = f.obj<Record<string, unknown>>(k);
+      return Object.fromEntries(
+        Object.entries(assets).map(([id, v]) => {
+          const a = new Fields(v as Item, `order asset ${id}`);
+          return [id, { contentType: a.oneOf('contentType', ASSET_TYPES), width: a.num('width'), height: a.num('height') }];
+        }),
+      );
+    }),
+  };
+}
+
+const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+
+export function assetOf(item: Item): Asset {
+  const f = new Fields(item, 'asset');
+  return {
+    id: f.str('id'),
+    userId: f.str('userId'),
+    kind: f.oneOf('kind', ['image'] as const),
+    contentType: f.oneOf('contentType', ASSET_TYPES),
+    sizeBytes: f.num('sizeBytes'),
+    createdAt: f.str('createdAt'),
+    expiresAt: new Date(f.num(TABLE_KEYS.ttl) * 1000).toISOString(),
+    ...f.maybe('check', (k) => {
+      const c = new Fields(f.obj(k), 'asset check');
+      return c.oneOf('status', ['ready', 'refused'] as const) === 'ready'
+        ? { status: 'ready' as const, width: c.num('width'), height: c.num('height'), etag: c.str('etag') }
+        : { status: 'refused' as const, reason: c.str('reason') };
+    }),
   };
 }
 

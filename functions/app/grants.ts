@@ -7,13 +7,21 @@ import type { ProviderName } from '../generator/openai-http.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 export type BucketAction = 'GetObject' | 'PutObject';
+export type AssetAction = 'GetObject' | 'PutObject' | 'DeleteObject';
 export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
 
 export interface Access {
   /** Actions on the single table. */
   table?: readonly TableAction[];
-  /** Actions on the order files (orders/*) of the bucket. */
+  /** Actions on the order files (orders/*) of the bucket (an order's copies of its assets included). */
   bucket?: readonly BucketAction[];
+  /**
+   * Actions on the keys' uploaded assets (assets/*): PutObject to presign their upload (a presigned URL acts with its
+   * signer's grants), GetObject to check one and copy it into an order, DeleteObject.
+   */
+  assets?: readonly AssetAction[];
+  /** s3:ListBucket on the bucket where s3:prefix is under assets/: a listing of an asset's key tells "not uploaded yet". */
+  listAssets?: boolean;
   /**
    * s3:ListBucket on the bucket, with no condition: S3 answers a read of a missing key 404 only to a caller allowed to
    * list the bucket, 403 to others (a 500 of the download route), and a condition on s3:prefix is never met by a read,
@@ -55,6 +63,11 @@ export const GET: TableAction[] = [...AUTH, 'UpdateItem'];
  */
 export const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 export const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
+/**
+ * Naming a key's assets in an order (creation, a review's edited script): each checked at its first use (a listing of
+ * its key, a bounded read of its bytes, the verdict written on the asset) and copied into the order's files.
+ */
+export const USE_ASSETS = { assets: ['GetObject'], listAssets: true, bucket: ['PutObject'] } as const satisfies Access;
 /**
  * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
  * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes

@@ -29,7 +29,9 @@ import { aws } from '../adapters/aws.ts';
 import { config } from '../adapters/config.ts';
 import { metrics } from '../adapters/metrics.ts';
 import { LinkKeyStore } from '../adapters/secrets.ts';
-import { OrderFiles } from '../adapters/files.ts';
+import { AssetObjects, OrderFiles } from '../adapters/files.ts';
+import { Assets } from '../adapters/assets.ts';
+import { createAsset, deleteAsset, listAssets, readOwnAsset, toAssetView } from '../core/assets.ts';
 import { Orders } from '../adapters/orders.ts';
 import { Quotes } from '../adapters/quotes.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
@@ -62,6 +64,7 @@ function build() {
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
   };
   const files = new OrderFiles(s3, cfg.bucketName);
+  const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: new AssetObjects(s3, cfg.bucketName) };
   const webhooks = new Webhooks(ddb, cfg.tableName);
   const events = new DeliveryEvents(ddb, cfg.tableName);
   const deliveryWorkflow = new DeliveryWorkflow(sfn, () => cfg.deliveryStateMachineArn);
@@ -130,9 +133,10 @@ function build() {
     metrics,
     announce,
     log: logger,
+    assets: assetPorts,
   });
   const viewing = { orders, links, queue: snapshots };
-  const reviewing: ReviewPorts = { orders, workflow, limits: cfg.limits, throughput: cfg.throughput };
+  const reviewing: ReviewPorts = { orders, workflow, limits: cfg.limits, throughput: cfg.throughput, assets: assetPorts };
   const resending = { webhooks, events, delivery: deliveryWorkflow, resendsPerHour: cfg.resendsPerHour, now: () => new Date() };
   // What the middleware asks of accounts: the key's account, and the request counted in its minute window.
   const keyed: Pick<Accounts, 'authenticate' | 'count' | 'postsIn'> = accounts;
@@ -141,6 +145,7 @@ function build() {
     orders,
     accounts,
     files,
+    assetCopies: assetPorts.files,
     links,
     metrics,
     serviceAddress: cfg.serviceAddress,
@@ -161,6 +166,12 @@ function build() {
     creation: {
       create: (input: CreateOrderInput) => creation.create(input),
       bot: (userId: string, input: Omit<CreateOrderInput, 'account' | 'channel'>) => placeBotOrder({ accounts, creation }, userId, input),
+    },
+    assets: {
+      create: (userId: string, body: Parameters<typeof createAsset>[2], now: Date) => createAsset(assetPorts, userId, body, now),
+      list: (userId: string, q: { limit: number; starting_after?: string }, now: Date) => listAssets(assetPorts, userId, q, now),
+      read: async (userId: string, assetId: string | undefined, now: Date) => toAssetView(await readOwnAsset(assetPorts, userId, assetId, now)),
+      delete: (userId: string, assetId: string | undefined, now: Date) => deleteAsset(assetPorts, userId, assetId, now),
     },
     transactions: (userId: string, q: { limit: number; startingAfter?: string }) => transactionsPage(accounts, userId, q),
     balance: { setAlert: (userId: string, below: number | null, now: Date) => setBalanceAlert({ accounts }, userId, below, now) },
@@ -188,7 +199,7 @@ function build() {
       ),
     recover: (ended: EndedExecution) => recoverEnded(recovery, ended),
     /** The stores themselves, for tests and operators (bin/admin.ts, bin/smoke.ts, the local runtime); no handler uses them. */
-    stores: { accounts, orders, quotes, files, webhooks, events, workflow },
+    stores: { accounts, orders, quotes, files, webhooks, events, workflow, assets: assetPorts },
   };
 }
 

@@ -10,6 +10,16 @@ import { explainedEnum, text, timestamp } from './zod.ts';
 /** An order id: `vid_` and a lower-case ULID, whose first character is at most 7 (its time has 48 bits). */
 export const ORDER_ID_RE = /^vid_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
+/** An asset id (POST /assets): `ast_` and a lower-case ULID. */
+export const ASSET_ID_RE = /^ast_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+/** An asset id where an order names one (`placement.image`, `logo`). */
+const assetRef = (description: string) => z.string().check(z.regex(ASSET_ID_RE, 'must be an asset id (ast_...)'), z.describe(description));
+const LOGO = z.optional(
+  assetRef(
+    'An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at creation (422 naming `logo` when it is not a usable picture of this key). Included in the price.',
+  ),
+);
+
 /** The enums of the contract, each one named in the OpenAPI document (functions/http/openapi.ts). */
 export const language = explainedEnum('The language of the voiceover, the captions and the posting pack.', {
   auto: 'the language the topic (or the prompt) is written in',
@@ -96,8 +106,17 @@ export const createVideoBody = z.strictObject({
       .strictObject({
         product: text(80).check(z.describe("The product's name, shown and spoken, 1 to 80 characters.")),
         description: z.optional(text(300).check(z.describe('What to say about the product, at most 300 characters.'))),
+        image: z.optional(
+          assetRef(
+            "A picture of the product: an asset of this key (POST /assets), shown in the placement scene's picture region instead of a stock picture. Checked at creation (422 naming `placement.image` when it is not a usable picture of this key); no extra charge.",
+          ),
+        ),
       })
-      .check(z.describe('Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video.')),
+      .check(
+        z.describe(
+          'Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video, with its own picture when `image` names one.',
+        ),
+      ),
   ),
   cta: z.optional(
     text(80).check(z.describe('A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price.')),
@@ -118,6 +137,7 @@ export const createVideoBody = z.strictObject({
       ),
     false,
   ),
+  logo: LOGO,
   billing: z._default(
     billing.check(
       z.describe(
@@ -221,6 +241,7 @@ export const quickVideoBody = z
         'What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the length, tone, language and extras ("Funny 20 second video about cats with a song").',
       ),
     ),
+    logo: LOGO,
     ...orderOptions,
   })
   .check(
@@ -349,7 +370,7 @@ export const orderRecord = z
         .string()
         .check(
           z.describe(
-            'Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:` lines), blocks separated by a blank line. A review `edit` takes the same form.',
+            'Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:` lines, and an `Image: <asset id>` line where the scene shows an asset of the key), blocks separated by a blank line. A review `edit` takes the same form: an `Image:` line naming an asset of this key puts that picture in the scene (checked at the review: 422 naming `text` when unusable).',
           ),
         ),
     ),

@@ -2,6 +2,7 @@
 import { Contended, InvalidParams, notFound } from './errors.ts';
 import { AGAIN, type RetryPolicy, untilDone } from './retry.ts';
 import type { AccountStore, FileStore, OrderStore } from './ports.ts';
+import type { AssetFiles, AssetStore } from './assets.ts';
 import type { WebhookStore } from './webhooks.ts';
 
 export interface AdminPorts {
@@ -9,14 +10,16 @@ export interface AdminPorts {
   orders: Pick<OrderStore, 'idsOfUser' | 'delete'>;
   files: Pick<FileStore, 'deleteAll'>;
   webhooks: Pick<WebhookStore, 'ofUser' | 'delete'>;
+  /** The user's assets: records and bytes (an order's copies go with its files). */
+  assets?: { assets: Pick<AssetStore, 'idsOfUser' | 'delete'>; files: Pick<AssetFiles, 'delete'> };
 }
 
 /** Deletions of a user's webhook while requests in flight replace it. */
 const WEBHOOK_REPLACED: RetryPolicy = { attempts: 8, baseMs: 10, capMs: 200 };
 
 /**
- * Deletes a user irrevocably: the key first (so nothing new starts), the webhook, every order with its files, then
- * the user's partition (profile, ledger, idempotency records, counters).
+ * Deletes a user irrevocably: the key first (so nothing new starts), the webhook, every order with its files, the
+ * assets with their bytes, then the user's partition (profile, ledger, idempotency records, counters).
  */
 export async function deleteUser(p: AdminPorts, userId: string): Promise<{ orders: number; files: number }> {
   const account = await p.accounts.get(userId);
@@ -44,6 +47,10 @@ async function deleteAccount(p: AdminPorts, userId: string): Promise<{ orders: n
   for (const id of ids) {
     files += await p.files.deleteAll(id);
     await p.orders.delete(id);
+  }
+  for (const id of (await p.assets?.assets.idsOfUser(userId)) ?? []) {
+    await p.assets!.files.delete({ id, userId });
+    await p.assets!.assets.delete({ id, userId });
   }
   await p.accounts.deletePartition(userId);
   return { orders: ids.length, files };

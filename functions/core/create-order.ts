@@ -9,6 +9,7 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
 import { newOrderId, shardOf } from './ids.ts';
 import { minuteWindow, type Throughput } from './limits.ts';
+import { type AssetPorts, assetRefsOf, attachAssets } from './assets.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
@@ -55,6 +56,8 @@ export interface OrderCreationPorts extends RequestDeps {
   /** Hands the balance.low event a charge recorded to webhook delivery. */
   announce: Announce;
   log: { error(message: string, ...extra: Record<string, unknown>[]): void };
+  /** The key's assets an order may name (`placement.image`, `logo`): checked and copied into the order before its charge. */
+  assets: AssetPorts;
 }
 
 /** One request's order, before any attempt to commit it: what every attempt shares. */
@@ -71,6 +74,8 @@ interface Draft {
   keyHash?: string;
   eta: number;
   quote?: Quote;
+  /** The assets the order names, checked and copied into its files. */
+  assets?: Order['assets'];
 }
 
 /** What committing a request came to: its new order, or the earlier order of its Idempotency-Key. */
@@ -119,6 +124,11 @@ export class OrderCreation {
         const quote = await this.deps.quotes.get(input.account.userId, quoteId, input.now);
         if (quote) draft.quote = quote;
       }
+      const replayed = await this.withAssets(draft);
+      if (replayed) {
+        this.deps.queue.drop(id);
+        return replayed;
+      }
       let account: Account | undefined = input.account;
       const committed = await untilDone<Committed>(
         ACCOUNT_CONFLICTS,
@@ -137,6 +147,25 @@ export class OrderCreation {
     } catch (err) {
       this.deps.queue.drop(id);
       throw err;
+    }
+  }
+
+  /**
+   * The assets the order names, made its own before anything is charged (422 naming the field when one is unusable).
+   * A repeat of a creation that went through is its replay even when an asset went since: the order has its copies.
+   * (The copies of a request that is then refused or replayed stay unreferenced until the order files' lifecycle rule.)
+   */
+  private async withAssets(d: Draft): Promise<Committed | undefined> {
+    const refs = assetRefsOf(d.asked.params);
+    if (!refs.length) return undefined;
+    const { account, now } = d.input;
+    try {
+      d.assets = await attachAssets(this.deps.assets, account.userId, d.id, refs, now);
+      return undefined;
+    } catch (err) {
+      const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(account.userId, d.keyHash, now) : undefined;
+      if (!record) throw err;
+      return this.replayOf(record, d);
     }
   }
 
@@ -174,6 +203,7 @@ export class OrderCreation {
       updatedAt: ts,
       ...(deadlineSeconds ? { deadlineAt: new Date(input.now.getTime() + deadlineSeconds * 1000).toISOString() } : {}),
       ...(metadata && Object.keys(metadata).length ? { clientMetadata: metadata } : {}),
+      ...(d.assets ? { assets: d.assets } : {}),
       etaSeconds: d.eta,
       queueShard: shardOf(id),
     };

@@ -12,6 +12,8 @@ export interface Scene {
   voiceover: string;
   /** A hint for the scene's picture, with the caption's words. */
   visual: string;
+  /** The scene's picture is this asset of the order (core/assets.ts) instead of a chosen one: a script's `Image:` line. */
+  image?: string;
   seconds: number;
 }
 
@@ -43,6 +45,11 @@ export interface WriteRequest extends ForOrder {
 export interface RenderRequest extends ForOrder {
   script: Script;
   params: OrderParams;
+  /**
+   * The order's assets, by asset id, as local files of its copies: the placement picture (`params.placement.image`),
+   * the logo (`params.logo`) and scene pictures (`Scene.image`) are drawn from these only.
+   */
+  images?: Readonly<Record<string, string>>;
   /** Trial videos carry the forced watermark `<service address> (AI)` on every frame. */
   watermark?: string;
   /** Where the mp4 and the cover go. */

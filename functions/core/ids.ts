@@ -11,6 +11,7 @@ export const newOrderId = (ms = Date.now()) => `vid_${ulid(ms).toLowerCase()}`;
 export const ledgerEntryId = (seq: number, random = ulid().slice(10)) => encodeTime(seq, 10) + random;
 export const newQuoteId = () => `quo_${ulid().toLowerCase()}`;
 export const newWebhookId = () => `wh_${ulid().toLowerCase()}`;
+export const newAssetId = (ms = Date.now()) => `ast_${ulid(ms).toLowerCase()}`;
 /** Ids are checked before any lookup: a key past the store's size limit would fail there, not answer not_found. */
 export { ORDER_ID_RE } from '../contract/orders.ts';
 /** When an order was created (ms): the time in its ULID. */

@@ -9,7 +9,11 @@ import type { Deliverable } from './generator.ts';
 import { resolveLanguage } from './language.ts';
 import type { Channel, Order } from './orders.ts';
 
-export type OrderRequest = ({ route: 'POST /videos'; params: OrderParams } | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean }) & {
+export type OrderRequest = (
+  | { route: 'POST /videos'; params: OrderParams }
+  /** `logo`: an asset drawn on every scene, joined to the parameters the planner makes of the prompt. */
+  | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean; logo?: string }
+) & {
   /** Seconds after which the order, unless done, is canceled and refunded. */
   deadlineSeconds?: number;
   /** The quote to be charged by (POST /videos:quote for the same request). */
@@ -39,7 +43,8 @@ export interface RequestDeps {
 export function askedOrder(deps: RequestDeps, request: OrderRequest): AskedOrder {
   if (request.route === 'POST /videos:quick') {
     const params = refuseUndeliverable(deps.deliverable, deps.planPrompt(request.prompt), 'the prompt asks for ');
-    return { kind: 'quick', prompt: request.prompt, params: request.director_mode ? { ...params, director_mode: true } : params };
+    const asked = { ...params, ...(request.director_mode ? { director_mode: true } : {}), ...(request.logo ? { logo: request.logo } : {}) };
+    return { kind: 'quick', prompt: request.prompt, params: asked };
   }
   return { kind: 'explicit', params: refuseUndeliverable(deps.deliverable, resolveLanguage(request.params), '') };
 }

@@ -11,6 +11,7 @@ import { GeneratorFailed, type Generator } from './generator.ts';
 import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
+import type { AssetFiles } from './assets.ts';
 import type { RenderQueue } from './capacity.ts';
 import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
@@ -49,6 +50,8 @@ export interface StepPorts {
   /** Test-mode orders' generator (no provider calls, a short clip marked TEST): they cost nobody anything. */
   testModeGenerator: Generator;
   files: Pick<FileStore, 'put'>;
+  /** The order's copies of the assets it names (core/assets.ts), read into the render's scratch folder. */
+  assetCopies?: Pick<AssetFiles, 'readCopy'>;
   links: { issue(orderId: string, now: Date): Promise<OrderLinks> };
   metrics: Metrics;
   /** The address in the trial watermark. */
@@ -211,10 +214,12 @@ export class OrderSteps {
       const outDir = this.p.scratch.make();
       const started = this.p.now().getTime();
       try {
+        const images = await this.assetImages(order, outDir);
         const result = await this.generatorOf(order).renderer.render({
           orderId,
           script: order.script,
           params: order.params,
+          ...(images ? { images } : {}),
           outDir,
           ...(order.charge.trial ? { watermark: `${this.p.serviceAddress} (AI)` } : {}),
         });
@@ -228,6 +233,19 @@ export class OrderSteps {
       await this.p.orders.patch(orderId, { status: order.status, set: { rendered: true } }, this.p.now());
     }
     return stateOf(order);
+  }
+
+  /** The order's own copies of its assets, as files in `dir`: only those recorded on the order are read. */
+  private async assetImages(order: Order, dir: string): Promise<Record<string, string> | undefined> {
+    const ids = Object.keys(order.assets ?? {});
+    if (!ids.length) return undefined;
+    if (!this.p.assetCopies) throw new GeneratorFailed('The order names assets but this renderer reads none');
+    const images: Record<string, string> = {};
+    for (const id of ids) {
+      images[id] = `${dir}/asset-${id}`;
+      await this.p.assetCopies.readCopy(order.id, id, images[id]);
+    }
+    return images;
   }
 
   /** The posting pack beside the video, then running -> done with the metadata. */

@@ -2,6 +2,7 @@
 import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
 import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
+import type { OrderAsset } from './assets.ts';
 import { type Charge, movesMoney } from './pricing.ts';
 import type { QueuePlace } from './capacity.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -96,6 +97,8 @@ export interface Order {
   metadata?: { title: string; description: string; hashtags: string[] };
   /** The client's own pairs from the creation's `metadata`, as sent (answered as `client_metadata`). */
   clientMetadata?: Record<string, string>;
+  /** The assets the order names, checked and copied into its files (core/assets.ts), by asset id: all the render reads of them. */
+  assets?: Record<string, OrderAsset>;
   error?: { code: string; message: string };
   finishedAt?: string;
   /** Where it waits for a render slot (its last wait): eta_seconds reads its place from it. */

@@ -12,8 +12,9 @@
  *   execution goes on from it (the lapsed execution's own lapse step, having seen the decision, yields to it).
  */
 import type { ReviewDecision } from '../contract/review.ts';
+import { type AssetPorts, attachAssets, sceneAssetRefs } from './assets.ts';
 import { parseScript } from './script-text.ts';
-import { activeTasksExceeded, notAwaitingReview, regenLimitReached } from './errors.ts';
+import { activeTasksExceeded, InvalidParams, notAwaitingReview, regenLimitReached } from './errors.ts';
 import { newExecution } from './executions.ts';
 import type { Throughput } from './limits.ts';
 import { countsAgainstKey, MAX_REGENS, type Order } from './orders.ts';
@@ -27,6 +28,8 @@ export interface ReviewPorts {
   limits: Pick<Limits, 'activeTasks'>;
   /** The Retry-After of a review refused at the limit: a typical order's seconds. */
   throughput: Throughput;
+  /** The key's assets an edited script's `Image:` lines name: checked and copied into the order (422 naming `text`). */
+  assets?: AssetPorts;
   workflow: Pick<Workflow, 'start' | 'state'> & {
     /**
      * Completes the review wait's task token with the decision; false when that wait no longer exists (Step
@@ -66,6 +69,12 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   if (order.status !== 'awaiting_review') throw notAwaitingReview(order.status);
   if (decision.action === 'regen' && (order.regens ?? 0) >= MAX_REGENS) throw regenLimitReached(MAX_REGENS);
   const set = decisionFields(order, decision);
+  const refs = set.script ? sceneAssetRefs(set.script.scenes, 'text') : [];
+  if (refs.length) {
+    if (!p.assets) throw new InvalidParams('text', 'Image lines are not accepted here');
+    const attached = await attachAssets(p.assets, userId, order.id, refs, now, order.assets);
+    if (Object.keys(attached).length) set.assets = { ...order.assets, ...attached };
+  }
   // Running again holds one of the key's active tasks: refused at the limit, the order stays in awaiting_review.
   const activeLimit = countsAgainstKey(order) ? p.limits.activeTasks : undefined;
   if (!(await p.orders.transition({ order, to: 'running', set, now, ...(activeLimit !== undefined ? { activeLimit } : {}) }))) {

@@ -5,10 +5,12 @@
  *   Caption: Green tea in 30 seconds
  *   Voice: Let's talk about green tea.
  *   Visual: steam over a cup
+ *   Image: ast_01m88sdrykmmkkdgyfr9yzsa5f      (optional: the scene's picture is this asset of the key)
  *
  * Scenes are separated by a blank line or a "Scene N" line. Unlabelled lines count as voice; a scene without a
  * caption takes the start of its voice. Durations are derived again from the voice when text is parsed.
  */
+import { ASSET_ID_RE } from '../contract/orders.ts';
 import { InvalidParams } from './errors.ts';
 import type { Scene, Script } from './generator.ts';
 
@@ -17,11 +19,19 @@ const MIN_SCENE_SECONDS = 1.5;
 
 export function formatScript(script: Pick<Script, 'scenes'>): string {
   return script.scenes
-    .map((s, i) => [`Scene ${i + 1} (${Math.round(s.seconds * 10) / 10}s)`, `Caption: ${s.caption}`, `Voice: ${s.voiceover}`, `Visual: ${s.visual}`].join('\n'))
+    .map((s, i) =>
+      [
+        `Scene ${i + 1} (${Math.round(s.seconds * 10) / 10}s)`,
+        `Caption: ${s.caption}`,
+        `Voice: ${s.voiceover}`,
+        `Visual: ${s.visual}`,
+        ...(s.image ? [`Image: ${s.image}`] : []),
+      ].join('\n'),
+    )
     .join('\n\n');
 }
 
-const LABEL = /^(caption|voice|voiceover|visual)\s*:\s*(.*)$/i;
+const LABEL = /^(caption|voice|voiceover|visual|image)\s*:\s*(.*)$/i;
 const HEADER = /^scene\s+\d+\b.*$/i;
 
 /** Shortens text to at most `max` characters at a word boundary. */
@@ -69,12 +79,14 @@ export function parseScript(text: string, totalSeconds: number): Scene[] {
   const scenes = blocks.map((lines, i) => {
     let caption = '';
     let visual = '';
+    let image = '';
     const voice: string[] = [];
     for (const line of lines) {
       const m = LABEL.exec(line);
       const label = m?.[1]?.toLowerCase();
       if (label === 'caption') caption = m![2]!.trim();
       else if (label === 'visual') visual = m![2]!.trim();
+      else if (label === 'image') image = m![2]!.trim();
       else voice.push(label ? m![2]!.trim() : line);
     }
     const voiceover = voice.join(' ').replace(/\s+/g, ' ').trim();
@@ -83,7 +95,8 @@ export function parseScript(text: string, totalSeconds: number): Scene[] {
     if (caption.length > SCRIPT_LIMITS.caption)
       throw new InvalidParams('text', `the caption of scene ${i + 1} is longer than ${SCRIPT_LIMITS.caption} characters`);
     if (voiceover.length > SCRIPT_LIMITS.voice) throw new InvalidParams('text', `the voice of scene ${i + 1} is longer than ${SCRIPT_LIMITS.voice} characters`);
-    return { caption, voiceover, visual: visual || caption };
+    if (image && !ASSET_ID_RE.test(image)) throw new InvalidParams('text', `the Image of scene ${i + 1} must be an asset id (ast_...)`);
+    return { caption, voiceover, visual: visual || caption, ...(image ? { image } : {}) };
   });
   return allotSeconds(scenes, totalSeconds);
 }

@@ -42,6 +42,8 @@ export const REGIONS = {
   picture: { x: 260, y: 300, width: 560, height: 560 },
   caption: { x: 90, y: 900, width: 900, height: 520 },
   badge: { y: 1480, size: 44 },
+  /** The logo's box (an asset, `params.logo`): top left, clear of the picture's entrance and the trial watermark. */
+  logo: { x: 40, y: 60, width: 180, height: 180 },
   watermark: { x: 560, y: 60, width: 480, height: 90, size: 40 },
 } as const;
 
@@ -122,6 +124,20 @@ async function sceneVoice(scene: Scene, index: number, language: 'ru' | 'en', sa
   return speech.samples;
 }
 
+/**
+ * The asset each scene shows in the picture region, if any: its script's `Image:`, else the placement picture in the
+ * placement scenes (those that name the product).
+ */
+export function sceneImages(req: Pick<RenderRequest, 'script' | 'params'>): (string | undefined)[] {
+  const placement = req.params.placement;
+  const product = placement?.product.toLowerCase();
+  return req.script.scenes.map(
+    (s) =>
+      s.image ??
+      (placement?.image && product && [s.caption, s.visual, s.voiceover].some((t) => t.toLowerCase().includes(product)) ? placement.image : undefined),
+  );
+}
+
 /** The trial watermark's drawtext, top right on every frame (tests draw the same one to compare). */
 export function watermarkFilter(file: string): string {
   const wm = REGIONS.watermark;
@@ -158,11 +174,12 @@ export class EmbeddedRenderer implements Renderer {
       const voicesRun = clock.time('voice', () => this.voices(req, frames, say).finally(() => voice.close()));
       voicesRun.catch(() => undefined);
       const pictures = picturesFor(scenes, params.topic);
-      const pictureFiles = await clock.time('pictures', () => this.pictureFiles(dir, pictures));
+      const pictureFiles = await clock.time('pictures', () => this.pictureFiles(dir, req, pictures));
+      const logo = params.logo ? await clock.time('logo', () => this.assetPicture(req, params.logo!, dir, 'logo', REGIONS.logo)) : undefined;
       if (params.ai_visual) await this.aiBackgrounds(dir, scenes);
       const cover = join(req.outDir, 'cover.jpg');
       const silent = join(dir, 'video-only.mp4');
-      const stillsArgs = await clock.time('backgrounds', () => this.stillsArgs(dir, req, pictureFiles, cover));
+      const stillsArgs = await clock.time('backgrounds', () => this.stillsArgs(dir, req, pictureFiles, cover, logo));
       await clock.time('stills', () => runFfmpeg(stillsArgs, undefined, abort.signal));
 
       // 2. The video, and beside it the rest of the soundtrack (music, mix, AAC): on two cores the encoder leaves room
@@ -235,16 +252,41 @@ export class EmbeddedRenderer implements Renderer {
     }
   }
 
-  /** Each distinct picture once, as a PNG of the picture region's size. */
-  private async pictureFiles(dir: string, pictures: Picture[]): Promise<string[]> {
+  /**
+   * Each distinct picture once, as a PNG of the picture region's size: a scene's asset (its `Image:`, or the placement
+   * picture in a placement scene) where it has one, else the picture chosen for it.
+   */
+  private async pictureFiles(dir: string, req: RenderRequest, pictures: Picture[]): Promise<string[]> {
+    const images = sceneImages(req);
     const files = new Map<string, string>();
-    for (const p of pictures) {
-      if (files.has(p.code)) continue;
+    for (const [i, p] of pictures.entries()) {
+      const asset = images[i];
+      const name = asset ?? p.code;
+      if (files.has(name)) continue;
+      if (asset) {
+        files.set(name, await this.assetPicture(req, asset, dir, `picture-${asset}`, REGIONS.picture));
+        continue;
+      }
       const file = join(dir, `picture-${p.code}.png`);
       writeFileSync(file, await rasterize(p, REGIONS.picture.width));
       files.set(p.code, file);
     }
-    return pictures.map((p) => files.get(p.code)!);
+    return pictures.map((p, i) => files.get(images[i] ?? p.code)!);
+  }
+
+  /**
+   * An asset of the order (its copy, read by the render step) fitted into `box` keeping its proportions, centred on a
+   * transparent PNG of the box's size. Its size was checked (at most 4096 x 4096) before the order was accepted.
+   */
+  private async assetPicture(req: RenderRequest, assetId: string, dir: string, name: string, box: { width: number; height: number }): Promise<string> {
+    const source = req.images?.[assetId];
+    // The order's recorded assets are all the render is given; a name outside them is never read.
+    if (!source) throw new GeneratorFailed(`The order names the asset ${assetId}, which it has no copy of`);
+    const out = join(dir, `${name}.png`);
+    const { width: w, height: h } = box;
+    const fit = `scale=${w}:${h}:force_original_aspect_ratio=decrease:flags=bicubic,format=rgba,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:color=black@0`;
+    await runFfmpeg(['-y', '-i', source, '-frames:v', '1', '-vf', fit, out]);
+    return out;
   }
 
   /**
@@ -252,7 +294,7 @@ export class EmbeddedRenderer implements Renderer {
    * decodes nothing) and patch-i.yuv, the part of the still the picture rises through, without it; the cover is the
    * first full still's top.
    */
-  private stillsArgs(dir: string, req: RenderRequest, pictureFiles: string[], cover: string): string[] {
+  private stillsArgs(dir: string, req: RenderRequest, pictureFiles: string[], cover: string, logo?: string): string[] {
     const { script, params } = req;
     const args: string[] = ['-y'];
     const graph: string[] = [];
@@ -275,11 +317,18 @@ export class EmbeddedRenderer implements Renderer {
       const isCta = i === last && Boolean(params.cta);
       const still = { layout: layoutCaption(FONTS.caption, params.captions || isCta ? scene.caption : '', CAPTION_BOX), isCta };
       const filters = [fit, 'format=yuv420p', ...stillFilters(dir, i, still, badge)];
-      graph.push(`[${2 * i}:v]${filters.join(',')},split=2[bare${i}][under${i}]`);
+      // The logo, over the still (in the pan's middle), so that every frame and the cover carry it.
+      const mark = logo ? `[s${i}];[s${i}][logo${i}]overlay=x=${REGIONS.logo.x}:y=${REGIONS.logo.y + PAN / 2}:format=auto,format=yuv420p` : '';
+      graph.push(`[${2 * i}:v]${filters.join(',')}${mark},split=2[bare${i}][under${i}]`);
       graph.push(`[bare${i}]crop=${PATCH.width}:${PATCH.height}:${PATCH.x}:${PATCH.y}[patch${i}]`);
       graph.push(`[under${i}][${2 * i + 1}:v]overlay=x=${pic.x}:y=${pic.y}${i === 0 ? ',split=2[full0][cover0]' : `[full${i}]`}`);
       for (const kind of ['patch', 'full']) outputs.push('-map', `[${kind}${i}]`, '-frames:v', '1', '-f', 'rawvideo', join(dir, `${kind}-${i}.yuv`));
     });
+    if (logo) {
+      args.push('-i', logo);
+      const n = script.scenes.length;
+      graph.push(`[${2 * n}:v]split=${n}${script.scenes.map((_, i) => `[logo${i}]`).join('')}`);
+    }
     graph.push(`[cover0]crop=${WIDTH}:${HEIGHT}:0:0[cover]`);
     writeFileSync(join(dir, 'stills.graph'), graph.join(';\n'));
     return [...args, '-filter_complex_script', join(dir, 'stills.graph'), ...outputs, '-map', '[cover]', '-frames:v', '1', '-q:v', '3', cover];

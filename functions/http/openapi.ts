@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import * as balance from '../contract/balance.ts';
+import * as assets from '../contract/assets.ts';
 import * as orders from '../contract/orders.ts';
 import * as review from '../contract/review.ts';
 import * as webhooks from '../contract/webhooks.ts';
@@ -107,7 +108,7 @@ function queryParams(schema: Schema): Json[] {
 }
 
 const PATH_PARAMS: Record<string, Json> = {
-  id: { description: 'Order id (vid_...) or webhook id (wh_...)', schema: { type: 'string' } },
+  id: { description: 'Order id (vid_...), webhook id (wh_...) or asset id (ast_...)', schema: { type: 'string' } },
   file: { description: 'video.mp4 or cover.jpg', schema: { type: 'string' } },
   asset: { description: 'swagger-ui-bundle.js or swagger-ui.css', schema: { type: 'string' } },
 };
@@ -128,11 +129,13 @@ const REQUESTS: [string, Schema][] = [
   ['RotateWebhookRequest', webhooks.rotateWebhookBody],
   ['ResendRequest', webhooks.resendBody],
   ['BalanceAlertRequest', balance.balanceAlertBody],
+  ['CreateAssetRequest', assets.createAssetBody],
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
 const QUERIES: [string, Schema][] = [
   ['ListVideosQuery', orders.listOrdersQuery],
   ['ListTransactionsQuery', balance.listTransactionsQuery],
+  ['ListAssetsQuery', assets.listAssetsQuery],
 ];
 const ANSWERS: [string, Schema][] = [
   ['CreationResponse', orders.creationResponse],
@@ -149,6 +152,9 @@ const ANSWERS: [string, Schema][] = [
   ['Balance', balance.balanceResponse],
   ['BalanceLowEvent', balance.balanceLowEvent],
   ['TransactionList', balance.transactionList],
+  ['AssetCreated', assets.assetCreated],
+  ['Asset', assets.assetView],
+  ['AssetList', assets.assetList],
   ['ErrorResponse', errorEnvelope],
   ['GatewayMessage', gatewayMessage],
 ];
@@ -162,6 +168,7 @@ const SHARED: [string, Schema][] = [
   ['Channel', orders.channel],
   ['WebhookEvent', webhooks.webhookEvent],
   ['TransactionKind', balance.transactionKind],
+  ['AssetContentType', assets.assetContentType],
   ['ErrorCode', errorCode],
 ];
 /**
@@ -389,6 +396,7 @@ export function openApiDocument(serverUrl: string): Json {
     },
     tags: [
       { name: 'Orders', description: 'Order a video, follow it, review its script' },
+      { name: 'Assets', description: "The key's own pictures (product, logo), uploaded through presigned URLs and named by orders" },
       { name: 'Webhooks', description: "The key's webhook: registration and delivery attempts" },
       { name: 'Account', description: 'Balance, trial videos and plan' },
       { name: 'Files', description: 'Downloads through signed links, no key' },

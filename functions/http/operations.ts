@@ -21,6 +21,7 @@ import {
   quoteRequest,
   quoteResponse,
 } from '../contract/orders.ts';
+import { assetCreated, assetList, assetView, createAssetBody, listAssetsQuery } from '../contract/assets.ts';
 import { reviewBody } from '../contract/review.ts';
 import {
   createWebhookBody,
@@ -34,7 +35,7 @@ import {
   webhookTestResult,
 } from '../contract/webhooks.ts';
 import type { ErrorCode } from '../core/errors.ts';
-import { type Access, ADMIT, AUTH, CHANGE_WITH_EVENT, ETA, GET, POST } from '../app/grants.ts';
+import { type Access, ADMIT, AUTH, CHANGE_WITH_EVENT, ETA, GET, POST, USE_ASSETS } from '../app/grants.ts';
 
 /** The answer headers an operation may name; openapi.ts describes each once. */
 export type AnswerHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Location';
@@ -93,7 +94,7 @@ export interface Operation {
   notes?: Readonly<Partial<Record<ErrorCode, string>>>;
   summary: string;
   description: string;
-  tag: 'Orders' | 'Webhooks' | 'Account' | 'Files' | 'Contract';
+  tag: 'Orders' | 'Assets' | 'Webhooks' | 'Account' | 'Files' | 'Contract';
   examples?: { curl: string; js: string; python: string };
 }
 
@@ -102,8 +103,15 @@ const creation = {
   // The creation transaction: order, debit, slot, count, ledger, queue shard, idempotency record; a replay reads.
   // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
   // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
-  // A charge crossing the key's low-balance threshold records balance.low with it and starts its delivery.
-  access: { table: [...POST, ...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], startDelivery: true, takesOrders: true },
+  // A charge crossing the key's low-balance threshold records balance.low with it and starts its delivery; the assets
+  // it names checked and copied into the order.
+  access: {
+    table: [...POST, ...ADMIT, ...ETA],
+    orderMachine: ['StartExecution', 'SendTaskSuccess'],
+    startDelivery: true,
+    takesOrders: true,
+    ...USE_ASSETS,
+  },
   countPost: 'deferred',
   idempotent: true,
   answers: {
@@ -123,7 +131,7 @@ const creation = {
   ],
   notes: {
     invalid_params:
-      'also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field',
+      'also an Idempotency-Key used with a different request in the last 24 hours, a paid extra the service cannot make now, and an asset (`placement.image`, `logo`) that is not a usable picture of this key (none, another key’s, not uploaded, not the type declared, over 4096 x 4096 pixels); the message names the field',
     spend_limit_exceeded:
       "the order would take what the key's orders were charged this UTC month past the monthly spend limit the operator set (GET /balance shows both); nothing is charged",
   },
@@ -225,8 +233,9 @@ export const getVideo = {
 export const reviewVideo = {
   id: 'reviewVideo',
   route: { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
-  // A lost review wait is answered with a new execution (where the order's execution stands decides its name).
-  access: { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'] },
+  // A lost review wait is answered with a new execution (where the order's execution stands decides its name). An
+  // edited script's `Image:` assets checked and copied into the order.
+  access: { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'], ...USE_ASSETS },
   body: reviewBody,
   answers: { 200: { description: 'The order, now running', schema: orderRecord } },
   errors: ['forbidden', 'not_found', 'not_awaiting_review', 'regen_limit_reached', 'active_tasks_exceeded'],
@@ -379,6 +388,80 @@ export const resendEvents = {
   },
 } as const satisfies Operation;
 
+const ASSET_CURL_UPLOAD = `# the PUT the answer's upload describes (no API key): the declared type and length only
+curl -s -T logo.png -H 'Content-Type: image/png' "$UPLOAD_URL"`;
+
+export const createAsset = {
+  id: 'createAsset',
+  route: { method: 'POST', path: '/assets', handler: 'create-asset', auth: true },
+  // The asset and its owner item (one transaction); the upload URL presigned with the function's own PutObject grant.
+  access: { table: [...POST, 'PutItem'], assets: ['PutObject'] },
+  body: createAssetBody,
+  answers: { 201: { description: 'The asset, and where to upload its bytes', schema: assetCreated } },
+  summary: 'Create an asset (a picture of yours) and get its upload URL',
+  description:
+    'Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type` and exact `Content-Length`: storage refuses another type or length (403). Upload the bytes there with no API key, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. ' +
+    'The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names.',
+  tag: 'Assets',
+  examples: {
+    curl: `curl -s -X POST "$BASE/assets" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"kind": "image", "content_type": "image/png", "size_bytes": 48213}'\n${ASSET_CURL_UPLOAD}`,
+    js: `const asset = await client.uploadAsset(await readFile('logo.png'), 'image/png'); // POST /assets, then the PUT`,
+    python: `asset = client.upload_asset("logo.png")  # POST /assets, then the PUT`,
+  },
+} as const satisfies Operation;
+
+export const listAssets = {
+  id: 'listAssets',
+  route: { method: 'GET', path: '/assets', handler: 'list-assets', auth: true },
+  // The user's assets: one query of its partition.
+  access: { table: [...GET, 'Query'] },
+  query: listAssetsQuery,
+  answers: { 200: { description: 'A page of assets', schema: assetList } },
+  summary: "List the key's assets, newest first",
+  description: 'A page of the key’s assets (expired ones are gone). Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.',
+  tag: 'Assets',
+  examples: {
+    curl: `curl -s "$BASE/assets?limit=10" -H "X-API-Key: $KEY"`,
+    js: `for await (const asset of client.listAssets()) console.log(asset.id, asset.status);`,
+    python: `for asset in client.list_assets(): print(asset["id"], asset["status"])`,
+  },
+} as const satisfies Operation;
+
+export const getAsset = {
+  id: 'getAsset',
+  route: { method: 'GET', path: '/assets/{id}', handler: 'get-asset', auth: true },
+  // The user's asset; when it has none by the id, the owner item (403 or 404).
+  access: { table: GET },
+  answers: { 200: { description: 'The asset', schema: assetView } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Read an asset',
+  description: 'The asset and, once an order has named it, the verdict of its check (`status`, its size in pixels or why it was refused).',
+  tag: 'Assets',
+  examples: {
+    curl: `curl -s "$BASE/assets/ast_..." -H "X-API-Key: $KEY"`,
+    js: `const asset = await client.getAsset('ast_...');`,
+    python: `asset = client.get_asset("ast_...")`,
+  },
+} as const satisfies Operation;
+
+export const deleteAsset = {
+  id: 'deleteAsset',
+  route: { method: 'DELETE', path: '/assets/{id}', handler: 'delete-asset', auth: true },
+  // The asset read (the owner item for 403 or 404), it and its owner item deleted (one transaction), its bytes deleted.
+  access: { table: [...AUTH, 'DeleteItem'], assets: ['DeleteObject'] },
+  answers: { 204: { description: 'Deleted' } },
+  errors: ['forbidden', 'not_found'],
+  summary: 'Delete an asset and its bytes',
+  description:
+    'The asset and its uploaded bytes are deleted now. Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).',
+  tag: 'Assets',
+  examples: {
+    curl: `curl -s -X DELETE "$BASE/assets/ast_..." -H "X-API-Key: $KEY"`,
+    js: `await client.deleteAsset('ast_...');`,
+    python: `client.delete_asset("ast_...")`,
+  },
+} as const satisfies Operation;
+
 export const getBalance = {
   id: 'getBalance',
   route: { method: 'GET', path: '/balance', handler: 'get-balance', auth: true },
@@ -504,6 +587,10 @@ export const OPERATIONS: readonly Operation[] = [
   rotateWebhookSecret,
   testWebhook,
   resendEvents,
+  createAsset,
+  listAssets,
+  getAsset,
+  deleteAsset,
   getBalance,
   setBalanceAlert,
   listTransactions,

@@ -9,9 +9,17 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { services } from '../../functions/app/services.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../clients/js/src/cli.ts';
+import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
 import {
+  type ApiError,
   ConflictError,
   InsufficientFundsError,
+  sniffImageType,
   RateLimitError,
   retryAfterSeconds,
   UnexpectedResponseError,
@@ -41,6 +49,78 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: num
 }
 
 describe('the JavaScript client, its newer calls', () => {
+  it('uploads a picture (POST /assets, then the PUT), reads, lists and deletes it, and names it in an order', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });
+    const png = execFileSync(FFMPEG, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=0x00FF00:s=32x32',
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'png',
+      '-',
+    ]);
+    const asset = await client.uploadAsset(new Uint8Array(png));
+    assert.deepEqual([asset.content_type, asset.size_bytes, asset.status], ['image/png', png.length, 'unchecked']);
+    assert.equal(sniffImageType(new Uint8Array(png)), 'image/png');
+    const order = await client.createVideo({ topic: 'Lime', duration_seconds: 10, director_mode: true, logo: asset.id });
+    assert.equal((await client.getVideo(order.id)).params.logo, asset.id);
+    const read = await client.getAsset(asset.id);
+    assert.deepEqual([read.status, read.width, read.height], ['ready', 32, 32]);
+    const listed: string[] = [];
+    for await (const a of client.listAssets({ limit: 1 })) listed.push(a.id);
+    assert.deepEqual(listed, [asset.id]);
+    await client.deleteAsset(asset.id);
+    await assert.rejects(client.getAsset(asset.id), (e: ApiError) => e.status === 404);
+    // The storage refuses bytes of another length than declared: the upload's own error.
+    const created = await client.createAsset({ kind: 'image', content_type: 'image/png', size_bytes: png.length + 1 });
+    const put = await fetch(created.upload.url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(png) });
+    assert.equal(put.status, 403);
+    await assert.rejects(client.uploadAsset(new TextEncoder().encode('not a picture')), TypeError);
+  });
+
+  it('the command line uploads a file (assets upload FILE), lists and deletes it', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const file = join(mkdtempSync(join(tmpdir(), 'assets-cli-')), 'logo.png');
+    writeFileSync(
+      file,
+      execFileSync(FFMPEG, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=16x16', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-']),
+    );
+    // In this process (the linked bin is the installed workspace's, not this tree's): main with captured streams.
+    const run = async (...args: string[]) => {
+      let stdout = '';
+      const stream = (write: (s: string) => void) =>
+        ({
+          write: (s: string) => {
+            write(s);
+            return true;
+          },
+          isTTY: false,
+        }) as unknown as NodeJS.WriteStream;
+      const code = await main(args, {
+        stdout: stream((s) => (stdout += s)),
+        stderr: stream(() => undefined),
+        env: { VIDEO_SERVICE_URL: t.baseUrl, VIDEO_SERVICE_KEY: apiKey },
+      });
+      return { code, stdout };
+    };
+    const uploaded = await run('assets', 'upload', file, '--json');
+    assert.equal(uploaded.code, 0);
+    const id = JSON.parse(uploaded.stdout).id as string;
+    assert.match((await run('assets', 'list')).stdout, new RegExp(id));
+    assert.equal((await run('create', 'Cherries', '--duration', '10', '--director', '--logo', id)).code, 0);
+    assert.equal((await run('assets', 'delete', id)).code, 0);
+    assert.doesNotMatch((await run('assets', 'list')).stdout, new RegExp(id));
+    assert.equal((await run('assets', 'upload')).code, 2, 'bad usage');
+  });
+
   it('quotes, creates at the quoted price, cancels, and iterates the orders and the ledger across pages', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
     const client = new VideoClient({ baseUrl: t.baseUrl, apiKey });

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { createAsset, deleteAsset } from '../../functions/core/assets.ts';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
@@ -40,6 +41,8 @@ export interface Model {
   alerts: Map<string, { below: number; armed: boolean }>;
   /** The balance.low events each key must have had recorded: one per crossing. */
   crossings: Map<string, number>;
+  /** Every asset created, by whom, and whether its bytes are a usable picture (a bomb's are not); deleted ones too. */
+  assets: { id: string; owner: User; usable: boolean; deleted: boolean }[];
 }
 
 type Real = World;
@@ -72,10 +75,18 @@ export class Create implements Cmd {
     readonly key: string | undefined,
     /** Keys in order, so that the model's comparison of two requests is the service's (pairs in any order are one). */
     readonly metadata: Record<string, string> | undefined = undefined,
+    /** A logo: the model's asset of this index (any key's, usable or not, deleted or not). */
+    readonly logo: number | undefined = undefined,
   ) {}
   check = () => true;
   async run(m: Model, w: World) {
-    const request = requestOf(this.route, this.topic, this.extras);
+    const asset = this.logo !== undefined ? pick(m.assets, this.logo) : undefined;
+    const plain = requestOf(this.route, this.topic, this.extras);
+    const request: OrderRequest = !asset
+      ? plain
+      : plain.route === 'POST /videos'
+        ? { ...plain, params: { ...plain.params, logo: asset.id } }
+        : { ...plain, logo: asset.id };
     const quoted = this.quote !== undefined ? pick(m.quotes, this.quote) : undefined;
     const full: OrderRequest = {
       ...request,
@@ -89,6 +100,13 @@ export class Create implements Cmd {
     const live = held && heldAt(epochSeconds(expiryOf(new Date(held.at), IDEMPOTENCY_TTL_MS)), new Date(w.clock)) ? held : undefined;
     const chargesBefore = chargesOf(w, this.user);
     const r = await w.create(this.user, full, this.key);
+    // Assets never cross keys: naming another key's (or an unusable, or a deleted) asset is refused, charging nothing.
+    if (asset && !live && (asset.owner !== this.user || !asset.usable || asset.deleted)) {
+      assert.ok(!r.ok && r.code === 'invalid_params', `an order of ${this.user} naming ${asset.owner}'s asset ${asset.id} is refused`);
+      assert.equal(balanceOf(w, this.user), before.balance, 'and charges nothing');
+      count(asset.owner !== this.user ? "creations naming another key's asset (refused)" : 'creations naming an unusable asset (refused)');
+      return;
+    }
     // A refused creation charges nothing: no charge entry, no spend counted (a render cut off meanwhile may refund).
     if (!r.ok || r.value.kind === 'replayed') {
       // One process, nothing concurrent: a creation is never left contending with itself (a guard its own price fails).
@@ -136,6 +154,7 @@ export class Create implements Cmd {
       m.crossings.set(this.user, (m.crossings.get(this.user) ?? 0) + 1);
       count('balance.low crossings');
     }
+    if (asset) count('orders with their own asset as logo');
     if (quoted) m.quotedCost.set(id, quoted.cost);
     if (this.key) m.keys.set(`${this.user}:${this.key}`, { orderId: id, request: JSON.stringify(full), at: w.clock });
     m.ordersOf.set(this.user, [...(m.ordersOf.get(this.user) ?? []), id]);
@@ -145,7 +164,38 @@ export class Create implements Cmd {
       this.deadline ? `, deadline ${this.deadline}` : ''
     }${this.maxCost !== undefined ? `, max_cost ${this.maxCost}` : ''}${this.quote !== undefined ? `, quote #${this.quote}` : ''}${this.key ? `, key ${this.key}` : ''}${
       this.metadata ? `, metadata ${JSON.stringify(this.metadata)}` : ''
-    })`;
+    }${this.logo !== undefined ? `, logo #${this.logo}` : ''})`;
+}
+
+/** A 1 x 1 PNG, and the header of a 20,000 x 20,000 one (a decompression bomb): what the check reads of each. */
+const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNg+M8AAAICAQB7CYF4AAAAAElFTkSuQmCC', 'base64');
+const PNG_BOMB = Buffer.from(PNG_1x1);
+PNG_BOMB.writeUInt32BE(20_000, 16);
+PNG_BOMB.writeUInt32BE(20_000, 20);
+
+/** A client's assets: one uploaded (a picture, or a bomb), or one deleted. */
+export class AssetOp implements Cmd {
+  constructor(
+    readonly user: User,
+    readonly op: 'upload' | 'bomb' | 'delete',
+    readonly n: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    if (this.op === 'delete') {
+      const mine = m.assets.filter((a) => a.owner === this.user && !a.deleted);
+      const target = pick(mine, this.n);
+      if (!target) return;
+      await deleteAsset(w.assets, this.user, target.id, w.now());
+      target.deleted = true;
+      return;
+    }
+    const bytes = this.op === 'bomb' ? PNG_BOMB : PNG_1x1;
+    const created = await createAsset(w.assets, this.user, { kind: 'image', content_type: 'image/png', size_bytes: bytes.length }, w.now());
+    w.assets.files.upload(created, bytes);
+    m.assets.push({ id: created.id, owner: this.user, usable: this.op === 'upload', deleted: false });
+  }
+  toString = () => `asset(${this.user}, ${this.op}${this.op === 'delete' ? ` #${this.n}` : ''})`;
 }
 
 /** A client's burst: the same order made n times in a row (no key), as a loop that ignores its 429s. */
@@ -431,6 +481,12 @@ export function invariants(m: Model, w: World) {
     assert.equal(m.charged.get(o.id), o.charge.cost, `${o.id}: charged what its creation answered`);
     if (m.quotedCost.has(o.id)) assert.equal(o.charge.cost, m.quotedCost.get(o.id), `${o.id}: charged its quote`);
     assert.deepEqual(o.clientMetadata, m.metadata.get(o.id), `${o.id}: keeps the metadata its creation sent, and only that`);
+    // Assets never cross keys: an order holds copies of its own key's usable assets only, each copied into it.
+    for (const id of Object.keys(o.assets ?? {})) {
+      const asset = m.assets.find((a) => a.id === id);
+      assert.ok(asset && asset.owner === o.userId && asset.usable, `${o.id} of ${o.userId} holds the asset ${id} of ${asset?.owner}`);
+      assert.ok(w.assets.files.copies.has(`${o.id}/${id}`), `${o.id}: its copy of ${id}`);
+    }
     assert.ok(refunds.length <= 1, `${o.id}: refunded at most once`);
     assert.ok((o.regens ?? 0) <= MAX_REGENS, `${o.id}: rewritten ${o.regens} times, over ${MAX_REGENS}`);
     assert.equal(refunds.length === 1, Boolean(o.refunded), `${o.id}: a refund entry exactly when refunded`);
@@ -542,8 +598,9 @@ const create = fc
     sometimes(fc.nat(5)),
     sometimes(fc.constantFrom('k1', 'k2')),
     sometimes(fc.constantFrom<Record<string, string>>({ crm: 'a' }, { crm: 'b' }, { crm: 'a', src: 'x' })),
+    sometimes(fc.nat(8)),
   )
-  .map(([u, r, t, x, d, c, q, k, meta]) => new Create(u, r, t, x, d, c, q, k, meta));
+  .map(([u, r, t, x, d, c, q, k, meta, logo]) => new Create(u, r, t, x, d, c, q, k, meta, logo));
 const step = fc.tuple(fc.nat(30), fc.nat(9)).map(([n, f]) => new Step(n, f === 0));
 const review = fc
   .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const))
@@ -583,6 +640,9 @@ export const commandArbs = [
     .tuple(user, fc.constantFrom('register' as const, 'rotate' as const, 'delete' as const, 'ping' as const), fc.nat(20))
     .map(([u, op, n]) => new WebhookOp(u, op, n)),
   fc.tuple(user, fc.constantFrom('resendSince' as const, 'resendOne' as const), fc.nat(20)).map(([u, op, n]) => new WebhookOp(u, op, n)),
+  fc
+    .tuple(user, fc.constantFrom('upload' as const, 'upload' as const, 'bomb' as const, 'delete' as const), fc.nat(8))
+    .map(([u, op, n]) => new AssetOp(u, op, n)),
 ];
 
 export function newWorld(shards = 1): { model: Model; world: World } {
@@ -619,6 +679,7 @@ export function newWorld(shards = 1): { model: Model; world: World } {
     spendLimits: new Map(),
     alerts: new Map(),
     crossings: new Map(),
+    assets: [],
   };
   return { model, world };
 }

@@ -33,7 +33,18 @@ import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { writeScript } from '../../functions/generator/writer.ts';
 import { Engine } from './engine.ts';
 import { setBalanceAlert } from '../../functions/core/balance.ts';
-import { MemoryAccounts, MemoryCapacity, MemoryEvents, memoryLinks, MemoryMetrics, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from './memory.ts';
+import {
+  MemoryAccounts,
+  memoryAssets,
+  MemoryCapacity,
+  MemoryEvents,
+  memoryLinks,
+  MemoryMetrics,
+  MemoryOrders,
+  MemoryQuotes,
+  MemoryTable,
+  MemoryWebhooks,
+} from './memory.ts';
 import { OrderQuoting } from '../../functions/core/quote-order.ts';
 
 export const SLOTS = 2;
@@ -62,6 +73,8 @@ export class World {
   clock = Date.parse('2026-11-23T10:00:00Z');
   readonly now = () => new Date(this.clock);
   readonly table = new MemoryTable();
+  /** The keys' assets: records on the table, objects and the orders' copies in memory. */
+  readonly assets = memoryAssets(this.table);
   readonly orders = new MemoryOrders(this.table);
   readonly capacity = new MemoryCapacity(this.table);
   readonly events = new MemoryEvents(this.table);
@@ -149,6 +162,12 @@ export class World {
       // choice, tested in order-steps.test.ts).
       testModeGenerator: this.generator(),
       files: { put: async (orderId, file, body) => void this.files.set(`${orderId}/${file}`, String(body)) },
+      // The render reads the order's own copies only: one missing fails the render (the model's invariant checks none is).
+      assetCopies: {
+        readCopy: async (orderId, assetId) => {
+          if (!this.assets.files.copies.has(`${orderId}/${assetId}`)) throw new Error(`order ${orderId} has no copy of ${assetId}`);
+        },
+      },
       links: memoryLinks,
       metrics: this.metrics,
       serviceAddress: 'video.example',
@@ -188,6 +207,7 @@ export class World {
       queue: queueViews,
     });
     this.creation = new OrderCreation({
+      assets: this.assets,
       orders: this.orders,
       quotes,
       planPrompt: planFromPrompt,

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
+import type { Asset, AssetCheck, AssetFiles, AssetPorts, AssetStore } from '../../functions/core/assets.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
@@ -80,6 +81,8 @@ export class MemoryTable {
   unstarted = new Set<string>();
   /** Orders with a deadline, by id: the deadline's moment (their markers). */
   deadlines = new Map<string, string>();
+  /** The keys' assets by id (the owner item is the asset's userId). */
+  assets = new Map<string, Asset>();
 
   addAccount(a: Partial<Account> & { userId: string }): Account {
     const account: Account = { balance: 0, trialVideosLeft: 0, heavyUsed: 0, activeTasks: 0, reviewsPending: 0, ledgerSeq: 0, ...a };
@@ -404,9 +407,11 @@ export function memoryCreation(
   deliverable: Deliverable = { ai_visual: true, voice_clone: true },
   prices: Prices = DEFAULT_PRICES,
   announce: Announce = async () => undefined,
+  assets: AssetPorts = memoryAssets(table),
 ) {
   const orders = new MemoryOrders(table);
   return new OrderCreation({
+    assets,
     orders,
     quotes: new MemoryQuotes(table),
     planPrompt: planFromPrompt,
@@ -429,6 +434,82 @@ export function memoryCreation(
     log: { error: log },
   });
 }
+
+/** The keys' assets on the table's map (their records, conditions as the adapter's: TTL counted as the table does). */
+export class MemoryAssets implements AssetStore {
+  constructor(private readonly t: MemoryTable) {}
+  private held = (a: Asset | undefined, now: Date) => (a && heldAt(epochSeconds(new Date(a.expiresAt)), now) ? a : undefined);
+  async create(asset: Asset): Promise<void> {
+    if (this.t.assets.has(asset.id)) throw new Error(`asset ${asset.id} exists`);
+    this.t.assets.set(asset.id, clone(asset));
+  }
+  async get(userId: string, assetId: string, now: Date): Promise<Asset | undefined> {
+    const a = this.held(this.t.assets.get(assetId), now);
+    return a?.userId === userId ? clone(a) : undefined;
+  }
+  async ownerOf(assetId: string, now: Date): Promise<string | undefined> {
+    return this.held(this.t.assets.get(assetId), now)?.userId;
+  }
+  async ofUser(userId: string, range: { below?: string; limit: number }, now: Date): Promise<{ assets: Asset[]; more: boolean }> {
+    const mine = [...this.t.assets.values()]
+      .filter((a) => a.userId === userId && this.held(a, now) && (range.below === undefined || a.id < range.below))
+      .sort((a, b) => byKey(b.id, a.id));
+    return { assets: mine.slice(0, range.limit).map(clone), more: mine.length > range.limit };
+  }
+  async recordCheck(asset: Asset, check: AssetCheck): Promise<void> {
+    const a = this.t.assets.get(asset.id);
+    if (a) a.check = clone(check);
+  }
+  async delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<boolean> {
+    return this.t.assets.get(asset.id)?.userId === asset.userId && this.t.assets.delete(asset.id);
+  }
+  async idsOfUser(userId: string): Promise<string[]> {
+    return [...this.t.assets.values()].filter((a) => a.userId === userId).map((a) => a.id);
+  }
+}
+
+/** The bucket's asset objects and the orders' copies; `upload` is a client's PUT to the presigned URL. */
+export class MemoryAssetFiles implements AssetFiles {
+  objects = new Map<string, { bytes: Uint8Array; etag: string }>();
+  copies = new Map<string, Uint8Array>();
+  private versions = 0;
+  upload(asset: Pick<Asset, 'id'>, bytes: Uint8Array) {
+    this.objects.set(asset.id, { bytes, etag: `"v${++this.versions}"` });
+  }
+  async uploadUrl(asset: Asset, seconds: number) {
+    return {
+      url: `https://files.example/assets/${asset.userId}/${asset.id}?seconds=${seconds}`,
+      headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes) },
+    };
+  }
+  async stat(asset: Asset) {
+    const o = this.objects.get(asset.id);
+    return o ? { size: o.bytes.length, etag: o.etag } : undefined;
+  }
+  async head(asset: Asset, etag: string, bytes: number) {
+    const o = this.objects.get(asset.id);
+    return o?.etag === etag ? o.bytes.subarray(0, bytes) : undefined;
+  }
+  async copyToOrder(asset: Asset, etag: string, orderId: string) {
+    const o = this.objects.get(asset.id);
+    if (o?.etag !== etag) return false;
+    this.copies.set(`${orderId}/${asset.id}`, o.bytes);
+    return true;
+  }
+  async readCopy(orderId: string, assetId: string, toPath: string) {
+    const copy = this.copies.get(`${orderId}/${assetId}`);
+    if (!copy) throw new Error(`no copy of ${assetId} in ${orderId}`);
+    writeFileSync(toPath, copy);
+  }
+  async delete(asset: Pick<Asset, 'id'>) {
+    this.objects.delete(asset.id);
+  }
+}
+
+export const memoryAssets = (table: MemoryTable, files = new MemoryAssetFiles()): AssetPorts & { files: MemoryAssetFiles } => ({
+  assets: new MemoryAssets(table),
+  files,
+});
 
 /** The quoting use case on these ports, with the default prices, and an empty render queue. */
 export function memoryQuoting(table: MemoryTable, prices: Prices = DEFAULT_PRICES) {

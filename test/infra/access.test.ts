@@ -8,6 +8,7 @@
  * the reason the local run cannot show it.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { ACCESS, type Access, FUNCTION_ACCESS } from '../../lib/access.ts';
@@ -17,6 +18,7 @@ import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
 import { actionsOf } from '../support/aws-actions.ts';
+import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 import { waitingIn } from '../../functions/core/capacity.ts';
 
@@ -29,6 +31,8 @@ const t = useStack({
   SWEEP_GRACE_SECONDS: '0',
   // Every function reads the queue itself, as each does in its own Lambda (one process here shares a snapshot).
   QUEUE_SNAPSHOT_MS: '0',
+  // The run makes more POSTs than a key may in a minute.
+  LIMIT_POSTS_PER_MINUTE: '1000',
 });
 let receiver: Server | undefined;
 after(() => receiver?.close());
@@ -40,7 +44,8 @@ function granted(a: Access): Set<string> {
   return new Set([
     ...(a.table ?? []).map((x) => `dynamodb:${x}`),
     ...(a.bucket ?? []).map((x) => `s3:${x}`),
-    ...(a.listBucket ? ['s3:ListBucket'] : []),
+    ...(a.assets ?? []).map((x) => `s3:${x}`),
+    ...(a.listBucket || a.listAssets ? ['s3:ListBucket'] : []),
     ...(a.orderMachine ?? []).map((x) => (x === 'StartExecution' ? 'states:StartExecution:order' : `states:${x}`)),
     ...(a.startDelivery ? ['states:StartExecution:delivery'] : []),
     ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
@@ -165,10 +170,26 @@ describe('least privilege', () => {
     assert.equal((await t.api('POST', '/balance/alerts', { key, body: { below: 9_950 } })).status, 200);
     assert.equal((await t.api('GET', '/nothing-here', { key })).status, 404);
 
+    // Pictures of the key's own, uploaded through their presigned URLs (no function runs the PUT), read and listed;
+    // orders below name them, each a new one (a creation or a review checks an asset at its first use, then copies it
+    // into the order; the renders read those copies).
+    const upload = async (color: string) => {
+      const lavfi = ['-f', 'lavfi', '-i', `color=c=${color}:s=64x64`];
+      const png = execFileSync(FFMPEG, ['-v', 'error', ...lavfi, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-']);
+      const asset = await t.api('POST', '/assets', { key, body: { kind: 'image', content_type: 'image/png', size_bytes: png.length } });
+      assert.equal(asset.status, 201, asset.text);
+      const put = await fetch(asset.body.upload.url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(png) });
+      assert.equal(put.status, 200);
+      return asset.body.id as string;
+    };
+    const [logo, product, scene] = [await upload('0x3366FF'), await upload('0x33FF66'), await upload('0xFF3366')];
+    assert.equal((await t.api('GET', `/assets/${logo}`, { key })).status, 200);
+    assert.equal((await t.api('GET', '/assets', { key })).status, 200);
+
     // A quote (nothing charged), then orders.
     assert.equal((await t.api('POST', '/videos:quote', { key, body: { topic: 'Tea', music: 'song' } })).status, 200);
     // A quick order to done, created twice with one Idempotency-Key (the second is a replay), then downloaded.
-    const quick = { key, body: { prompt: 'A 10 second video about green tea, no music, no voiceover' }, headers: { 'idempotency-key': 'access-1' } };
+    const quick = { key, body: { prompt: 'A 10 second video about green tea, no music, no voiceover', logo }, headers: { 'idempotency-key': 'access-1' } };
     const created = await t.api('POST', '/videos:quick', quick);
     assert.equal(created.status, 201);
     assert.equal((await t.api('POST', '/videos:quick', quick)).status, 200);
@@ -205,7 +226,9 @@ describe('least privilege', () => {
     await waitForStatus(t, key, director.body.id, ['awaiting_review']);
     assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'regen', note: 'shorter' } })).status, 200);
     await waitForStatus(t, key, director.body.id, ['awaiting_review']);
-    assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: { action: 'approve' } })).status, 200);
+    // Edited, with a scene showing the key's picture (the review checks it and copies it into the order).
+    const edited = { action: 'edit', text: `Caption: Tea time\nVisual: a cup\nImage: ${scene}` };
+    assert.equal((await t.api('POST', `/videos/${director.body.id}/review`, { key, body: edited })).status, 200);
     assert.equal((await waitForStatus(t, key, director.body.id, ['done', 'error'])).status, 'done');
     assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
 
@@ -287,7 +310,7 @@ describe('least privilege', () => {
       return false;
     };
     assert.ok(await hold(dead), 'the dead order holds the slot');
-    const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', ...VIDEO } });
+    const waiting = await t.api('POST', '/videos', { key, body: { topic: 'Water', ...VIDEO, placement: { product: 'Spring', image: product } } });
     assert.equal((await t.api('GET', `/videos/${waiting.body.id}`, { key })).body.status, 'queued');
     const { handler: markFailed } = await import('../../functions/steps/mark-failed.ts');
     await invoke('mark-failed', () => markFailed({ orderId: dead.orderId, failure: { Error: 'States.Timeout' } }, lambdaContext('mark-failed')));
@@ -348,6 +371,8 @@ describe('least privilege', () => {
     assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { event_id: errorEvent } })).body.resent, [errorEvent]);
     assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { since: '2026-01-01T00:00:00Z' } })).body.resent, []);
     assert.equal((await t.api('DELETE', `/webhooks/${hook.body.id}`, { key })).status, 204);
+    // The picture deleted, its bytes with it (the orders keep their copies).
+    assert.equal((await t.api('DELETE', `/assets/${logo}`, { key })).status, 204);
 
     // By the function each call ran as: the custom methods' function runs several handlers, with the union of their grants.
     const missing: string[] = [];

@@ -410,12 +410,13 @@ describe('the CDK stack', () => {
       for (const a of dataActions) assert.doesNotMatch(a, /\*/, `${name}: ${a}`);
       for (const s of statements.filter((x) => actionsOf(x).some((a) => /^(dynamodb|s3):/.test(a)))) {
         const text = JSON.stringify(s.Resource);
-        assert.ok(!/"\*"/.test(text) && !/\/\*"/.test(text.replace('/orders/*', '')), `${name}: ${text}`);
+        assert.ok(!/"\*"/.test(text) && !/\/\*"/.test(text.replace('/orders/*', '').replace('/assets/*', '')), `${name}: ${text}`);
       }
       const expect = [
         ...(access.table ?? []).map((a) => `dynamodb:${a}`),
         ...(access.bucket ?? []).map((a) => `s3:${a}`),
-        ...(access.listBucket ? ['s3:ListBucket'] : []),
+        ...(access.assets ?? []).map((a) => `s3:${a}`),
+        ...(access.listBucket || access.listAssets ? ['s3:ListBucket'] : []),
         ...(access.linkKey ? ['secretsmanager:GetSecretValue'] : []),
         ...(access.orderMachine ?? []).map((a) => `states:${a}`),
         ...(access.startDelivery ? ['states:StartExecution'] : []),
@@ -488,6 +489,15 @@ describe('the CDK stack', () => {
     )!;
     const listing = (name: string) => statementsOf(fn('http', name)[0]).filter((s) => actionsOf(s).includes('s3:ListBucket'));
     assert.deepEqual(listing('download-file'), [{ Action: 's3:ListBucket', Effect: 'Allow', Resource: { 'Fn::GetAtt': [bucket, 'Arn'] } }]);
+    // Taking orders lists only within assets/ (a listing carries s3:prefix): whether an asset was uploaded.
+    assert.deepEqual(listing('create-video'), [
+      {
+        Action: 's3:ListBucket',
+        Condition: { StringLike: { 's3:prefix': 'assets/*' } },
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [bucket, 'Arn'] },
+      },
+    ]);
   });
 
   it("gives the bot's order function no route and lets only the bot's role invoke it", () => {
@@ -540,7 +550,13 @@ describe('the CDK stack', () => {
     assertions.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Prefix: 'orders/', ExpirationInDays: 30, Status: 'Enabled' })]) },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([
+          Match.objectLike({ Prefix: 'orders/', ExpirationInDays: 30, Status: 'Enabled' }),
+          // The keys' uploaded pictures go after their 30 days too (their records' TTL).
+          Match.objectLike({ Prefix: 'assets/', ExpirationInDays: 30, Status: 'Enabled' }),
+        ]),
+      },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'files/' }),
     });
     assertions.hasResourceProperties('AWS::S3::BucketPolicy', {

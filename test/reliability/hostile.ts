@@ -82,6 +82,7 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
   { method: 'POST', path: () => '/webhooks', valid: { url: 'https://example.com/hook' } },
   // null removes the alert: a valid value, not a wrong one.
   { method: 'POST', path: () => '/balance/alerts', valid: { below: 500 }, alsoValid: [null] },
+  { method: 'POST', path: () => '/assets', valid: { kind: 'image', content_type: 'image/png', size_bytes: 1000 } },
 ];
 
 /** The wrong values of a body's field, less those its route takes (`alsoValid`). */
@@ -216,6 +217,11 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     add('bad id', 'POST', `/videos/${id}/cancel`);
     add('bad id', 'DELETE', `/webhooks/${id}`);
     add('bad id', 'GET', `/webhooks/${id}/deliveries`);
+    add('bad id', 'GET', `/assets/${id}`);
+    add('bad id', 'DELETE', `/assets/${id}`);
+    // An order naming a malformed (or another kind of) id as its picture: 422 naming the field, nothing charged.
+    add('bad asset id', 'POST', '/videos', JSON.stringify({ topic: 'Tea', duration_seconds: 10, logo: id }));
+    add('bad asset id', 'POST', '/videos', JSON.stringify({ topic: 'Tea', duration_seconds: 10, placement: { product: 'Cup', image: id } }));
     add('bad id', 'GET', `/files/${id}/video.mp4`);
     add('bad id', 'GET', `/files/${opts.orderId}/${id}`);
     add('bad id', 'GET', `/files/${id}/video.mp4?expires=9999999999&sig=${'A'.repeat(43)}`);
@@ -225,6 +231,16 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
     out.push({ kind: 'path trick', method, path, headers: json, ...(method === 'POST' ? { body: '{}' } : {}) });
   }
   add('review on a webhook id', 'POST', `/videos/${opts.webhookId}/review`, JSON.stringify({ action: 'approve' }));
+  // An order id where an asset id goes, and a well-formed asset id that exists nowhere: 404, or 422 naming the field.
+  add('asset route on an order id', 'GET', `/assets/${opts.orderId}`);
+  add('unknown asset', 'POST', '/videos', JSON.stringify({ topic: 'Tea', duration_seconds: 10, logo: 'ast_01m88sdrykmmkkdgyfr9yzsa5f' }));
+  add('unknown asset', 'POST', '/videos:quick', JSON.stringify({ prompt: 'Tea', logo: 'ast_01m88sdrykmmkkdgyfr9yzsa5f' }));
+  for (const size of [0, -1, 10 * 1024 * 1024 + 1, 1.5, 2 ** 53]) {
+    add('asset size', 'POST', '/assets', JSON.stringify({ kind: 'image', content_type: 'image/png', size_bytes: size }));
+  }
+  for (const type of ['image/gif', 'image/svg+xml', 'text/html', 'IMAGE/PNG', '']) {
+    add('asset type', 'POST', '/assets', JSON.stringify({ kind: 'image', content_type: type, size_bytes: 100 }));
+  }
   for (const query of [
     'limit=0',
     'limit=-1',

@@ -30,6 +30,8 @@ export function actionsOf(commandName: string, input: Record<string, any>): stri
     DeleteObject: 's3:DeleteObject',
   };
   if (s3[name]) return [s3[name]];
+  // A copy reads its source and writes its key.
+  if (name === 'CopyObject') return ['s3:PutObject', 's3:GetObject'];
   if (name === 'StartExecution') return [`states:StartExecution:${String(input.stateMachineArn).split(':').at(-1)}`];
   if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
   if (name === 'DescribeExecution') return [`states:DescribeExecution:${String(input.executionArn).split(':').at(-2)}`];
@@ -47,6 +49,9 @@ const machineArn = (machine: string) => `<${machine[0]!.toUpperCase()}${machine.
  */
 export function grantsOf(commandName: string, input: Record<string, any>): string[] {
   const keys: string[] = [input.Key, input.Prefix, ...(input.Delete?.Objects ?? []).map((o: { Key: string }) => o.Key)].filter(Boolean);
+  if (commandName === 'CopyObjectCommand') {
+    return [`s3:PutObject on <BucketName>/${String(input.Key).split('/')[0]}/*`, `s3:GetObject on <BucketName>/${String(input.CopySource).split('/')[1]}/*`];
+  }
   return actionsOf(commandName, input).flatMap((a) => {
     const [service, action, machine] = a.split(':') as [string, string, string?];
     if (machine) return [`${service}:${action} on ${action === 'StartExecution' ? '' : 'executions of '}${machineArn(machine)}`];

@@ -79,6 +79,8 @@ function frame(file: string, seconds: number, r: Region, vf: string, output: str
 
 /** Grey pixels (0..255) of a region of the frame at `seconds`. */
 export const region = (file: string, seconds: number, r: Region): Buffer => frame(file, seconds, r, 'format=gray', ['-f', 'rawvideo']);
+/** RGB pixels (three bytes each) of a region of the frame at `seconds`. */
+export const rgbRegion = (file: string, seconds: number, r: Region): Buffer => frame(file, seconds, r, 'format=rgb24', ['-f', 'rawvideo']);
 
 /** The index of the frame `-ss seconds` gives: the first at or after that time (ffmpeg reads the time in microseconds). */
 const frameIndex = (seconds: number, fps: number) => Math.ceil((Math.round(seconds * 1e6) * fps) / 1e6 - 1e-9);

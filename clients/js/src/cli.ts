@@ -4,11 +4,11 @@
  * `--json` output can be piped. Exit codes: 0 done (or waiting for a review), 1 refused or failed, 2 bad usage.
  */
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { ApiError, VideoClient, type CreateVideoRequest, type Order, type ReviewRequest, type Transaction } from './index.ts';
+import { ApiError, type Asset, VideoClient, type CreateVideoRequest, type Order, type ReviewRequest, type Transaction } from './index.ts';
 
 const USAGE = `Usage: video-client <command> [options]
 
@@ -29,6 +29,9 @@ Commands:
   webhook rotate <id> [--overlap <s>]   a new webhook secret; the old one signs beside it for the overlap
   webhook test <id>              send a test event now and show what the receiver answered
   webhook resend <id> <event id> | --since <time>   deliver one event again, or every dropped one since a time
+  assets upload <file>           upload a picture (PNG, JPEG, WebP, up to 10 MiB) and print its asset id
+  assets list [--limit n]        the key's assets, newest first
+  assets delete <id>             delete an asset and its bytes
 
 Options:
   --wait                 follow the order until it is done, failed or waiting for a review, with progress on stderr
@@ -40,10 +43,12 @@ Options:
   --quote <id>           create: be charged exactly this quote (made for the same request)
   --max-cost <n>         create: refuse the order if it would cost more
   --metadata KEY=VALUE   create: your own pair on the order (repeatable); list: only orders with this pair
+  --logo <asset id>      create: your logo (an uploaded asset) in the corner of every scene
   -h, --help             this text
 
 Order options (create): --director, --duration <s>, --language auto|ru|en, --tone <tone>, --music stock|song|none,
-  --voice standard|clone|none, --ai-visual, --no-captions, --cta "<text>", --product "<name>"`;
+  --voice standard|clone|none, --ai-visual, --no-captions, --cta "<text>", --product "<name>",
+  --product-image <asset id> (with --product: the product's picture in its scene)`;
 
 class UsageError extends Error {}
 
@@ -65,7 +70,7 @@ function count(value: string, name: string, min = 1): number {
   return n;
 }
 
-const ORDER_OPTIONS = ['director', 'duration', 'language', 'tone', 'music', 'voice', 'ai-visual', 'no-captions', 'cta', 'product'] as const;
+const ORDER_OPTIONS = ['director', 'duration', 'language', 'tone', 'music', 'voice', 'ai-visual', 'no-captions', 'cta', 'product', 'product-image'] as const;
 
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
@@ -97,6 +102,8 @@ function parse(argv: string[]) {
       'no-captions': { type: 'boolean' },
       cta: { type: 'string' },
       product: { type: 'string' },
+      'product-image': { type: 'string' },
+      logo: { type: 'string' },
     },
   });
   return { values, positionals };
@@ -115,7 +122,8 @@ function orderRequest(topic: string, v: Values): CreateVideoRequest {
   if (v['ai-visual']) request.ai_visual = true;
   if (v['no-captions']) request.captions = false;
   if (v.cta !== undefined) request.cta = v.cta;
-  if (v.product !== undefined) request.placement = { product: v.product };
+  if (v.product !== undefined) request.placement = { product: v.product, ...(v['product-image'] ? { image: v['product-image'] } : {}) };
+  else if (v['product-image'] !== undefined) throw new UsageError('--product-image goes with --product');
   return request as CreateVideoRequest;
 }
 
@@ -225,6 +233,7 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
           ...(v.quote ? { quote_id: v.quote } : {}),
           ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}),
           ...(v.metadata ? { metadata: pairs(v.metadata) } : {}),
+          ...(v.logo ? { logo: v.logo } : {}),
         };
         const created = full
           ? await client.createVideo({ ...orderRequest(args[0], v), ...options })
@@ -320,6 +329,31 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
           return 0;
         }
         throw new UsageError(`unknown webhook action: ${action}`);
+      }
+      case 'assets': {
+        const [action, target] = args;
+        if (action === 'upload' && target) {
+          const asset = await client.uploadAsset(new Uint8Array(await readFile(target)));
+          out(asset, `${asset.id}: uploaded ${target} (${asset.content_type}, ${asset.size_bytes} bytes); name it as --logo or --product-image`);
+          return 0;
+        }
+        if (action === 'list' && !target) {
+          const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+          const assets: Asset[] = [];
+          for await (const a of client.listAssets({ limit: Math.min(100, limit) })) {
+            assets.push(a);
+            if (assets.length >= limit) break;
+          }
+          const size = (a: Asset) => (a.width ? `${a.width}x${a.height}` : (a.refusal ?? ''));
+          out(assets, assets.map((a) => `${a.id}  ${a.status.padEnd(9)} ${a.content_type.padEnd(10)} ${a.created_at}  ${size(a)}`).join('\n') || 'no assets');
+          return 0;
+        }
+        if (action === 'delete' && target) {
+          await client.deleteAsset(target);
+          out({ deleted: target }, `${target}: deleted`);
+          return 0;
+        }
+        throw new UsageError('assets takes: upload <file> | list | delete <id>');
       }
       default:
         throw new UsageError(`unknown command: ${command}`);

@@ -29,6 +29,30 @@ export type WebhookList = Schemas['WebhookList'];
 export type DeliveryList = Schemas['DeliveryList'];
 export type ResendResult = Schemas['ResendResult'];
 export type ErrorCode = Schemas['ErrorCode'];
+export type Asset = Schemas['Asset'];
+export type AssetCreated = Schemas['AssetCreated'];
+export type AssetList = Schemas['AssetList'];
+export type AssetContentType = Schemas['AssetContentType'];
+
+/** The storage's refusal of an asset's upload (its XML error code, such as SignatureDoesNotMatch or AccessDenied). */
+export class UploadError extends Error {
+  override readonly name = 'UploadError';
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+  ) {
+    super(`The upload was refused: HTTP ${status}${code ? ` ${code}` : ''}`);
+  }
+}
+
+/** The picture type of these bytes by their signature (PNG, JPEG, WebP), for uploadAsset when none is given. */
+export function sniffImageType(bytes: Uint8Array): AssetContentType | undefined {
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (bytes[0] === 0x89 && ascii(1, 4) === 'PNG') return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
+}
 
 /** An answer in the error envelope, by its code. */
 export class ApiError extends Error {
@@ -301,6 +325,56 @@ export class VideoClient {
   /** Delivers again one event (`{event_id}`) or every event dropped since a time (`{since}`). */
   resendEvents(webhookId: string, what: { event_id: string } | { since: string }, options: CallOptions = {}): Promise<ResendResult> {
     return this.request('POST', `/webhooks/${path(webhookId)}/resend`, { ...options, body: what });
+  }
+
+  /** Declares a picture (PNG, JPEG or WebP, up to 10 MiB): the asset and the presigned URL to PUT its bytes to within 15 minutes. */
+  createAsset(body: Schemas['CreateAssetRequest'], options: CallOptions = {}): Promise<AssetCreated> {
+    return this.request('POST', '/assets', { ...options, body });
+  }
+
+  /**
+   * Uploads a picture: POST /assets, then the PUT of the bytes to its presigned URL (no key; the declared type and
+   * exact length only). The type is read from the bytes unless given. Name the answer's `id` in an order
+   * (`placement.image`, `logo`). Throws UploadError when the storage refuses the PUT.
+   */
+  async uploadAsset(file: Uint8Array, contentType?: AssetContentType, options: CallOptions = {}): Promise<AssetCreated> {
+    const type = contentType ?? sniffImageType(file);
+    if (!type) throw new TypeError('Not a PNG, JPEG or WebP picture: pass its contentType if it is one');
+    const asset = await this.createAsset({ kind: 'image', content_type: type, size_bytes: file.length }, options);
+    const res = await fetch(asset.upload.url, {
+      method: asset.upload.method,
+      // fetch sets Content-Length from the body, which is the declared length.
+      headers: { 'content-type': type },
+      body: new Uint8Array(file),
+      signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs * 4), ...(options.signal ? [options.signal] : [])]),
+    });
+    if (!res.ok) throw new UploadError(res.status, /<Code>([^<]+)<\/Code>/.exec(await res.text())?.[1]);
+    await res.body?.cancel();
+    return asset;
+  }
+
+  getAsset(id: string, options: CallOptions = {}): Promise<Asset> {
+    return this.request('GET', `/assets/${path(id)}`, options);
+  }
+
+  /** A page of the key's assets, newest first. */
+  listAssetsPage(query: { limit?: number; starting_after?: string } = {}, options: CallOptions = {}): Promise<AssetList> {
+    return this.request('GET', `/assets${queryString(query)}`, options);
+  }
+
+  /** Every asset of the key, newest first, following the cursor page by page. */
+  async *listAssets(query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<Asset> {
+    for (let cursor: string | undefined; ; ) {
+      const page = await this.listAssetsPage({ ...query, ...(cursor ? { starting_after: cursor } : {}) }, options);
+      yield* page.data;
+      if (!page.has_more || !page.next_starting_after) return;
+      cursor = page.next_starting_after;
+    }
+  }
+
+  /** Deletes the asset and its bytes (orders made before keep their copies). */
+  async deleteAsset(id: string, options: CallOptions = {}): Promise<void> {
+    await this.request('DELETE', `/assets/${path(id)}`, options);
   }
 
   /**

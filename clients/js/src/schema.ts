@@ -502,6 +502,129 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the key's assets, newest first
+         * @description A page of the key’s assets (expired ones are gone). Pass `next_starting_after` as `starting_after` for the next page while `has_more` is true.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "$BASE/assets?limit=10" -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     for await (const asset of client.listAssets()) console.log(asset.id, asset.status);
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     for asset in client.list_assets(): print(asset["id"], asset["status"])
+         *     ```
+         */
+        get: operations["listAssets"];
+        put?: never;
+        /**
+         * Create an asset (a picture of yours) and get its upload URL
+         * @description Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type` and exact `Content-Length`: storage refuses another type or length (403). Upload the bytes there with no API key, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "$BASE/assets" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \
+         *       -d '{"kind": "image", "content_type": "image/png", "size_bytes": 48213}'
+         *     # the PUT the answer's upload describes (no API key): the declared type and length only
+         *     curl -s -T logo.png -H 'Content-Type: image/png' "$UPLOAD_URL"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const asset = await client.uploadAsset(await readFile('logo.png'), 'image/png'); // POST /assets, then the PUT
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     asset = client.upload_asset("logo.png")  # POST /assets, then the PUT
+         *     ```
+         */
+        post: operations["createAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an asset
+         * @description The asset and, once an order has named it, the verdict of its check (`status`, its size in pixels or why it was refused).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "$BASE/assets/ast_..." -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     const asset = await client.getAsset('ast_...');
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     asset = client.get_asset("ast_...")
+         *     ```
+         */
+        get: operations["getAsset"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an asset and its bytes
+         * @description The asset and its uploaded bytes are deleted now. Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "$BASE/assets/ast_..." -H "X-API-Key: $KEY"
+         *     ```
+         *
+         *     **JavaScript**
+         *
+         *     ```js
+         *     await client.deleteAsset('ast_...');
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     client.delete_asset("ast_...")
+         *     ```
+         */
+        delete: operations["deleteAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/balance": {
         parameters: {
             query?: never;
@@ -817,6 +940,8 @@ export interface components {
         QuickVideoRequest: {
             /** @description What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the length, tone, language and extras ("Funny 20 second video about cats with a song"). */
             prompt: string;
+            /** @description An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at creation (422 naming `logo` when it is not a usable picture of this key). Included in the price. */
+            logo?: string;
             /** @description Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`, beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs. */
             metadata?: {
                 [key: string]: string;
@@ -877,12 +1002,14 @@ export interface components {
              * @default neutral
              */
             tone?: components["schemas"]["Tone"];
-            /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
+            /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video, with its own picture when `image` names one. */
             placement?: {
                 /** @description The product's name, shown and spoken, 1 to 80 characters. */
                 product: string;
                 /** @description What to say about the product, at most 300 characters. */
                 description?: string;
+                /** @description A picture of the product: an asset of this key (POST /assets), shown in the placement scene's picture region instead of a stock picture. Checked at creation (422 naming `placement.image` when it is not a usable picture of this key); no extra charge. */
+                image?: string;
             };
             /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
             cta?: string;
@@ -906,6 +1033,8 @@ export interface components {
              * @default false
              */
             ai_visual?: boolean;
+            /** @description An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at creation (422 naming `logo` when it is not a usable picture of this key). Included in the price. */
+            logo?: string;
             /**
              * @description How heavy extras are paid (see Billing): `doubloons` pays their full price instead of the plan's allowance, and so avoids 409 `fair_use_exceeded`.
              * @default auto
@@ -959,7 +1088,7 @@ export interface components {
              * @enum {string}
              */
             action: "edit";
-            /** @description The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and `Visual:` lines, blocks separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a script. */
+            /** @description The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and `Visual:` lines, and optionally `Image: <asset id>` for the scene's picture, an asset of this key; blocks separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a script or an `Image:` names no usable asset of this key. */
             text: string;
         };
         /**
@@ -1044,6 +1173,25 @@ export interface components {
             below: number | null;
         };
         /**
+         * @description Body of POST /assets (additive): the picture about to be uploaded. The answer is the asset and a presigned URL to PUT its bytes to.
+         * @example {
+         *       "kind": "image",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213
+         *     }
+         */
+        CreateAssetRequest: {
+            /**
+             * @description What the asset is: `image`, the one kind in v1.
+             * @constant
+             */
+            kind: "image";
+            /** @description The media type of the upload: `image/png`, `image/jpeg` or `image/webp`; its bytes must be that type. */
+            content_type: components["schemas"]["AssetContentType"];
+            /** @description The exact length of the upload in bytes, 1 to 10485760 (10 MiB): the upload URL accepts that length only. */
+            size_bytes: number;
+        };
+        /**
          * @description Where an order stands; `queued` and `running` count as active tasks (10 per key). `queued`: accepted and paid, waiting for a render slot; `running`: being planned, written or rendered (a director-mode order also waits for its slot in `running` after its review); `awaiting_review`: director mode, the script waits for POST /videos/{id}/review; `done`: the video is ready (`result_url`, `metadata`); `error`: failed, canceled or past its deadline, and refunded (`error`, `refund`).
          * @enum {string}
          */
@@ -1088,6 +1236,11 @@ export interface components {
          * @enum {string}
          */
         TransactionKind: "charge" | "refund" | "top_up" | "trial" | "plan_allowance";
+        /**
+         * @description The picture’s media type, as it will be uploaded. `image/png`: PNG; `image/jpeg`: JPEG; `image/webp`: WebP (still, not animated).
+         * @enum {string}
+         */
+        AssetContentType: "image/png" | "image/jpeg" | "image/webp";
         /**
          * @description A machine-readable error code, stable in v1, each with one HTTP status. Every operation lists the codes it can answer with, and what they mean there.
          * @enum {string}
@@ -1236,12 +1389,14 @@ export interface components {
                  * @default neutral
                  */
                 tone: components["schemas"]["Tone"];
-                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
+                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video, with its own picture when `image` names one. */
                 placement?: {
                     /** @description The product's name, shown and spoken, 1 to 80 characters. */
                     product: string;
                     /** @description What to say about the product, at most 300 characters. */
                     description?: string;
+                    /** @description A picture of the product: an asset of this key (POST /assets), shown in the placement scene's picture region instead of a stock picture. Checked at creation (422 naming `placement.image` when it is not a usable picture of this key); no extra charge. */
+                    image?: string;
                 };
                 /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
                 cta?: string;
@@ -1265,6 +1420,8 @@ export interface components {
                  * @default false
                  */
                 ai_visual: boolean;
+                /** @description An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at creation (422 naming `logo` when it is not a usable picture of this key). Included in the price. */
+                logo?: string;
             };
             /** @description Queued or running: estimated seconds until done (see `Retry-After` for when to poll again). */
             eta_seconds?: number;
@@ -1282,7 +1439,7 @@ export interface components {
              * @description When the order ended, done or in error.
              */
             finished_at?: string;
-            /** @description Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:` lines), blocks separated by a blank line. A review `edit` takes the same form. */
+            /** @description Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:` lines, and an `Image: <asset id>` line where the scene shows an asset of the key), blocks separated by a blank line. A review `edit` takes the same form: an `Image:` line naming an asset of this key puts that picture in the scene (checked at the review: 422 naming `text` when unusable). */
             script?: string;
             /**
              * Format: uri
@@ -1425,12 +1582,14 @@ export interface components {
                  * @default neutral
                  */
                 tone: components["schemas"]["Tone"];
-                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video. */
+                /** @description Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the video, with its own picture when `image` names one. */
                 placement?: {
                     /** @description The product's name, shown and spoken, 1 to 80 characters. */
                     product: string;
                     /** @description What to say about the product, at most 300 characters. */
                     description?: string;
+                    /** @description A picture of the product: an asset of this key (POST /assets), shown in the placement scene's picture region instead of a stock picture. Checked at creation (422 naming `placement.image` when it is not a usable picture of this key); no extra charge. */
+                    image?: string;
                 };
                 /** @description A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base price. */
                 cta?: string;
@@ -1454,6 +1613,8 @@ export interface components {
                  * @default false
                  */
                 ai_visual: boolean;
+                /** @description An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at creation (422 naming `logo` when it is not a usable picture of this key). Included in the price. */
+                logo?: string;
             };
             /** @description Estimated seconds until done, were the order placed now. */
             eta_seconds: number;
@@ -1728,6 +1889,140 @@ export interface components {
             /** @description The cursor of the next page, present when `has_more` is true. */
             next_starting_after?: string;
         };
+        /**
+         * @description The asset just created (201 of POST /assets) and the presigned URL its bytes go to.
+         * @example {
+         *       "id": "ast_01m88sdrykmmkkdgyfr9yzsa5f",
+         *       "kind": "image",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213,
+         *       "status": "unchecked",
+         *       "created_at": "2026-11-25T07:20:00.000Z",
+         *       "expires_at": "2026-12-25T07:20:00.000Z",
+         *       "upload": {
+         *         "method": "PUT",
+         *         "url": "https://files.example.com/assets/01JD.../ast_01m88sdrykmmkkdgyfr9yzsa5f?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&...",
+         *         "headers": {
+         *           "Content-Type": "image/png",
+         *           "Content-Length": "48213"
+         *         },
+         *         "expires_at": "2026-11-25T07:35:00.000Z"
+         *       }
+         *     }
+         */
+        AssetCreated: {
+            /** @description The asset’s id: `ast_` and 26 lower-case characters. Name it in an order (`placement.image`, `logo`). */
+            id: string;
+            /**
+             * @description Always `image` in v1.
+             * @constant
+             */
+            kind: "image";
+            /** @description The media type the upload was declared with (see AssetContentType). */
+            content_type: components["schemas"]["AssetContentType"];
+            /** @description The length the upload was declared with, in bytes. */
+            size_bytes: number;
+            /**
+             * @description Where the asset stands. Its upload is checked when an order first names it. `unchecked`: no order has named it yet (uploaded or not: the check happens at first use); `ready`: checked: its bytes are the declared type, at most 4096 x 4096 pixels; orders may name it; `refused`: checked and found unusable (`refusal` says why); an order naming it is refused with 422.
+             * @enum {string}
+             */
+            status: "unchecked" | "ready" | "refused";
+            /** @description Ready: the picture’s width in pixels, read from its header. */
+            width?: number;
+            /** @description Ready: the picture’s height in pixels. */
+            height?: number;
+            /** @description Refused: why, for humans. */
+            refusal?: string;
+            /**
+             * Format: date-time
+             * @description When the asset was created (POST /assets).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the asset and its bytes are deleted: 30 days after its creation. Orders made before keep their copy.
+             */
+            expires_at: string;
+            /** @description Where and how to upload the bytes, once, within 15 minutes. */
+            upload: {
+                /**
+                 * @description Always `PUT`.
+                 * @constant
+                 */
+                method: "PUT";
+                /**
+                 * Format: uri
+                 * @description The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." URL`). No API key.
+                 */
+                url: string;
+                /** @description The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared. The signature binds them: another type or length is refused (403 SignatureDoesNotMatch). */
+                headers: {
+                    [key: string]: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the URL stops working: 15 minutes after the asset was created.
+                 */
+                expires_at: string;
+            };
+        };
+        /**
+         * @description An asset: a picture of the key’s own, kept 30 days (GET /assets/{id}, the items of GET /assets).
+         * @example {
+         *       "id": "ast_01m88sdrykmmkkdgyfr9yzsa5f",
+         *       "kind": "image",
+         *       "content_type": "image/png",
+         *       "size_bytes": 48213,
+         *       "status": "ready",
+         *       "width": 1024,
+         *       "height": 1024,
+         *       "created_at": "2026-11-25T07:20:00.000Z",
+         *       "expires_at": "2026-12-25T07:20:00.000Z"
+         *     }
+         */
+        Asset: {
+            /** @description The asset’s id: `ast_` and 26 lower-case characters. Name it in an order (`placement.image`, `logo`). */
+            id: string;
+            /**
+             * @description Always `image` in v1.
+             * @constant
+             */
+            kind: "image";
+            /** @description The media type the upload was declared with (see AssetContentType). */
+            content_type: components["schemas"]["AssetContentType"];
+            /** @description The length the upload was declared with, in bytes. */
+            size_bytes: number;
+            /**
+             * @description Where the asset stands. Its upload is checked when an order first names it. `unchecked`: no order has named it yet (uploaded or not: the check happens at first use); `ready`: checked: its bytes are the declared type, at most 4096 x 4096 pixels; orders may name it; `refused`: checked and found unusable (`refusal` says why); an order naming it is refused with 422.
+             * @enum {string}
+             */
+            status: "unchecked" | "ready" | "refused";
+            /** @description Ready: the picture’s width in pixels, read from its header. */
+            width?: number;
+            /** @description Ready: the picture’s height in pixels. */
+            height?: number;
+            /** @description Refused: why, for humans. */
+            refusal?: string;
+            /**
+             * Format: date-time
+             * @description When the asset was created (POST /assets).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the asset and its bytes are deleted: 30 days after its creation. Orders made before keep their copy.
+             */
+            expires_at: string;
+        };
+        /** @description A page of the key’s assets (GET /assets), newest first; expired ones are gone. */
+        AssetList: {
+            /** @description The assets of this page, newest first. */
+            data: components["schemas"]["Asset"][];
+            /** @description More assets may follow: ask again with `starting_after` set to `next_starting_after`. */
+            has_more: boolean;
+            /** @description The cursor of the next page, present when `has_more` is true. */
+            next_starting_after?: string;
+        };
         /** @description The body of every error the service answers: `{error: {code, message, request_id}}`. */
         ErrorResponse: {
             /** @description The failure: its code, a message, and the request id. */
@@ -1846,7 +2141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field) */
+            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, a paid extra the service cannot make now, and an asset (`placement.image`, `logo`) that is not a usable picture of this key (none, another key’s, not uploaded, not the type declared, over 4096 x 4096 pixels); the message names the field) */
             422: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2222,7 +2517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, and a paid extra the service cannot make now; the message names the field) */
+            /** @description `invalid_params` (also an Idempotency-Key used with a different request in the last 24 hours, a paid extra the service cannot make now, and an asset (`placement.image`, `logo`) that is not a usable picture of this key (none, another key’s, not uploaded, not the type declared, over 4096 x 4096 pixels); the message names the field) */
             422: {
                 headers: {
                     /** @description The request id, also in error envelopes */
@@ -2292,7 +2587,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -2397,7 +2692,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -2537,7 +2832,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -2833,7 +3128,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -2926,7 +3221,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -3029,7 +3324,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -3158,7 +3453,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -3261,7 +3556,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
             };
             cookie?: never;
@@ -3364,6 +3659,400 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAssets: {
+        parameters: {
+            query?: {
+                /** @description Entries on a page, 1 to 100 (20 by default) */
+                limit?: number;
+                /** @description The cursor: the assets created before this one (its `next_starting_after`, or the last id of a page). */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assets */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetList"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAssetRequest"];
+            };
+        };
+        responses: {
+            /** @description The asset, and where to upload its bytes */
+            201: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetCreated"];
+                };
+            };
+            /** @description `bad_request` */
+            400: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `invalid_params` */
+            422: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset */
+            200: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `forbidden` */
+            403: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            429: {
+                headers: {
+                    /** @description The request id, also in error envelopes */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3682,7 +4371,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Order id (vid_...) or webhook id (wh_...) */
+                /** @description Order id (vid_...), webhook id (wh_...) or asset id (ast_...) */
                 id: string;
                 /** @description video.mp4 or cover.jpg */
                 file: string;

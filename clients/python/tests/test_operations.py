@@ -2,8 +2,12 @@
 list and ledger iterators, webhook rotate/test/resend and unwrap), the asyncio client to a done order, the typed
 models against the served OpenAPI document, and the transport against loopback servers that misbehave as proxies
 and gateways do (a hanging attempt, a dated Retry-After, one past its cap, an answer outside the envelope, the
-call's deadline). Keys 3 to 6 of VIDEO_SERVICE_KEYS are this file's."""
+call's deadline), and assets (upload, read, list, delete, named in an order; the command line's `assets`). Keys 3 to
+7 of VIDEO_SERVICE_KEYS are this file's."""
 import ast
+import struct
+import tempfile
+import zlib
 import asyncio
 import email.utils
 import inspect
@@ -15,12 +19,15 @@ import threading
 import time
 import typing
 import unittest
+import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from video_client import (  # noqa: E402
     ConflictError,
+    UploadError,
+    sniff_image_type,
     NotFoundError,
     RateLimitError,
     UnexpectedResponseError,
@@ -186,7 +193,13 @@ class OperationsTest(unittest.TestCase):
             "Delivery": schemas["DeliveryList"]["properties"]["data"]["items"],
             "OrderList": schemas["OrderList"],
             "TransactionList": schemas["TransactionList"],
+            "Asset": schemas["Asset"],
+            "AssetUpload": schemas["AssetCreated"]["properties"]["upload"],
+            "AssetList": schemas["AssetList"],
         }
+        # AssetCreated is Asset and its upload (its inherited fields' docstrings are Asset's).
+        self.assertEqual(set(typing.get_type_hints(models.AssetCreated)), set(schemas["AssetCreated"]["properties"]))
+        self.assertEqual(set(models.AssetCreated.__required_keys__), set(schemas["AssetCreated"]["required"]))
         docs = model_docstrings()
         for name, schema in pairs.items():
             model = getattr(models, name)
@@ -199,6 +212,57 @@ class OperationsTest(unittest.TestCase):
             self.assertTrue(class_doc, f"{name} has a docstring")
             self.assertEqual([f for f, doc in fields.items() if not doc], [], f"{name}: fields without a docstring")
         self.assertIn("Created", docs)
+
+
+def solid_png(size: int, rgb: tuple[int, int, int]) -> bytes:
+    """A PNG of one colour, written by hand (the standard library has no image encoder)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + bytes(rgb) * size for _ in range(size))
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+class AssetsTest(unittest.TestCase):
+    def test_upload_read_list_name_in_an_order_and_delete(self) -> None:
+        client = VideoClient(BASE, KEYS[8])
+        png = solid_png(16, (0, 255, 0))
+        self.assertEqual(sniff_image_type(png), "image/png")
+        asset = client.upload_asset(png)
+        self.assertEqual((asset["content_type"], asset["size_bytes"], asset["status"]), ("image/png", len(png), "unchecked"))
+        order = client.create_video({"topic": "Kiwi", "duration_seconds": 10, "director_mode": True, "placement": {"product": "Kiwi box", "image": asset["id"]}})
+        self.assertEqual(client.get_video(order["id"])["params"]["placement"]["image"], asset["id"])
+        read = client.get_asset(asset["id"])
+        self.assertEqual((read["status"], read["width"], read["height"]), ("ready", 16, 16))
+        self.assertIn(asset["id"], [a["id"] for a in client.list_assets(limit=1)])
+        client.delete_asset(asset["id"])
+        with self.assertRaises(NotFoundError):
+            client.get_asset(asset["id"])
+        # Bytes of another length than declared: the storage refuses the presigned PUT.
+        declared = client.create_asset("image/png", len(png) + 1)
+        req = urllib.request.Request(declared["upload"]["url"], data=png, headers={"Content-Type": "image/png"}, method="PUT")
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req)
+        self.assertEqual(refused.exception.code, 403)
+        with self.assertRaises(ValueError):
+            client.upload_asset(b"not a picture")
+        self.assertTrue(issubclass(UploadError, Exception))
+
+    def test_command_line_uploads_lists_and_deletes(self) -> None:
+        env = {**os.environ, "VIDEO_SERVICE_KEY": KEYS[8], "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..")}
+        run = lambda *args: subprocess.run([sys.executable, "-m", "video_client", "--url", BASE, *args], env=env, capture_output=True, text=True, timeout=120)  # noqa: E731
+        with tempfile.NamedTemporaryFile(suffix=".png") as f:
+            f.write(solid_png(8, (255, 0, 0)))
+            f.flush()
+            uploaded = run("assets", "upload", f.name, "--json")
+        self.assertEqual(uploaded.returncode, 0, uploaded.stderr)
+        asset_id = json.loads(uploaded.stdout)["id"]
+        listed = run("assets", "list")
+        self.assertIn(asset_id, listed.stdout)
+        self.assertEqual(run("assets", "delete", asset_id).returncode, 0)
+        self.assertNotIn(asset_id, run("assets", "list").stdout)
 
 
 def model_docstrings() -> dict[str, tuple[str | None, dict[str, str | None]]]:

@@ -22,6 +22,10 @@ import uuid
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Union, cast
 
 from .models import (
+    Asset,
+    AssetContentType,
+    AssetCreated,
+    AssetList,
     Balance,
     BalanceLowEvent,
     Created,
@@ -53,6 +57,8 @@ __all__ = [
     "unwrap",
     "unwrap_event",
     "retry_after_seconds",
+    "UploadError",
+    "sniff_image_type",
 ]
 
 Json = dict[str, Any]
@@ -97,6 +103,26 @@ class RateLimitError(ApiError):
 
 class UnexpectedResponseError(ApiError):
     """An answer that is not the service's envelope (a proxy's or API Gateway's own): its status and the body's start."""
+
+
+class UploadError(Exception):
+    """The storage refused an asset's upload (its XML error code, such as SignatureDoesNotMatch or AccessDenied)."""
+
+    def __init__(self, status: int, code: Optional[str]):
+        super().__init__(f"The upload was refused: HTTP {status}" + (f" {code}" if code else ""))
+        self.status = status
+        self.code = code
+
+
+def sniff_image_type(data: bytes) -> Optional[AssetContentType]:
+    """The picture type of these bytes by their signature (PNG, JPEG, WebP), or None."""
+    if data[:4] == b"\x89PNG":
+        return "image/png"
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 class WebhookVerificationError(Exception):
@@ -240,6 +266,46 @@ class VideoClient:
             raise ValueError("give event_id or since")
         body = {"event_id": event_id} if event_id is not None else {"since": since}
         return cast(ResendResult, self._request("POST", f"/webhooks/{_q(webhook_id)}/resend", body))
+
+    def create_asset(self, content_type: AssetContentType, size_bytes: int) -> AssetCreated:
+        """Declares a picture (PNG, JPEG or WebP, up to 10 MiB): the asset and the presigned URL to PUT its bytes to."""
+        return cast(AssetCreated, self._request("POST", "/assets", {"kind": "image", "content_type": content_type, "size_bytes": size_bytes}))
+
+    def upload_asset(self, file: Union[str, bytes], content_type: Optional[AssetContentType] = None) -> AssetCreated:
+        """Uploads a picture (a path or its bytes): POST /assets, then the PUT of the bytes to its presigned URL (no key;
+        the declared type and exact length only). The type is read from the bytes unless given. Name the answer's `id`
+        in an order (`placement.image`, `logo`). Raises UploadError when the storage refuses the PUT."""
+        if isinstance(file, str):
+            with open(file, "rb") as f:
+                file = f.read()
+        kind = content_type or sniff_image_type(file)
+        if kind is None:
+            raise ValueError("not a PNG, JPEG or WebP picture: pass its content_type if it is one")
+        asset = self.create_asset(kind, len(file))
+        upload = asset["upload"]
+        req = urllib.request.Request(upload["url"], data=file, headers={"Content-Type": kind}, method=upload["method"])
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout * 4) as res:
+                res.read()
+        except urllib.error.HTTPError as err:
+            code = re.search(r"<Code>([^<]+)</Code>", err.read().decode(errors="replace"))
+            raise UploadError(err.code, code.group(1) if code else None) from None
+        return asset
+
+    def get_asset(self, asset_id: str) -> Asset:
+        return cast(Asset, self._request("GET", f"/assets/{_q(asset_id)}"))
+
+    def list_assets_page(self, **query: Any) -> AssetList:
+        """One page of the key's assets, newest first: limit, starting_after."""
+        return cast(AssetList, self._request("GET", "/assets" + _query(query)))
+
+    def list_assets(self, **query: Any) -> Iterator[Asset]:
+        """Every asset of the key, newest first, following the cursor."""
+        yield from _pages(self.list_assets_page, query)
+
+    def delete_asset(self, asset_id: str) -> None:
+        """Deletes the asset and its bytes (orders made before keep their copies)."""
+        self._request("DELETE", f"/assets/{_q(asset_id)}")
 
     def wait_for_video(self, video_id: str, timeout: float = 900.0, interval: Optional[float] = None, on_progress: Optional[Callable[[Order], None]] = None) -> Order:
         """Polls until the order is done, in error or awaiting review, waiting the server's Retry-After hint (or

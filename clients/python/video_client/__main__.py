@@ -14,7 +14,7 @@ import time
 import urllib.request
 from typing import Any, Optional
 
-from . import ApiError, VideoClient
+from . import ApiError, UploadError, VideoClient
 
 Json = dict[str, Any]
 
@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--no-captions", action="store_true")
         sp.add_argument("--cta")
         sp.add_argument("--product")
+        sp.add_argument("--product-image", metavar="ASSET_ID", help="with --product: the product's picture (an uploaded asset)")
+        sp.add_argument("--logo", metavar="ASSET_ID", help="your logo (an uploaded asset) in the corner of every scene")
 
     create = sub.add_parser("create", help="order a video (POST /videos:quick, or POST /videos with any order option)")
     order_options(create)
@@ -92,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     balance = sub.add_parser("balance", help="the balance, the trial videos left, this month's spend and its limit")
     balance.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     balance.add_argument("--alert", help="set the low-balance threshold (balance.low to the webhook), or none to remove it")
+    assets = sub.add_parser("assets", help="your pictures: upload one (PNG, JPEG, WebP, up to 10 MiB), list or delete them")
+    assets.add_argument("action", choices=["upload", "list", "delete"])
+    assets.add_argument("target", nargs="?", help="upload: the file; delete: the asset id")
+    assets.add_argument("--limit", type=int, default=20)
+    assets.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     return p
 
 
@@ -108,7 +115,7 @@ def _order_request(a: argparse.Namespace) -> Optional[Json]:
         "ai_visual": True if a.ai_visual else None,
         "captions": False if a.no_captions else None,
         "cta": a.cta,
-        "placement": {"product": a.product} if a.product else None,
+        "placement": {"product": a.product, **({"image": a.product_image} if a.product_image else {})} if a.product else None,
     }
     given = {k: v for k, v in options.items() if v is not None}
     return {**body, **given} if given else None
@@ -190,7 +197,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         if a.command == "create":
             body = _order_request(a)
             pairs = dict(a.metadata) if a.metadata else None
-            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost, "metadata": pairs}.items() if v is not None}
+            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost, "metadata": pairs, "logo": a.logo}.items() if v is not None}
             created = client.create_video({**body, **extra}) if body else client.create_quick(a.prompt, **extra)
             print(f"ordered {created['id']} for {created['cost']} doubloons", file=sys.stderr)
             return follow(client.get_video(created["id"]))
@@ -246,6 +253,26 @@ def main(argv: Optional[list[str]] = None) -> int:
             r = client.resend_events(a.id, event_id=a.event_id, since=a.since)
             out(r, f"sent again: {', '.join(r['resent'])}" if r["resent"] else "nothing to send again")
             return 0
+        if a.command == "assets":
+            if a.action == "upload" and a.target:
+                asset = client.upload_asset(a.target)
+                out(asset, f"{asset['id']}: uploaded {a.target} ({asset['content_type']}, {asset['size_bytes']} bytes); name it as --logo or --product-image")
+                return 0
+            if a.action == "list" and not a.target:
+                found = []
+                for asset in client.list_assets(limit=min(100, a.limit)):
+                    found.append(asset)
+                    if len(found) >= a.limit:
+                        break
+                size = lambda x: f"{x['width']}x{x['height']}" if x.get("width") else x.get("refusal", "")  # noqa: E731
+                out(found, "\n".join(f"{x['id']}  {x['status']:<9} {x['content_type']:<10} {x['created_at']}  {size(x)}" for x in found) or "no assets")
+                return 0
+            if a.action == "delete" and a.target:
+                client.delete_asset(a.target)
+                out({"deleted": a.target}, f"{a.target}: deleted")
+                return 0
+            print("assets takes: upload <file> | list | delete <id>", file=sys.stderr)
+            return 2
         if a.alert is None:
             balance = client.get_balance()
         else:
@@ -264,7 +291,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         request = f", request {err.request_id}" if err.request_id else ""
         print(f"error: {err} (HTTP {err.status}{request})", file=sys.stderr)
         return 1
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError, ValueError, UploadError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
 

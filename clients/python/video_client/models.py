@@ -45,11 +45,15 @@ class OrderParams(TypedDict):
     """
     placement: NotRequired[Dict[str, str]]
     """Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the
-    video.
+    video, with its own picture when `image` names one.
     """
     cta: NotRequired[str]
     """A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base
     price.
+    """
+    logo: NotRequired[str]
+    """An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at
+    creation (422 naming `logo` when it is not a usable picture of this key). Included in the price.
     """
 
 
@@ -143,7 +147,9 @@ class Order(TypedDict):
     """When the order ended, done or in error."""
     script: NotRequired[str]
     """Once written: the script as text, one block per scene (`Scene 1 (4.8s)`, then `Caption:`, `Voice:` and `Visual:`
-    lines), blocks separated by a blank line. A review `edit` takes the same form.
+    lines, and an `Image: <asset id>` line where the scene shows an asset of the key), blocks separated by a blank
+    line. A review `edit` takes the same form: an `Image:` line naming an asset of this key puts that picture in the
+    scene (checked at the review: 422 naming `text` when unusable).
     """
     result_url: NotRequired[str]
     """Done: a signed link to the mp4, no key needed, valid 7 days (`expires_at`); every GET signs a fresh one. Files
@@ -467,3 +473,69 @@ class ResendResult(TypedDict):
     """The ids of the events sent again, one attempt each."""
     has_more: bool
     """More dropped events remain (a call sends at most 100, or what the hour’s resend budget has left): call again."""
+
+
+AssetContentType = Literal["image/png", "image/jpeg", "image/webp"]
+"""The picture's media type, as it will be uploaded: `image/png`, `image/jpeg` or `image/webp` (still, not animated)."""
+
+
+class Asset(TypedDict):
+    """An asset: a picture of the key’s own, kept 30 days (GET /assets/{id}, the items of GET /assets)."""
+
+    id: str
+    """The asset’s id: `ast_` and 26 lower-case characters. Name it in an order (`placement.image`, `logo`)."""
+    kind: Literal["image"]
+    """Always `image` in v1."""
+    content_type: AssetContentType
+    """The media type the upload was declared with (see AssetContentType)."""
+    size_bytes: int
+    """The length the upload was declared with, in bytes."""
+    status: Literal["unchecked", "ready", "refused"]
+    """Where the asset stands. Its upload is checked when an order first names it. `unchecked`: no order has named it
+    yet (uploaded or not: the check happens at first use); `ready`: checked: its bytes are the declared type, at most
+    4096 x 4096 pixels; orders may name it; `refused`: checked and found unusable (`refusal` says why); an order
+    naming it is refused with 422.
+    """
+    width: NotRequired[int]
+    """Ready: the picture’s width in pixels, read from its header."""
+    height: NotRequired[int]
+    """Ready: the picture’s height in pixels."""
+    refusal: NotRequired[str]
+    """Refused: why, for humans."""
+    created_at: str
+    """When the asset was created (POST /assets)."""
+    expires_at: str
+    """When the asset and its bytes are deleted: 30 days after its creation. Orders made before keep their copy."""
+
+
+class AssetUpload(TypedDict):
+    """Where and how to upload the bytes, once, within 15 minutes."""
+
+    method: Literal["PUT"]
+    """Always `PUT`."""
+    url: str
+    """The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." URL`). No API key."""
+    headers: Dict[str, str]
+    """The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared. The signature binds
+    them: another type or length is refused (403 SignatureDoesNotMatch).
+    """
+    expires_at: str
+    """When the URL stops working: 15 minutes after the asset was created."""
+
+
+class AssetCreated(Asset):
+    """The asset just created (201 of POST /assets) and the presigned URL its bytes go to."""
+
+    upload: AssetUpload
+    """Where and how to upload the bytes, once, within 15 minutes."""
+
+
+class AssetList(TypedDict):
+    """A page of the key’s assets (GET /assets), newest first; expired ones are gone."""
+
+    data: List[Asset]
+    """The assets of this page, newest first."""
+    has_more: bool
+    """More assets may follow: ask again with `starting_after` set to `next_starting_after`."""
+    next_starting_after: NotRequired[str]
+    """The cursor of the next page, present when `has_more` is true."""

@@ -1,0 +1,238 @@
+/**
+ * A key's own pictures (assets): created with a presigned upload, checked when an order first names one, copied into
+ * each order that names it. The rules:
+ * - an asset is its key's user's: another's is 403 on GET and DELETE, and an order naming it is refused (422 naming
+ *   the field, as for none: an order does not learn whether another key's asset exists);
+ * - the upload is checked once, from a bounded prefix of its bytes (their real type, dimensions from the header, never
+ *   decoded: at most 4096 x 4096, so a small file that would decode to gigabytes is refused); a definite verdict is
+ *   recorded on the asset, "not uploaded yet" is not (the upload may still come);
+ * - an order keeps its own copy of the exact bytes checked (copied only while they are unchanged), made before the
+ *   order is charged: a deleted or replaced asset does not change an order made before, and the render reads only the
+ *   copies recorded on its order.
+ */
+import { imageSize } from 'image-size';
+import { ASSET_ID_RE, ASSET_MAX_SIDE, type AssetContentType, type AssetCreated, type AssetView } from '../contract/assets.ts';
+import type { OrderParams } from '../contract/orders.ts';
+import { forbidden, InvalidParams, notFound } from './errors.ts';
+import { epochSeconds } from './expiry.ts';
+import type { Scene } from './generator.ts';
+import { newAssetId } from './ids.ts';
+
+/** Assets (records and bytes) are kept this long from their creation. */
+export const ASSET_RETENTION_DAYS = 30;
+/** How long the presigned upload URL works. */
+export const UPLOAD_URL_SECONDS = 15 * 60;
+/** How much of an upload the check reads: headers only (JPEG's may follow 64 KiB segments of EXIF and ICC). */
+export const CHECK_PREFIX_BYTES = 256 * 1024;
+
+/** What the check found: usable (with its header's facts and the version checked), or refused, why. */
+export type AssetCheck = { status: 'ready'; width: number; height: number; etag: string } | { status: 'refused'; reason: string };
+
+export interface Asset {
+  id: string;
+  userId: string;
+  kind: 'image';
+  contentType: AssetContentType;
+  sizeBytes: number;
+  createdAt: string;
+  /** When the record and the bytes go (DynamoDB's TTL, S3's lifecycle rule). */
+  expiresAt: string;
+  check?: AssetCheck;
+}
+
+/** A checked asset as an order records it: what the render needs to read and place its copy. */
+export interface OrderAsset {
+  contentType: AssetContentType;
+  width: number;
+  height: number;
+}
+
+export interface AssetStore {
+  /** Writes the asset and its owner's mark (which tells 403 from 404). */
+  create(asset: Asset): Promise<void>;
+  /** The user's asset; undefined when the user has none by this id (or it expired). */
+  get(userId: string, assetId: string, now: Date): Promise<Asset | undefined>;
+  /** Who owns an asset id (undefined: nobody, or it expired). */
+  ownerOf(assetId: string, now: Date): Promise<string | undefined>;
+  /** The user's assets with ids below `below`, newest first, at most `limit`; `more` when others remain. */
+  ofUser(userId: string, range: { below?: string; limit: number }, now: Date): Promise<{ assets: Asset[]; more: boolean }>;
+  /** Records the check's verdict, while the asset exists. */
+  recordCheck(asset: Asset, check: AssetCheck): Promise<void>;
+  /** Deletes the asset and its owner's mark; false when it was not there. */
+  delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<boolean>;
+  /** Ids of every asset of the user (the operator's account deletion). */
+  idsOfUser(userId: string): Promise<string[]>;
+}
+
+/** The bytes (S3 on AWS): the presigned upload, the bounded read the check makes, the copies into orders. */
+export interface AssetFiles {
+  /** A URL that accepts one PUT of exactly this type and length for `seconds`, and the headers it must carry. */
+  uploadUrl(asset: Asset, seconds: number): Promise<{ url: string; headers: Record<string, string> }>;
+  /** The stored object's length and version, or undefined when nothing was uploaded. */
+  stat(asset: Asset): Promise<{ size: number; etag: string } | undefined>;
+  /** The first `bytes` of the object, while its version is `etag`; undefined when it changed or went. */
+  head(asset: Asset, etag: string, bytes: number): Promise<Uint8Array | undefined>;
+  /** Copies the object, while its version is `etag`, into the order's files; false when it changed or went. */
+  copyToOrder(asset: Asset, etag: string, orderId: string): Promise<boolean>;
+  /** The order's copy of an asset, written to a local file (the render). */
+  readCopy(orderId: string, assetId: string, toPath: string): Promise<void>;
+  /** The asset's bytes (a DELETE, an account's deletion). */
+  delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<void>;
+}
+
+export interface AssetPorts {
+  assets: AssetStore;
+  files: AssetFiles;
+}
+
+const DAY_MS = 86_400_000;
+const IMAGE_TYPES: Record<string, AssetContentType> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
+const NAMES: Record<AssetContentType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP' };
+
+/**
+ * The check of an upload's first bytes: its real type (from its bytes, not its label) and its size from the header,
+ * without decoding anything. A refusal's reason, or the picture's size.
+ */
+export function checkImage(bytes: Uint8Array, declared: AssetContentType): { width: number; height: number } | { reason: string } {
+  let found: ReturnType<typeof imageSize>;
+  try {
+    found = imageSize(bytes);
+  } catch {
+    return {
+      reason: `is not a ${NAMES[declared]} picture as declared (its bytes are no picture format read here, or its header is not in its first ${CHECK_PREFIX_BYTES / 1024} KiB)`,
+    };
+  }
+  const type = found.type ? IMAGE_TYPES[found.type] : undefined;
+  if (type !== declared) return { reason: `is not a ${NAMES[declared]} picture as declared (its bytes are ${found.type ?? 'of another format'})` };
+  // An animated WebP (VP8X with its animation flag): ffmpeg's decoder reads no animation.
+  if (type === 'image/webp' && String.fromCharCode(...bytes.subarray(12, 16)) === 'VP8X' && ((bytes[20] ?? 0) & 0x02) !== 0) {
+    return { reason: 'is an animated WebP; only still pictures are used' };
+  }
+  const { width, height } = found;
+  if (!width || !height) return { reason: 'has no width or height in its header' };
+  if (width > ASSET_MAX_SIDE || height > ASSET_MAX_SIDE) {
+    return { reason: `is ${width} x ${height} pixels; at most ${ASSET_MAX_SIDE} x ${ASSET_MAX_SIDE} are accepted` };
+  }
+  return { width, height };
+}
+
+export const toAssetView = (a: Asset): AssetView => ({
+  id: a.id,
+  kind: a.kind,
+  content_type: a.contentType,
+  size_bytes: a.sizeBytes,
+  status: a.check?.status ?? 'unchecked',
+  ...(a.check?.status === 'ready' ? { width: a.check.width, height: a.check.height } : {}),
+  ...(a.check?.status === 'refused' ? { refusal: a.check.reason } : {}),
+  created_at: a.createdAt,
+  expires_at: a.expiresAt,
+});
+
+/** POST /assets: the record (kept 30 days) and the presigned URL its bytes go to within 15 minutes. */
+export async function createAsset(
+  p: AssetPorts,
+  userId: string,
+  body: { kind: 'image'; content_type: AssetContentType; size_bytes: number },
+  now: Date,
+): Promise<AssetCreated> {
+  const asset: Asset = {
+    id: newAssetId(now.getTime()),
+    userId,
+    kind: body.kind,
+    contentType: body.content_type,
+    sizeBytes: body.size_bytes,
+    createdAt: now.toISOString(),
+    // Whole seconds: the unit the TTL is stored in.
+    expiresAt: new Date(epochSeconds(new Date(now.getTime() + ASSET_RETENTION_DAYS * DAY_MS)) * 1000).toISOString(),
+  };
+  await p.assets.create(asset);
+  const { url, headers } = await p.files.uploadUrl(asset, UPLOAD_URL_SECONDS);
+  return { ...toAssetView(asset), upload: { method: 'PUT', url, headers, expires_at: new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString() } };
+}
+
+/** The caller's asset: 404 when there is none, 403 when it is another key's user's. */
+export async function readOwnAsset(p: Pick<AssetPorts, 'assets'>, userId: string, assetId: string | undefined, now: Date): Promise<Asset> {
+  if (!assetId || !ASSET_ID_RE.test(assetId)) throw notFound('asset');
+  const asset = await p.assets.get(userId, assetId, now);
+  if (asset) return asset;
+  const owner = await p.assets.ownerOf(assetId, now);
+  throw owner === undefined ? notFound('asset') : forbidden('asset');
+}
+
+/** DELETE /assets/{id}: the record and the bytes. Orders made before keep their copies. */
+export async function deleteAsset(p: AssetPorts, userId: string, assetId: string | undefined, now: Date): Promise<void> {
+  const asset = await readOwnAsset(p, userId, assetId, now);
+  await p.assets.delete(asset);
+  await p.files.delete(asset);
+}
+
+/** GET /assets: a page of the caller's assets, newest first. */
+export async function listAssets(p: Pick<AssetPorts, 'assets'>, userId: string, q: { limit: number; starting_after?: string }, now: Date) {
+  const { assets, more } = await p.assets.ofUser(userId, { limit: q.limit, ...(q.starting_after ? { below: q.starting_after } : {}) }, now);
+  return { data: assets.map(toAssetView), has_more: more, ...(more && assets.length ? { next_starting_after: assets.at(-1)!.id } : {}) };
+}
+
+/** An asset an order names, by the request field that names it (`placement.image`, `logo`, `text`). */
+export interface AssetRef {
+  field: string;
+  id: string;
+}
+
+/** The assets an order's parameters name, with the fields that name them. */
+export function assetRefsOf(params: Pick<OrderParams, 'placement' | 'logo'>): AssetRef[] {
+  return [
+    ...(params.placement?.image ? [{ field: 'placement.image', id: params.placement.image }] : []),
+    ...(params.logo ? [{ field: 'logo', id: params.logo }] : []),
+  ];
+}
+
+/** The assets a script's scenes name (`Image:` lines), named by the review's field. */
+export const sceneAssetRefs = (scenes: readonly Pick<Scene, 'image'>[], field: string): AssetRef[] =>
+  scenes.flatMap((s, i) => (s.image ? [{ field: `${field} (scene ${i + 1} Image)`, id: s.image }] : []));
+
+/**
+ * Makes the named assets the order's: each must be the user's and usable (checked now at its first use, the verdict
+ * recorded), and is copied into the order's files as the version checked. 422 naming the field otherwise, before the
+ * order is charged. An asset the order already has is not copied again.
+ */
+export async function attachAssets(
+  p: AssetPorts,
+  userId: string,
+  orderId: string,
+  refs: readonly AssetRef[],
+  now: Date,
+  has: Readonly<Record<string, OrderAsset>> = {},
+): Promise<Record<string, OrderAsset>> {
+  const attached: Record<string, OrderAsset> = {};
+  for (const ref of refs) {
+    if (has[ref.id] || attached[ref.id]) continue;
+    const refuse = (reason: string) => new InvalidParams(ref.field, `the asset ${ref.id} ${reason}`);
+    const asset = await p.assets.get(userId, ref.id, now);
+    if (!asset) throw refuse('is not an asset of this key (none by this id, another key’s, or past its 30 days)');
+    let check = asset.check;
+    if (!check) {
+      const verdict = await checkUpload(p.files, asset);
+      if (verdict === undefined) throw refuse('has not been uploaded yet (PUT its bytes to the upload URL of POST /assets)');
+      check = verdict;
+      await p.assets.recordCheck(asset, check);
+    }
+    if (check.status === 'refused') throw refuse(check.reason);
+    // A PUT to the URL again may replace the bytes (within its 15 minutes): only the version checked is copied.
+    if (!(await p.files.copyToOrder(asset, check.etag, orderId))) {
+      throw refuse('was replaced or deleted since it was checked; upload it as a new asset');
+    }
+    attached[ref.id] = { contentType: asset.contentType, width: check.width, height: check.height };
+  }
+  return attached;
+}
+
+/** The check of an upload: undefined when there is nothing to check yet. */
+async function checkUpload(files: AssetFiles, asset: Asset): Promise<AssetCheck | undefined> {
+  const stored = await files.stat(asset);
+  if (!stored) return undefined;
+  if (stored.size !== asset.sizeBytes) return { status: 'refused', reason: `is ${stored.size} bytes, not the ${asset.sizeBytes} declared` };
+  const bytes = await files.head(asset, stored.etag, CHECK_PREFIX_BYTES);
+  if (!bytes) return undefined;
+  const found = checkImage(bytes, asset.contentType);
+  return 'reason' in found ? { status: 'refused', reason: found.reason } : { status: 'ready', ...found, etag: stored.etag };
+}
