@@ -15,6 +15,8 @@ import { ROOT } from '../../lib/paths.ts';
 import { useStack } from '../support/stack.ts';
 
 const t = useStack();
+/** A 1x1 PNG, as an asset's bytes. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 const dir = mkdtempSync(join(tmpdir(), 'video-client-package-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 // The stack runs in this process: a child that calls it must not block this process's event loop.
@@ -53,12 +55,25 @@ describe('the JavaScript client package', () => {
         "const order = await client.createVideo({ topic: 'Packed tea', director_mode: true });",
         'const read = await client.getVideo(order.id);',
         "const refused = await client.getVideo('vid_01m8000000000000000000000a').catch((e) => isApiError(e, 'not_found'));",
-        'console.log(JSON.stringify({ id: read.id, cost: order.cost, refused }));',
+        // Issue 30's routes from the packed build: an asset's upload, read, list and delete; the balance alert; metadata.
+        `const png = Buffer.from('${PNG_1X1}', 'base64');`,
+        'const asset = await client.uploadAsset(new Uint8Array(png));',
+        'const got = await client.getAsset(asset.id);',
+        'const listed = [];',
+        'for await (const a of client.listAssets()) listed.push(a.id);',
+        'await client.deleteAsset(asset.id);',
+        'const gone = await client.getAsset(asset.id).catch((e) => isApiError(e, "not_found"));',
+        'const alert = (await client.setBalanceAlert(100)).low_balance_alert;',
+        "const tagged = await client.createVideo({ topic: 'Tagged tea', director_mode: true, metadata: { crm: 'pkg-1' } });",
+        'const found = [];',
+        "for await (const o of client.listVideos({ metadata: { crm: 'pkg-1' } })) found.push(o.id);",
+        'console.log(JSON.stringify({ id: read.id, cost: order.cost, refused, asset: [got.id === asset.id, listed.includes(asset.id), gone], alert, tagged: found.length === 1 && found[0] === tagged.id }));',
       ].join('\n'),
     );
     const out = JSON.parse((await run(process.execPath, ['order.mjs', t.baseUrl, apiKey], { cwd: project, encoding: 'utf8' })).stdout);
     assert.match(out.id, /^vid_/);
     assert.deepEqual([out.cost, out.refused], [100, true]);
+    assert.deepEqual([out.asset, out.alert, out.tagged], [[true, true, true], { below: 100, sent: false }, true]);
     // Its command line, linked by the install.
     const bin = join(project, 'node_modules', '.bin', 'video-client');
     assert.ok(existsSync(bin));
@@ -67,6 +82,7 @@ describe('the JavaScript client package', () => {
       encoding: 'utf8',
       env: { ...process.env, VIDEO_SERVICE_KEY: apiKey, VIDEO_SERVICE_URL: t.baseUrl },
     });
-    assert.match(balance.stdout, /400/);
+    // Two director-mode orders of 100 each.
+    assert.match(balance.stdout, /^300 doubloons/);
   });
 });
