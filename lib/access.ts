@@ -5,7 +5,7 @@
  * actions each function really performs, and check that every one is granted here, and nothing more.
  */
 import { ASSET_FILES_PREFIX, ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
-import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, ETA } from '../functions/app/grants.ts';
+import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, ETA, USE_ASSETS } from '../functions/app/grants.ts';
 import { OPERATIONS } from '../functions/http/operations.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 
@@ -77,8 +77,15 @@ export const ACCESS: Record<string, Access> = {
     stopOrders: true,
   },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start, and
-  // the order's unstarted marker deleted.
-  'place-order': { table: [...ADMIT, ...ETA], orderMachine: ['StartExecution', 'SendTaskSuccess'], takesOrders: true },
+  // the order's unstarted marker deleted; as an API creation, the key's assets it names checked and copied, and a
+  // charge crossing the low-balance threshold starts the balance.low delivery.
+  'place-order': {
+    table: [...ADMIT, ...ETA],
+    orderMachine: ['StartExecution', 'SendTaskSuccess'],
+    takesOrders: true,
+    startDelivery: true,
+    ...USE_ASSETS,
+  },
 };
 
 /** A function's grants as the union of several handlers' (the custom methods' function runs theirs). */

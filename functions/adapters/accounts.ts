@@ -142,7 +142,7 @@ export class Accounts implements AccountStore {
     const live = read.Item as UserItem | undefined;
     if (!live) throw notFound('user');
     if (live.testOf) throw new InvalidParams('user', `is a test-mode account: name its live account ${live.testOf}`);
-    if (live.testAccount) {
+    if (live.testAccount && (await this.get(live.testAccount))) {
       const { apiKey, hash } = newApiKey(live.testAccount, 'test');
       await this.updateExisting(live.testAccount, 'SET keyHash = :h, keyIssuedAt = :t', { ':h': hash, ':t': at });
       return { apiKey, testAccountId: live.testAccount };
@@ -168,8 +168,9 @@ export class Accounts implements AccountStore {
             TableName: this.tableName,
             Key: keys.user(userId),
             UpdateExpression: 'SET testAccount = :t',
-            ConditionExpression: `${ITEM.exists} AND attribute_not_exists(testAccount)`,
-            ExpressionAttributeValues: { ':t': testAccountId },
+            // No test-mode account yet, or the one linked is gone (a deletion cut short): a new one in its place.
+            ConditionExpression: `${ITEM.exists} AND (attribute_not_exists(testAccount) OR testAccount = :stale)`,
+            ExpressionAttributeValues: { ':t': testAccountId, ':stale': live.testAccount ?? '' },
           },
         },
       ],
@@ -195,24 +196,41 @@ export class Accounts implements AccountStore {
     else await this.updateExisting(userId, 'SET spendLimit = :l', { ':l': monthly });
   }
 
+  /**
+   * Sets (or removes) the low-balance alert. A new threshold is armed: the next crossing charge sends balance.low. The
+   * same threshold set again keeps its state: a sent alert waits for a top-up to it, as the issue's rule says, however
+   * often it is set.
+   */
   async setLowBalanceAlert(userId: string, below: number | undefined): Promise<Account | undefined> {
-    try {
-      const out = await this.ddb.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.user(userId),
-          // Set (again) or removed, the alert is armed: the next crossing charge sends balance.low.
-          UpdateExpression: below === undefined ? 'REMOVE lowBelow, lowAlertSent' : 'SET lowBelow = :b REMOVE lowAlertSent',
-          ConditionExpression: ITEM.exists,
-          ...(below === undefined ? {} : { ExpressionAttributeValues: { ':b': below } }),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes ? toAccount(out.Attributes) : undefined;
-    } catch (err) {
-      if ((err as Error).name === 'ConditionalCheckFailedException') return undefined;
-      throw err;
+    const update = (expr: string, cond: string, values: Record<string, unknown>) =>
+      this.ddb
+        .send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.user(userId),
+            UpdateExpression: expr,
+            ConditionExpression: cond,
+            ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+            ReturnValues: 'ALL_NEW',
+          }),
+        )
+        .then((out) => (out.Attributes ? toAccount(out.Attributes) : undefined))
+        .catch((err: Error) => {
+          if (err.name === 'ConditionalCheckFailedException') return undefined;
+          throw err;
+        });
+    if (below === undefined) return update('REMOVE lowBelow, lowAlertSent', ITEM.exists, {});
+    // Two conditional writes, one of which holds whatever the item says (the other one again if it changed between).
+    for (let i = 0; i < 3; i++) {
+      const same = await update('SET lowBelow = :b', `${ITEM.exists} AND lowBelow = :b`, { ':b': below });
+      if (same) return same;
+      const changed = await update('SET lowBelow = :b REMOVE lowAlertSent', `${ITEM.exists} AND (attribute_not_exists(lowBelow) OR lowBelow <> :b)`, {
+        ':b': below,
+      });
+      if (changed) return changed;
+      if (!(await this.get(userId))) return undefined;
     }
+    throw serviceUnavailable('The account is busy with concurrent writes; retry', 1);
   }
 
   /**

@@ -33,7 +33,7 @@ export const lowBalanceAlert = z
       .boolean()
       .check(
         z.describe(
-          '`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the alert again also re-arms it).',
+          '`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting another threshold arms that one).',
         ),
       ),
   })

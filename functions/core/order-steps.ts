@@ -134,13 +134,14 @@ export class OrderSteps {
 
   /**
    * Quick orders: the planner proposes parameters; the order takes those that do not change the price (keepPriced),
-   * and keeps its director mode.
+   * and keeps its director mode and the logo its creation checked and copied (the planner knows of no asset).
    */
   async plan(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.load(orderId, execution);
     if (order.kind === 'quick' && !order.planned) {
       const proposed = await this.generatorOf(order).planner.plan(order.prompt ?? order.params.topic, { orderId });
-      const planned = { ...keepPriced(proposed, order.params), director_mode: order.params.director_mode };
+      const { logo: _proposedLogo, ...kept } = keepPriced(proposed, order.params);
+      const planned = { ...kept, director_mode: order.params.director_mode, ...(order.params.logo !== undefined ? { logo: order.params.logo } : {}) };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
     }

@@ -487,7 +487,7 @@ export const setBalanceAlert = {
   answers: { 200: { description: 'The balance, with the alert as set', schema: balanceResponse } },
   summary: 'Set (or remove) the low-balance alert',
   description:
-    '`{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting it again re-arms it; `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.',
+    '`{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting another threshold arms that one (the same one set again changes nothing: a sent alert still waits for a top-up); `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.',
   tag: 'Account',
   examples: {
     curl: `curl -s -X POST "$BASE/balance/alerts" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"below": 500}'`,

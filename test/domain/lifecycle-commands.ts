@@ -324,9 +324,12 @@ export class Alert implements Cmd {
   async run(m: Model, w: World) {
     const r = await w.setAlert(this.user, this.below);
     assert.ok(r.ok, 'the alert is set');
+    // A new threshold is armed; the same one set again keeps its state (a sent alert waits for a top-up to it).
+    const was = m.alerts.get(this.user);
     if (this.below === null) m.alerts.delete(this.user);
-    else m.alerts.set(this.user, { below: this.below, armed: true });
-    assert.deepEqual(r.value.low_balance_alert, this.below === null ? undefined : { below: this.below, sent: false });
+    else m.alerts.set(this.user, { below: this.below, armed: was?.below === this.below ? was.armed : true });
+    const now = m.alerts.get(this.user);
+    assert.deepEqual(r.value.low_balance_alert, now && { below: now.below, sent: !now.armed });
   }
   toString = () => `alert(${this.user}, ${this.below ?? 'none'})`;
 }

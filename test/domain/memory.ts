@@ -135,6 +135,8 @@ export class MemoryAccounts implements AccountStore {
   async setLowBalanceAlert(userId: string, below: number | undefined) {
     const a = this.t.accounts.get(userId);
     if (!a) return undefined;
+    // As the adapter: a new threshold (or none) is armed; the same one set again keeps its state.
+    if (below === a.lowBelow) return clone(a);
     if (below === undefined) delete a.lowBelow;
     else a.lowBelow = below;
     delete a.lowAlertSent;

@@ -360,6 +360,19 @@ describe('order steps', () => {
     assert.equal((await steps.write(id, `${id}-s1`)).orderId, id, 'the named one goes on');
   });
 
+  it('keep the logo a quick order named through its planning, and take none from the planner', async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    const other = await order('U', { prompt: 'Calm 12 seconds video about coffee' });
+    // As the creation left it after checking and copying the asset (the memory creation has no asset store here).
+    table.orders.get(id)!.params.logo = 'ast_01m8000000000000000000000a';
+    generator.planner = { plan: async (prompt: string) => ({ ...planFromPrompt(prompt), logo: 'ast_01m8000000000000000000000b' }) };
+    for (const o of [id, other]) {
+      await steps.start(o);
+      await steps.plan(o);
+    }
+    assert.deepEqual([table.orders.get(id)!.params.logo, table.orders.get(other)!.params.logo], ['ast_01m8000000000000000000000a', undefined]);
+  });
+
   it('let the planner refine what an order does not pay for, never what it was charged for', async () => {
     const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
     const charged = table.orders.get(id)!.params;

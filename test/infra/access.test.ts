@@ -198,7 +198,12 @@ describe('least privilege', () => {
     const { handler: placeOrder } = await import('../../functions/bot/place-order.ts');
     const { invoke } = await import('../../local/invocations.ts');
     const { lambdaContext } = await import('../../local/gateway.ts');
-    const botOrder = { user_id: userId, prompt: 'A 10 second video about oolong, no music, no voiceover', idempotency_key: 'bot-1' };
+    // It names the key's logo, and crosses the alert set again just above the balance (the bot charges the same account).
+    const balanceNow = (await t.api('GET', '/balance', { key })).body.balance as number;
+    assert.equal((await t.api('POST', '/balance/alerts', { key, body: { below: balanceNow + 1 } })).status, 200);
+    // A picture no order named yet: the bot's creation checks it at its first use.
+    const botLogo = await upload('0x777777');
+    const botOrder = { user_id: userId, topic: 'Oolong', params: { ...VIDEO, logo: botLogo }, idempotency_key: 'bot-1' };
     const placed = await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')));
     assert.ok('id' in placed, JSON.stringify(placed));
     assert.equal(((await invoke('place-order', () => placeOrder(botOrder, lambdaContext('place-order')))) as { replayed: boolean }).replayed, true);

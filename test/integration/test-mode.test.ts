@@ -121,5 +121,15 @@ describe('test-mode keys', () => {
     // Limits apply as for live keys: a test order costs nothing, but a malformed one is still refused.
     const bad = await t.api('POST', '/videos', { key: second.apiKey, body: { topic: '' } });
     assert.deepEqual([bad.status, errorCode(bad)], [422, 'invalid_params']);
+    // A deletion cut short after the test-mode account went: a new test key makes a new one, and the deletion runs again.
+    await store.deletePartition(second.testAccountId);
+    const third = await store.issueTestKey(userId, new Date());
+    assert.notEqual(third.testAccountId, second.testAccountId);
+    assert.equal((await t.api('GET', '/balance', { key: third.apiKey })).body.livemode, false);
+    await store.deletePartition(third.testAccountId);
+    const { deleteUser } = await import('../../functions/core/admin.ts');
+    const { services } = await import('../../functions/app/services.ts');
+    assert.deepEqual(await deleteUser(services().stores, userId), { orders: 0, files: 0 });
+    assert.equal(await store.get(userId), undefined, 'the live account went too');
   });
 });

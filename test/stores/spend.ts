@@ -75,6 +75,8 @@ export function spendContract(make: MakeStores, known: KnownDrifts) {
     assert.equal((await s.orders.create(commitOf(crossing, read, { event }))).kind, 'created');
     const sent = (await s.accounts.get(user))!;
     assert.deepEqual([sent.balance, sent.lowAlertSent, sent.lowAlerts], [50, true, 1]);
+    // The same threshold set again is no top-up: the alert stays sent.
+    assert.equal((await s.accounts.setLowBalanceAlert(user, 100))?.lowAlertSent, true);
     const stored = await s.events.get(user, event.id);
     assert.deepEqual([stored?.type, stored?.orderId, stored?.record], ['balance.low', user, event.record]);
     const pending = await s.events.pendingPage(after(t0, 60 * SECOND), undefined, 50);

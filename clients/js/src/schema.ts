@@ -674,7 +674,7 @@ export interface paths {
         put?: never;
         /**
          * Set (or remove) the low-balance alert
-         * @description `{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting it again re-arms it; `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.
+         * @description `{"below": N}` sets the key’s threshold and arms it: the next charge that leaves the balance below N sends one `balance.low` event to the webhook (signed and retried like the order events; its body is a BalanceLowEvent). It is not sent again until a top-up lifts the balance to N or more; then the next charge below it sends it again. Setting another threshold arms that one (the same one set again changes nothing: a sent alert still waits for a top-up); `{"below": null}` removes it. Free orders cross nothing; a balance already below N when it is set is reported by the next charge. Answers GET /balance’s body.
          *
          *     **curl**
          *
@@ -1815,7 +1815,7 @@ export interface components {
             low_balance_alert?: {
                 /** @description The threshold: a charge that leaves the balance below it sends `balance.low` to the webhook. */
                 below: number;
-                /** @description `balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the alert again also re-arms it). */
+                /** @description `balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting another threshold arms that one). */
                 sent: boolean;
             };
         };

@@ -252,8 +252,8 @@ class LowBalanceAlert(TypedDict):
     below: int
     """The threshold: a charge that leaves the balance below it sends `balance.low` to the webhook."""
     sent: bool
-    """`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting the
-    alert again also re-arms it).
+    """`balance.low` was sent and is not sent again until a top-up lifts the balance to `below` or more (setting
+    another threshold arms that one).
     """
 
 
