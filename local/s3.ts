@@ -3,7 +3,7 @@
  * (a client's upload or download, with no credentials of its own): past its expiry 403 AccessDenied, and any change to
  * what was signed (the method, the key, a signed header such as an upload's Content-Type or Content-Length) 403
  * SignatureDoesNotMatch, computed by the AWS SDK's own signer. Requests the SDK signs in a header (the functions') are
- * taken as signed. It checks grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
+ * taken as signed; a request signed neither way is 403 AccessDenied (the bucket is private). It checks grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
  * IAM statements, the very ones CDK deploys (lib/access.ts, bucketStatements), conditions included, so a missing grant
  * fails here as it would on AWS (403 AccessDenied), and so does a read of a missing key by a function no statement
  * allows s3:ListBucket in that read's context (403, not 404). Requests made as no function (a client's presigned URL,
@@ -190,6 +190,9 @@ export async function startS3(opts: {
     if ('X-Amz-Algorithm' in ctx.query) {
       const refusal = await presignedRefusal(ctx, credentials, new Date());
       if (refusal) return refuse(ctx, ...refusal);
+    } else if (!ctx.get('authorization')) {
+      // Neither presigned nor signed in a header: the bucket is private, as on AWS (no anonymous read or upload).
+      return accessDenied(ctx);
     }
     const fn = ctx.get(CALLER_HEADER);
     if (!fn) return next();

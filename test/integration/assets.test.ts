@@ -111,7 +111,11 @@ describe('assets', () => {
     // The URL changed in any signed part (here the key) is refused too.
     const tampered = { ...asset.upload, url: asset.upload.url.replace(asset.id, `${asset.id}x`) };
     assert.deepEqual(await put(tampered, green), { status: 403, code: 'SignatureDoesNotMatch' });
+    // Without the signature at all: the bucket is private, as on AWS (no anonymous upload or read).
+    const bare = { ...asset.upload, url: asset.upload.url.split('?')[0]! };
+    assert.deepEqual(await put(bare, green), { status: 403, code: 'AccessDenied' });
     assert.equal((await put(asset.upload, green)).status, 200);
+    assert.equal((await fetch(bare.url)).status, 403, 'nor read without a signature');
 
     const order = await t.api('POST', '/videos', { key, body: { topic: 'Green juice', ...SHORT, placement: { product: 'Greenbox', image: asset.id } } });
     assert.equal(order.status, 201, order.text);
