@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, DEFAULT_PRICES, pricesFrom, type Limits, type Prices } 
 import type { Throughput } from '../core/limits.ts';
 import { DEFAULT_BOT_RUN, shardCount } from '../core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../core/orders.ts';
+import { ASSETS_PER_DAY } from '../core/assets.ts';
 import { DEFAULT_RESENDS_PER_HOUR } from '../core/deliveries.ts';
 import { SWEEP_BUDGET } from '../core/sweep.ts';
 
@@ -62,6 +63,8 @@ export interface Config {
   limits: Limits;
   /** Webhook events a key may have sent again per hour (POST /webhooks/{id}/resend); 0 turns resends off. */
   resendsPerHour: number;
+  /** New assets a key may create per UTC day (POST /assets). */
+  assetsPerDay: number;
   prices: Prices;
   throughput: Throughput;
   maintenance: boolean;
@@ -120,6 +123,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       getsPerMinute: int(env, 'LIMIT_GETS_PER_MINUTE', DEFAULT_LIMITS.getsPerMinute),
     },
     resendsPerHour: int(env, 'LIMIT_RESENDS_PER_HOUR', DEFAULT_RESENDS_PER_HOUR),
+    assetsPerDay: int(env, 'LIMIT_ASSETS_PER_DAY', ASSETS_PER_DAY),
     prices: prices(env.PRICES),
     throughput: {
       orderSeconds: int(env, 'ORDER_SECONDS_ESTIMATE', 120),

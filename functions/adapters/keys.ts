@@ -7,6 +7,7 @@
  *   a quote (binding price)        PK USER#<user>   SK QUOTE#<quote id>   (TTL: its expiry)
  *   POST count of one minute       PK USER#<user>   SK POSTS#<window start ms>       (TTL)
  *   resent events of one hour      PK USER#<user>   SK RESENDS#<window start ms>     (TTL)
+ *   new assets of one UTC day      PK USER#<user>   SK ASSETS#<window start ms>      (TTL)
  *   GET count of one minute        PK USER#<user>   SK GETS#<window start ms>        (TTL)
  *   order                          PK ORDER#<id>    SK ORDER     GSI1: USER#<user> / ORDER#<id>
  *   order event (for delivery)     PK ORDER#<id>    SK EVENT#<event id>  (event id: <order id>:<status>[:<round>])
@@ -47,6 +48,7 @@ export const keys = {
   quote: (userId: string, quoteId: string) => ({ PK: userPk(userId), SK: `QUOTE#${quoteId}` }),
   posts: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `POSTS#${windowStart}` }),
   resends: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `RESENDS#${windowStart}` }),
+  assetBudget: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `ASSETS#${windowStart}` }),
   gets: (userId: string, windowStart: number) => ({ PK: userPk(userId), SK: `GETS#${windowStart}` }),
   order: (orderId: string) => ({ PK: orderPk(orderId), SK: ORDER_SK }),
   /** The reference to an order in its user's partition, written with the order. */

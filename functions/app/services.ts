@@ -64,7 +64,7 @@ function build() {
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
   };
   const files = new OrderFiles(s3, cfg.bucketName);
-  const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: new AssetObjects(s3, cfg.bucketName) };
+  const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: new AssetObjects(s3, cfg.bucketName), perDay: cfg.assetsPerDay };
   const webhooks = new Webhooks(ddb, cfg.tableName);
   const events = new DeliveryEvents(ddb, cfg.tableName);
   const deliveryWorkflow = new DeliveryWorkflow(sfn, () => cfg.deliveryStateMachineArn);

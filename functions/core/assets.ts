@@ -13,10 +13,11 @@
 import { imageSize } from 'image-size';
 import { ASSET_ID_RE, ASSET_MAX_SIDE, type AssetContentType, type AssetCreated, type AssetView } from '../contract/assets.ts';
 import type { OrderParams } from '../contract/orders.ts';
-import { forbidden, InvalidParams, notFound } from './errors.ts';
+import { assetBudgetExceeded, forbidden, InvalidParams, notFound } from './errors.ts';
 import { epochSeconds } from './expiry.ts';
 import type { Scene } from './generator.ts';
 import { newAssetId } from './ids.ts';
+import { assetWindow, type Window } from './limits.ts';
 
 /** Assets (records and bytes) are kept this long from their creation. */
 export const ASSET_RETENTION_DAYS = 30;
@@ -48,8 +49,11 @@ export interface OrderAsset {
 }
 
 export interface AssetStore {
-  /** Writes the asset and its owner's mark (which tells 403 from 404). */
-  create(asset: Asset): Promise<void>;
+  /**
+   * Writes the asset and its owner's mark (which tells 403 from 404), counted in the key's budget window with them;
+   * false, and nothing written, when the window already holds `budget.limit` new assets.
+   */
+  create(asset: Asset, budget: { window: Window; limit: number }): Promise<boolean>;
   /** The user's asset; undefined when the user has none by this id (or it expired). */
   get(userId: string, assetId: string, now: Date): Promise<Asset | undefined>;
   /** Who owns an asset id (undefined: nobody, or it expired). */
@@ -83,7 +87,15 @@ export interface AssetFiles {
 export interface AssetPorts {
   assets: AssetStore;
   files: AssetFiles;
+  /** New assets a key may create in a UTC day (LIMIT_ASSETS_PER_DAY): what one key can store is bounded. */
+  perDay?: number;
 }
+
+/**
+ * The default budget of new assets per key and UTC day: with 30 days' keeping and 10 MiB each, at most about 30 GiB a
+ * key holds (docs/decisions.md, Assets).
+ */
+export const ASSETS_PER_DAY = 100;
 
 const DAY_MS = 86_400_000;
 const IMAGE_TYPES: Record<string, AssetContentType> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
@@ -145,7 +157,9 @@ export async function createAsset(
     // Whole seconds: the unit the TTL is stored in.
     expiresAt: new Date(epochSeconds(new Date(now.getTime() + ASSET_RETENTION_DAYS * DAY_MS)) * 1000).toISOString(),
   };
-  await p.assets.create(asset);
+  const limit = p.perDay ?? ASSETS_PER_DAY;
+  const window = assetWindow(now);
+  if (!(await p.assets.create(asset, { window, limit }))) throw assetBudgetExceeded(window.retryAfterSeconds, limit);
   const { url, headers } = await p.files.uploadUrl(asset, UPLOAD_URL_SECONDS);
   return { ...toAssetView(asset), upload: { method: 'PUT', url, headers, expires_at: new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString() } };
 }

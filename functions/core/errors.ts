@@ -67,6 +67,12 @@ export const fairUseExceeded = (plan: string) =>
   );
 export const rateLimited = (retryAfterSeconds: number, limit: number, method: 'POST' | 'GET' = 'POST') =>
   new AppError('rate_limited', `More than ${limit} ${method} requests per minute on this key`, retryAfterSeconds);
+export const assetBudgetExceeded = (retryAfterSeconds: number, limit: number) =>
+  new AppError(
+    'rate_limited',
+    `The asset budget of this key is spent: at most ${limit} new assets per UTC day; it renews at the day's end (Retry-After)`,
+    retryAfterSeconds,
+  );
 export const resendBudgetExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError(
     'rate_limited',

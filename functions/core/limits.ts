@@ -18,6 +18,9 @@ export const minuteWindow = (now: Date): Window => fixedWindow(now, 60_000);
 /** The fixed hour whose budget of resent webhook events a resend at `now` draws on. */
 export const resendWindow = (now: Date): Window => fixedWindow(now, 3_600_000);
 
+/** The UTC day whose budget of new assets a POST /assets at `now` draws on. */
+export const assetWindow = (now: Date): Window => fixedWindow(now, 86_400_000);
+
 export interface Throughput {
   /** Typical seconds one order takes from running to done. */
   orderSeconds: number;

@@ -394,14 +394,15 @@ curl -s -T logo.png -H 'Content-Type: image/png' "$UPLOAD_URL"`;
 export const createAsset = {
   id: 'createAsset',
   route: { method: 'POST', path: '/assets', handler: 'create-asset', auth: true },
-  // The asset and its owner item (one transaction); the upload URL presigned with the function's own PutObject grant.
+  // The asset, its owner item and the key's count of the day (one transaction); the upload URL presigned with the
+  // function's own PutObject grant.
   access: { table: [...POST, 'PutItem'], assets: ['PutObject'] },
   body: createAssetBody,
   answers: { 201: { description: 'The asset, and where to upload its bytes', schema: assetCreated } },
   summary: 'Create an asset (a picture of yours) and get its upload URL',
   description:
     'Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type` and exact `Content-Length`: storage refuses another type or length (403). Upload the bytes there with no API key, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. ' +
-    'The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names.',
+    'The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names. A key may create at most 100 assets a UTC day (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the day’s end).',
   tag: 'Assets',
   examples: {
     curl: `curl -s -X POST "$BASE/assets" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"kind": "image", "content_type": "image/png", "size_bytes": 48213}'\n${ASSET_CURL_UPLOAD}`,

@@ -34,6 +34,7 @@ import type {
 } from '../../functions/core/ports.ts';
 import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, movesMoney, type Prices, refundsSpend } from '../../functions/core/pricing.ts';
 import { rearmsLowBalance } from '../../functions/core/balance.ts';
+import type { Window } from '../../functions/core/limits.ts';
 import type { LedgerEntry, LedgerLine as CoreLedgerLine } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -441,9 +442,14 @@ export function memoryCreation(
 export class MemoryAssets implements AssetStore {
   constructor(private readonly t: MemoryTable) {}
   private held = (a: Asset | undefined, now: Date) => (a && heldAt(epochSeconds(new Date(a.expiresAt)), now) ? a : undefined);
-  async create(asset: Asset): Promise<void> {
+  async create(asset: Asset, budget: { window: Window; limit: number }): Promise<boolean> {
     if (this.t.assets.has(asset.id)) throw new Error(`asset ${asset.id} exists`);
+    // As the adapter's window count: one transaction with the asset, nothing written when the day's budget is spent.
+    const key = `${asset.userId}:assets:${budget.window.start}`;
+    if ((this.t.posts.get(key) ?? 0) >= budget.limit) return false;
+    this.t.posts.set(key, (this.t.posts.get(key) ?? 0) + 1);
     this.t.assets.set(asset.id, clone(asset));
+    return true;
   }
   async get(userId: string, assetId: string, now: Date): Promise<Asset | undefined> {
     const a = this.held(this.t.assets.get(assetId), now);

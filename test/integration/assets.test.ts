@@ -17,7 +17,9 @@ import { FPS, REGIONS } from '../../functions/generator/render.ts';
 import { rgbRegion } from '../support/media.ts';
 import { errorCode, type TestStack, useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack();
+// A small daily budget of new assets per key, so that its test can spend it (no other test here makes more than 5).
+const ASSETS_A_DAY = 6;
+const t = useStack({ LIMIT_ASSETS_PER_DAY: String(ASSETS_A_DAY) });
 const dir = mkdtempSync(join(tmpdir(), 'assets-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -196,6 +198,19 @@ describe('assets', () => {
     const malformed = await t.api('POST', '/videos', { key, body: order('logo', 'logo.png') });
     assert.equal(malformed.status, 422);
     assert.match(malformed.body.error.message, /^logo: /);
+  });
+
+  it('counts each key’s new assets per UTC day: past the budget 429 rate_limited with Retry-After, nothing created', async () => {
+    const { apiKey: key } = await t.user({ balance: 1000 });
+    const other = await t.user({ balance: 1000 });
+    const png = solidPng('0x0000FF', 8);
+    for (let i = 0; i < ASSETS_A_DAY; i++) await createAsset(key, png);
+    const over = await t.api('POST', '/assets', { key, body: { kind: 'image', content_type: 'image/png', size_bytes: png.length } });
+    assert.deepEqual([over.status, errorCode(over)], [429, 'rate_limited']);
+    const left = Math.ceil((Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) - Date.now()) / 1000);
+    assert.ok(Math.abs(Number(over.headers.get('retry-after')) - left) <= 5, `Retry-After ${over.headers.get('retry-after')}, the day ends in ${left} s`);
+    assert.equal((await t.api('GET', '/assets', { key })).body.data.length, ASSETS_A_DAY, 'nothing created past it');
+    await createAsset(other.apiKey, png);
   });
 
   it("keeps each key's assets its own: 403 for another's on GET and DELETE, refused in its orders", async () => {
