@@ -5,6 +5,7 @@
  * entry says why and the scenario is reported as todo there.
  */
 import { after, before, describe } from 'node:test';
+import { assetsContract } from './assets.ts';
 import { capacityContract } from './capacity.ts';
 import { eventsContract, filesContract, webhooksContract } from './events.ts';
 import type { KnownDrifts } from './fixtures.ts';
@@ -28,5 +29,6 @@ for (const impl of IMPLEMENTATIONS) {
     describe('events and deliveries', () => eventsContract(make, known));
     describe('webhooks', () => webhooksContract(make, known));
     describe('files', () => filesContract(make, known));
+    describe('assets', () => assetsContract(make, known));
   });
 }

@@ -10,12 +10,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from '../../functions/adapters/accounts.ts';
+import { Assets } from '../../functions/adapters/assets.ts';
 import { Capacity } from '../../functions/adapters/capacity.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
 import { OrderFiles } from '../../functions/adapters/files.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
 import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
+import type { AssetStore } from '../../functions/core/assets.ts';
 import type { CapacityStore } from '../../functions/core/capacity.ts';
 import type { EventStore } from '../../functions/core/deliveries.ts';
 import { newUserId } from '../../functions/core/ids.ts';
@@ -23,7 +25,17 @@ import type { AccountStore, FileStore, OrderStore } from '../../functions/core/p
 import type { WebhookStore } from '../../functions/core/webhooks.ts';
 import { ensureTable, startDynamoDbLocal } from '../../local/dynamodb.ts';
 import { startS3 } from '../../local/s3.ts';
-import { MemoryAccounts, MemoryCapacity, MemoryEvents, MemoryFiles, MemoryOrders, MemoryQuotes, MemoryTable, MemoryWebhooks } from '../domain/memory.ts';
+import {
+  MemoryAccounts,
+  MemoryAssets,
+  MemoryCapacity,
+  MemoryEvents,
+  MemoryFiles,
+  MemoryOrders,
+  MemoryQuotes,
+  MemoryTable,
+  MemoryWebhooks,
+} from '../domain/memory.ts';
 import type { QuoteStore } from '../../functions/core/quote-order.ts';
 
 /** Every store port the domain uses, by its name in core. */
@@ -35,6 +47,7 @@ export interface Stores {
   events: EventStore;
   webhooks: WebhookStore;
   files: FileStore;
+  assets: AssetStore;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
   /** The operator's top-up and spend limit (bin/admin.ts), beside the ports. */
@@ -62,6 +75,7 @@ const memory: Implementation = {
       events: new MemoryEvents(t),
       webhooks: new MemoryWebhooks(t),
       files: new MemoryFiles(),
+      assets: new MemoryAssets(t),
       user: async (o = {}) => {
         const { userId } = t.addAccount({ userId: newUserId(), trialVideosLeft: o.trialVideos ?? 0, ...(o.plan ? { plan: o.plan } : {}) });
         if (o.balance) t.topUp(userId, o.balance);
@@ -128,6 +142,7 @@ function dynamodb(): Implementation {
         events: new DeliveryEvents(ddb, table),
         webhooks: new Webhooks(ddb, table),
         files: new OrderFiles(async () => s3, BUCKET),
+        assets: new Assets(ddb, table),
         user: async (o = {}) =>
           (
             await accounts.createUser({

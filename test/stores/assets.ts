@@ -1,0 +1,66 @@
+/**
+ * The assets' part of the store contract: an asset and its owner's mark written with the key's count of the day, and
+ * nothing when that budget is spent; read only by its owner, its owner told for the 403; listed newest first in pages;
+ * gone at its expiry (TTL deletes lazily: an expired record still in the table is not read); its check recorded only
+ * while it exists; a delete says whether it was there.
+ */
+import assert from 'node:assert/strict';
+import type { Asset } from '../../functions/core/assets.ts';
+import { newAssetId } from '../../functions/core/ids.ts';
+import { assetWindow } from '../../functions/core/limits.ts';
+import { after, type KnownDrifts, type MakeStores, SECOND, scenario } from './fixtures.ts';
+
+const DAY = 86_400_000;
+const assetOf = (userId: string, at: Date): Asset => ({
+  id: newAssetId(at.getTime()),
+  userId,
+  kind: 'image',
+  contentType: 'image/png',
+  sizeBytes: 68,
+  createdAt: at.toISOString(),
+  expiresAt: new Date(at.getTime() + 30 * DAY).toISOString(),
+});
+
+export function assetsContract(make: MakeStores, known: KnownDrifts) {
+  scenario(make, known, 'an asset: written within the day’s budget, its owner’s only, listed newest first, gone at its expiry', async (s) => {
+    const [owner, other] = [await s.user(), await s.user()];
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const budget = { window: assetWindow(t0), limit: 2 };
+    const [first, second, third] = [0, 1, 2].map((i) => assetOf(owner, after(t0, i * SECOND))) as [Asset, Asset, Asset];
+    assert.equal(await s.assets.create(first, budget), true);
+    assert.equal(await s.assets.create(second, budget), true);
+    assert.equal(await s.assets.create(third, budget), false, 'the day’s budget is spent');
+    assert.equal(await s.assets.ownerOf(third.id, t0), undefined, 'nothing written of it');
+    // Another key's budget is its own; the next day's window is a new one.
+    assert.equal(await s.assets.create(assetOf(other, t0), budget), true);
+    assert.equal(await s.assets.create(third, { window: assetWindow(after(t0, DAY)), limit: 2 }), true);
+
+    assert.deepEqual(await s.assets.get(owner, first.id, t0), first);
+    assert.equal(await s.assets.get(other, first.id, t0), undefined, 'another key reads none of it');
+    assert.equal(await s.assets.ownerOf(first.id, t0), owner, 'its owner told (the 403)');
+    const page = await s.assets.ofUser(owner, { limit: 2 }, t0);
+    assert.deepEqual([page.assets.map((a) => a.id), page.more], [[third.id, second.id], true]);
+    const rest = await s.assets.ofUser(owner, { limit: 2, below: second.id }, t0);
+    assert.deepEqual([rest.assets.map((a) => a.id), rest.more], [[first.id], false]);
+    assert.deepEqual((await s.assets.idsOfUser(owner)).sort(), [first.id, second.id, third.id].sort());
+
+    const expired = after(new Date(first.expiresAt), 2 * SECOND);
+    assert.equal(await s.assets.get(owner, first.id, expired), undefined, 'past its expiry');
+    assert.equal(await s.assets.ownerOf(first.id, expired), undefined);
+  });
+
+  scenario(make, known, 'an asset’s check is recorded while it exists; a delete says whether it was there', async (s) => {
+    const owner = await s.user();
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const asset = assetOf(owner, t0);
+    assert.equal(await s.assets.create(asset, { window: assetWindow(t0), limit: 10 }), true);
+    await s.assets.recordCheck(asset, { status: 'ready', width: 1, height: 1, etag: '"e1"' });
+    assert.deepEqual((await s.assets.get(owner, asset.id, t0))?.check, { status: 'ready', width: 1, height: 1, etag: '"e1"' });
+    assert.equal(await s.assets.delete(asset), true);
+    assert.equal(await s.assets.delete(asset), false, 'gone already');
+    assert.deepEqual([await s.assets.get(owner, asset.id, t0), await s.assets.ownerOf(asset.id, t0)], [undefined, undefined]);
+    // A check recorded after the delete writes nothing back.
+    await s.assets.recordCheck(asset, { status: 'refused', reason: 'late' });
+    assert.equal(await s.assets.get(owner, asset.id, t0), undefined);
+  });
+}
