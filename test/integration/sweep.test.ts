@@ -2,17 +2,44 @@
  * The audit sweep on the local stack, on its timer as on its AWS schedule, with a failure caused for real: the local
  * Step Functions endpoint stops listening while an order is created (the API still answers 201 and charges), then
  * comes back, and the sweep starts the order, which reaches done, charged once. (An execution stopped from outside is
- * the status-change event's to recover: recovery.test.ts.)
+ * the status-change event's to recover: recovery.test.ts.) So is a balance.low event whose delivery start was throttled
+ * past the SDK's retries at the charge that recorded it: the sweep starts its delivery, once.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2' });
+const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
 /** The shortest video, with no voice or music: the sweep is tested, not what the videos show. */
 const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
 describe('the recovery sweep', () => {
+  it('delivers a balance.low whose delivery failed to start with the charge that crossed the threshold', async () => {
+    const { apiKey: key } = await t.user({ balance: 500, trialVideos: 0 });
+    const r = await receiver();
+    assert.equal((await t.api('POST', '/webhooks', { key, body: { url: r.url } })).status, 201);
+    assert.equal((await t.api('POST', '/balance/alerts', { key, body: { below: 450 } })).status, 200);
+    // The next 20 starts of a delivery execution are throttled, more than the SDK's retries of one call: the creation's
+    // hand-off of the event fails (its answer is 201 all the same), and the pending marker is the sweep's to act on.
+    const THROTTLED = 20;
+    let starts = 0;
+    const delivery = t.stack.env.DELIVERY_STATE_MACHINE_ARN;
+    t.stack.sfn.failNext('StartExecution', 'ThrottlingException', 400, THROTTLED, (input) => input.stateMachineArn === delivery && ++starts > 0);
+    const created = await t.api('POST', '/videos', { key, body: { topic: 'Lemonade', ...VIDEO, director_mode: true } });
+    assert.equal(created.status, 201, created.text);
+    // Every start the creation tried was refused (the throttle was not used up): its hand-off failed.
+    const tried = starts;
+    assert.ok(tried >= 1 && tried < THROTTLED, `the creation tried ${tried} starts`);
+    const lows = () => r.hits.filter((h) => h.headers['x-service-event'] === 'balance.low');
+    for (let i = 0; i < 300 && !lows().length; i++) await new Promise((ok) => setTimeout(ok, 100));
+    assert.ok(starts > THROTTLED, `delivered by a start after the throttle, the sweep's (${starts} starts)`);
+    assert.equal(lows().length, 1, 'delivered by the sweep');
+    assert.equal(JSON.parse(lows()[0]!.raw.toString('utf8')).order_id, created.body.id);
+    await new Promise((ok) => setTimeout(ok, 2500));
+    assert.equal(lows().length, 1, 'once');
+  });
+
   it('starts an order whose StartExecution failed after its charge, and it reaches done', async () => {
     const { apiKey: key, userId } = await t.user({ balance: 1000, trialVideos: 0 });
     await t.stack.sfn.goAway();
