@@ -1,6 +1,6 @@
 /** Users, their key hash, balance, trial, plan and counters: the user item and the ledger beside it. */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { keyMatches, modeOfKey, newApiKey, userIdOfKey } from '../core/apikeys.ts';
+import { keyMatches, newApiKey, parseKey } from '../core/apikeys.ts';
 import { InvalidParams, notFound, serviceUnavailable } from '../core/errors.ts';
 import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { AccountStore } from '../core/ports.ts';
@@ -88,13 +88,13 @@ export class Accounts implements AccountStore {
    * verified. A revoked or reissued key fails on its very next call.
    */
   async authenticate(apiKey: string | undefined): Promise<{ account: Account } | undefined> {
-    const userId = userIdOfKey(apiKey);
-    if (!userId || !apiKey) return undefined;
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
+    const key = parseKey(apiKey);
+    if (!key || !apiKey) return undefined;
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(key.accountId), ConsistentRead: true }));
     if (!out.Item || !keyMatches(apiKey, out.Item.keyHash as string | undefined)) return undefined;
     const account = toAccount(out.Item);
     // Only a test key opens a test-mode account, and the reverse (issueKey and issueTestKey see to it; checked anyway).
-    if ((modeOfKey(apiKey) === 'test') === isLive(account)) return undefined;
+    if ((key.mode === 'test') === isLive(account)) return undefined;
     return { account };
   }
 

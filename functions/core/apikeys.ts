@@ -18,13 +18,11 @@ export function newApiKey(accountId: string, mode: KeyMode = 'live'): { apiKey: 
 
 const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
-/** The account id a well-formed key names, or undefined for anything malformed. */
-export function userIdOfKey(apiKey: string | undefined): string | undefined {
-  return apiKey ? KEY_RE.exec(apiKey)?.[2] : undefined;
+/** The account id a well-formed key names and its mode, or undefined for anything malformed. */
+export function parseKey(apiKey: string | undefined): { accountId: string; mode: KeyMode } | undefined {
+  const m = apiKey ? KEY_RE.exec(apiKey) : null;
+  return m ? { accountId: m[2]!, mode: m[1] ? 'test' : 'live' } : undefined;
 }
-
-/** Whether a well-formed key is a test-mode key. */
-export const modeOfKey = (apiKey: string): KeyMode => (KEY_RE.exec(apiKey)?.[1] ? 'test' : 'live');
 
 export function keyMatches(apiKey: string, storedHash: string | undefined): boolean {
   if (!storedHash) return false;

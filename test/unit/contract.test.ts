@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keyMatches, newApiKey, userIdOfKey } from '../../functions/core/apikeys.ts';
+import { keyMatches, newApiKey, parseKey } from '../../functions/core/apikeys.ts';
 import { InvalidParams } from '../../functions/core/errors.ts';
 import { minuteWindow, resendWindow } from '../../functions/core/limits.ts';
 import { createVideoBody, quickVideoBody } from '../../functions/contract/orders.ts';
@@ -51,11 +51,12 @@ describe('api keys', () => {
   it('carry the user id behind a fixed prefix and match only their own hash', () => {
     const { apiKey, hash } = newApiKey('01M8379PP2W86T92R6BP6GCX1S');
     assert.match(apiKey, /^vgk_01M8379PP2W86T92R6BP6GCX1S_/);
-    assert.equal(userIdOfKey(apiKey), '01M8379PP2W86T92R6BP6GCX1S');
+    assert.deepEqual(parseKey(apiKey), { accountId: '01M8379PP2W86T92R6BP6GCX1S', mode: 'live' });
+    assert.deepEqual(parseKey(newApiKey('01M8379PP2W86T92R6BP6GCX1S', 'test').apiKey), { accountId: '01M8379PP2W86T92R6BP6GCX1S', mode: 'test' });
     assert.ok(keyMatches(apiKey, hash));
     assert.ok(!keyMatches(newApiKey('01M8379PP2W86T92R6BP6GCX1S').apiKey, hash), 'a reissued key of the same user');
-    assert.equal(userIdOfKey('vgk_short'), undefined);
-    assert.equal(userIdOfKey(undefined), undefined);
+    assert.equal(parseKey('vgk_short'), undefined);
+    assert.equal(parseKey(undefined), undefined);
   });
 });
 
