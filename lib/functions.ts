@@ -2,7 +2,8 @@
  * One Lambda function per route handler and per workflow step, bundled by esbuild from the same modules the local
  * runtime runs, the AWS SDK v3 included: the functions run the SDK version the tests ran (package-lock.json), not
  * whichever the Lambda runtime carries that day (docs/decisions.md; bench/lambdas.ts measures the cost). The render
- * step is a container image instead (lib/render-image.ts): its bundle, the fonts, eSpeak NG and a maintained ffmpeg.
+ * step and the asset check are container images instead (lib/render-image.ts): a bundle, the fonts, eSpeak NG and a
+ * maintained ffmpeg.
  */
 import { join } from 'node:path';
 import { Duration, Size } from 'aws-cdk-lib';
@@ -40,7 +41,15 @@ export const SIZES = {
   edge: { memorySize: 512, timeout: Duration.seconds(5) },
   step: { memorySize: 512, timeout: Duration.seconds(120) },
   render: { memorySize: 3008, timeout: Duration.seconds(900) },
+  // The asset check decodes one picture of at most 4096 x 4096 (64 MiB as RGBA) with ffmpeg.
+  check: { memorySize: 1024, timeout: Duration.seconds(30) },
 } as const;
+
+/** Functions built from the render's image (its ffmpeg): the render, and the asset check that decodes as it does. */
+const IMAGE_FUNCTIONS: Record<string, { size: { memorySize: number; timeout: Duration }; storage: Size }> = {
+  'render-video': { size: SIZES.render, storage: Size.gibibytes(2) },
+  'check-asset': { size: SIZES.check, storage: Size.mebibytes(512) },
+};
 
 /** esbuild's options for every function (bench/lambdas.ts measures the bundles `cdk synth` builds with them). */
 export const BUNDLING = {
@@ -83,14 +92,15 @@ export function serviceFunction(
     logGroup,
     environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
   };
-  if (name === 'render-video') {
+  const image = IMAGE_FUNCTIONS[name];
+  if (image) {
     return new DockerImageFunction(scope, id, {
       ...common,
-      code: renderImageCode(scope, entryOf(kind, name), { target: BUNDLING.target, external: BUNDLING.externalModules }),
+      code: renderImageCode(scope, name, entryOf(kind, name), { target: BUNDLING.target, external: BUNDLING.externalModules }),
       // The image is built for x86-64 (Platform.LINUX_AMD64), so it builds the same from any host.
       architecture: Architecture.X86_64,
-      ...SIZES.render,
-      ephemeralStorageSize: Size.gibibytes(2),
+      ...image.size,
+      ephemeralStorageSize: image.storage,
     });
   }
   return new NodejsFunction(scope, id, {

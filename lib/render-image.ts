@@ -54,9 +54,12 @@ export function buildRenderApp(app: string, entry: string, esbuild: { target: st
   for (const p of RENDER_PACKAGE_FILES) cpSync(join(ROOT, 'node_modules', p), join(app, 'node_modules', p), { recursive: true });
 }
 
-/** Writes the build context (Dockerfile, collect-ffmpeg.sh, app/ with the bundle) and returns the image's code. */
-export function renderImageCode(scope: Construct, entry: string, esbuild: { target: string; external: string[] }): DockerImageCode {
-  const context = join(Stage.of(scope)!.outdir, 'render-image-context');
+/**
+ * Writes a function's build context (Dockerfile, collect-ffmpeg.sh, app/ with its bundle) and returns the image's
+ * code: the render's, and the asset check's, which decodes uploads with the same ffmpeg.
+ */
+export function renderImageCode(scope: Construct, name: string, entry: string, esbuild: { target: string; external: string[] }): DockerImageCode {
+  const context = join(Stage.of(scope)!.outdir, `${name}-image-context`);
   rmSync(context, { recursive: true, force: true });
   buildRenderApp(join(context, 'app'), entry, esbuild);
   for (const f of ['Dockerfile', 'collect-ffmpeg.sh']) cpSync(join(ROOT, 'lib', 'render-image', f), join(context, f));

@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 import { STEPS } from '../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
-import { EXECUTION_LISTENERS, EXECUTION_STATUS_CHANGE, JOBS } from '../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, EXECUTION_STATUS_CHANGE, INVOKED, JOBS } from '../functions/jobs/table.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { bucketStatements, FUNCTION_ACCESS } from './access.ts';
@@ -79,6 +79,7 @@ export class VideoServiceStack extends Stack {
       if (access.orderMachine?.includes('StartExecution')) env.ORDER_STATE_MACHINE_ARN = orderMachineArn;
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
+      if (access.checkAssets) env.CHECK_ASSET_FUNCTION = checkAsset!.functionName;
       // The render function runs as many at once as there are slots, and the delivery function deliveryConcurrency, so
       // neither a burst nor slow receivers can take the account's concurrency from the API.
       const reserving = RESERVING.find((r) => r.fn === name);
@@ -109,11 +110,15 @@ export class VideoServiceStack extends Stack {
       if (access.linkKey) fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [data.linkSigningKey.secretArn] }));
       const providerKeys = providers.grant(access);
       if (providerKeys) fn.addToRolePolicy(providerKeys);
+      // The function itself, not CDK's grantInvoke, which adds its versions (`<arn>:*`): none is ever published.
+      if (access.checkAssets) fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [checkAsset!.functionArn] }));
       this.functions.set(name, fn);
       return fn;
     };
 
-    // Built in dependency order: delivery, then the order steps that start deliveries, then the API that starts orders.
+    // Built in dependency order: the functions others invoke (the asset check), delivery, then the order steps that start deliveries, then the API that starts orders.
+    let checkAsset: LambdaFunction | undefined;
+    for (const fn of INVOKED) checkAsset = make('job', fn.name);
     machines.delivery = stateMachine(this, 'delivery', (module) => make('step', module), logs);
     machines.order = stateMachine(this, 'order', (module) => make('step', module), logs);
     api.route((handler) => make('http', handler), front.authorizer);
@@ -149,6 +154,7 @@ export class VideoServiceStack extends Stack {
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
       ...JOBS.map((j) => j.name),
+      ...INVOKED.map((f) => f.name),
       ...EXECUTION_LISTENERS.map((l) => l.name),
     ].filter((n) => !this.functions.has(n));
     if (missing.length) throw new Error(`No function was built for ${missing.join(', ')}`);

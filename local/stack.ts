@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../functions/steps/table.ts';
-import { EXECUTION_LISTENERS, JOBS } from '../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, INVOKED, JOBS } from '../functions/jobs/table.ts';
 import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
 import { migrateLedgers } from './ledger-migration.ts';
@@ -17,6 +17,7 @@ import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
 import { invoke, reservedConcurrency } from './invocations.ts';
 import { LOCAL_CREDENTIALS, nameCallers, startS3, type BucketStatement } from './s3.ts';
 import { LocalStepFunctions, type LocalMachine, type StatusChangeEvent, type TaskHandler } from './stepfunctions.ts';
+import { type InvokedHandler, LocalLambda } from './lambda.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 const REGION = 'us-east-1';
@@ -157,6 +158,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const sfn = new LocalStepFunctions(machines, env.LOCAL_SFN_HOLD === '1');
     env.SFN_ENDPOINT = await sfn.listen();
     stops.push(() => sfn.stop());
+    // The functions other functions invoke (the asset check), behind Lambda's Invoke API.
+    const invoked: Record<string, InvokedHandler> = {};
+    for (const fn of INVOKED) {
+      invoked[fn.name] = async (event) => {
+        const mod = (await import(moduleOf('job', fn.name))) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+        return mod.handler(event, lambdaContext(`job-${fn.name}`));
+      };
+    }
+    const lambda = new LocalLambda(invoked);
+    env.LAMBDA_ENDPOINT = await lambda.listen();
+    env.CHECK_ASSET_FUNCTION = 'check-asset';
+    stops.push(() => lambda.stop());
 
     // The handlers read their configuration from the environment at first use, as in Lambda.
     Object.assign(process.env, env);

@@ -1,9 +1,10 @@
 /**
  * AWS SDK clients, created once per process. Endpoints come from configuration, so one machine only swaps them.
- * DynamoDB, which every function uses, loads with the module; S3 and Step Functions load on first use, so a function
+ * DynamoDB, which every function uses, loads with the module; S3, Step Functions and Lambda load on first use, so a function
  * that never touches them (most API routes) never pays their import at cold start.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -14,12 +15,14 @@ export const sdk = {
   s3: () => import('@aws-sdk/client-s3'),
   presigner: () => import('@aws-sdk/s3-request-presigner'),
   sfn: () => import('@aws-sdk/client-sfn'),
+  lambda: () => import('@aws-sdk/client-lambda'),
 };
 
 export interface AwsClients {
   ddb: DynamoDBDocumentClient;
   s3(): Promise<S3Client>;
   sfn(): Promise<SFNClient>;
+  lambda(): Promise<LambdaClient>;
 }
 
 let clients: AwsClients | undefined;
@@ -30,6 +33,7 @@ export function aws(): AwsClients {
   const ddbClient = new DynamoDBClient({ region, ...(endpoints.dynamodb ? { endpoint: endpoints.dynamodb } : {}) });
   let s3: Promise<S3Client> | undefined;
   let sfn: Promise<SFNClient> | undefined;
+  let lambda: Promise<LambdaClient> | undefined;
   clients = {
     ddb: DynamoDBDocumentClient.from(ddbClient, { marshallOptions: { removeUndefinedValues: true } }),
     s3: () =>
@@ -44,12 +48,14 @@ export function aws(): AwsClients {
           }),
       )),
     sfn: () => (sfn ??= sdk.sfn().then(({ SFNClient }) => new SFNClient({ region, ...(endpoints.sfn ? { endpoint: endpoints.sfn } : {}) }))),
+    lambda: () =>
+      (lambda ??= sdk.lambda().then(({ LambdaClient }) => new LambdaClient({ region, ...(endpoints.lambda ? { endpoint: endpoints.lambda } : {}) }))),
   };
   return clients;
 }
 
 /** Every client, by service, created now: for the benchmarks and tests that instrument the SDK's middleware. */
-export async function allClients(): Promise<Record<'ddb' | 's3' | 'sfn', { middlewareStack: unknown }>> {
+export async function allClients(): Promise<Record<'ddb' | 's3' | 'sfn' | 'lambda', { middlewareStack: unknown }>> {
   const c = aws();
-  return { ddb: c.ddb, s3: await c.s3(), sfn: await c.sfn() };
+  return { ddb: c.ddb, s3: await c.s3(), sfn: await c.sfn(), lambda: await c.lambda() };
 }

@@ -58,8 +58,10 @@ export interface Config {
   deliveryStateMachineArn: string;
   /** The first gap between webhook delivery attempts; it doubles per attempt. */
   webhookRetryBaseMs: number;
-  /** Set only on one machine: where the local stand-ins of DynamoDB, S3 and Step Functions listen. */
-  endpoints: { dynamodb?: string; s3?: string; sfn?: string };
+  /** Set only on one machine: where the local stand-ins of DynamoDB, S3, Step Functions and Lambda listen. */
+  endpoints: { dynamodb?: string; s3?: string; sfn?: string; lambda?: string };
+  /** The asset check function's name (functions/jobs/check-asset.ts): the functions that take orders invoke it. */
+  checkAssetFunction: string;
   limits: Limits;
   /** Webhook events a key may have sent again per hour (POST /webhooks/{id}/resend); 0 turns resends off. */
   resendsPerHour: number;
@@ -115,6 +117,10 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(env.DYNAMODB_ENDPOINT ? { dynamodb: env.DYNAMODB_ENDPOINT } : {}),
       ...(env.S3_ENDPOINT ? { s3: env.S3_ENDPOINT } : {}),
       ...(env.SFN_ENDPOINT ? { sfn: env.SFN_ENDPOINT } : {}),
+      ...(env.LAMBDA_ENDPOINT ? { lambda: env.LAMBDA_ENDPOINT } : {}),
+    },
+    get checkAssetFunction() {
+      return required(env, 'CHECK_ASSET_FUNCTION');
     },
     limits: {
       activeTasks: int(env, 'LIMIT_ACTIVE_TASKS', DEFAULT_LIMITS.activeTasks),

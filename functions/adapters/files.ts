@@ -136,15 +136,14 @@ export class AssetObjects implements AssetFiles {
     return found?.ETag !== undefined && found.Size !== undefined ? { size: found.Size, etag: found.ETag } : undefined;
   }
 
-  async head(asset: Asset, etag: string, bytes: number): Promise<Uint8Array | undefined> {
+  async readTo(asset: Pick<Asset, 'id' | 'userId'>, etag: string, toPath: string): Promise<boolean> {
     const { GetObjectCommand } = await sdk.s3();
     try {
-      const out = await (await this.client()).send(
-        new GetObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), Range: `bytes=0-${bytes - 1}`, IfMatch: etag }),
-      );
-      return await out.Body!.transformToByteArray();
+      const out = await (await this.client()).send(new GetObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), IfMatch: etag }));
+      await pipeline(out.Body as Readable, createWriteStream(toPath));
+      return true;
     } catch (err) {
-      if (gone(err)) return undefined;
+      if (gone(err)) return false;
       throw err;
     }
   }

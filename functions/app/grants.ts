@@ -45,6 +45,8 @@ export interface Access {
   providers?: readonly ProviderName[];
   /** Takes orders, so refuses a paid extra no provider delivers: the providers' addresses, never a key. */
   takesOrders?: boolean;
+  /** Invokes the asset check function (lambda:InvokeFunction on it), which decodes an upload at its first use. */
+  checkAssets?: boolean;
 }
 
 /**
@@ -65,9 +67,9 @@ export const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 export const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
 /**
  * Naming a key's assets in an order (creation, a review's edited script): each checked at its first use (a listing of
- * its key, a bounded read of its bytes, the verdict written on the asset) and copied into the order's files.
+ * its key, the check function invoked, the verdict written on the asset) and copied into the order's files.
  */
-export const USE_ASSETS = { assets: ['GetObject'], listAssets: true, bucket: ['PutObject'] } as const satisfies Access;
+export const USE_ASSETS = { assets: ['GetObject'], listAssets: true, bucket: ['PutObject'], checkAssets: true } as const satisfies Access;
 /**
  * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
  * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes

@@ -6,6 +6,8 @@
  * deterministic prompt planner that prices quick orders.
  */
 import { lookup } from 'node:dns/promises';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type CreateOrderInput, OrderCreation, placeBotOrder } from '../core/create-order.ts';
 import { OrderQuoting } from '../core/quote-order.ts';
@@ -31,7 +33,9 @@ import { metrics } from '../adapters/metrics.ts';
 import { LinkKeyStore } from '../adapters/secrets.ts';
 import { AssetObjects, OrderFiles } from '../adapters/files.ts';
 import { Assets } from '../adapters/assets.ts';
-import { createAsset, deleteAsset, listAssets, readOwnAsset, toAssetView } from '../core/assets.ts';
+import { InvokedImageCheck } from '../adapters/image-check.ts';
+import { decodeImage } from '../generator/image-decode.ts';
+import { type Asset, createAsset, deleteAsset, inspectUpload, listAssets, readOwnAsset, SIGNATURE_BYTES, toAssetView } from '../core/assets.ts';
 import { Orders } from '../adapters/orders.ts';
 import { Quotes } from '../adapters/quotes.ts';
 import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
@@ -52,9 +56,20 @@ export const logger = new Logger({ serviceName: 'video-service' });
 
 let built: ReturnType<typeof build> | undefined;
 
+/** A file's first `bytes` bytes. */
+async function readStart(path: string, bytes: number): Promise<Uint8Array> {
+  const file = await open(path);
+  try {
+    const { buffer, bytesRead } = await file.read(new Uint8Array(bytes), 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
 function build() {
   const cfg = config();
-  const { ddb, s3, sfn } = aws();
+  const { ddb, s3, sfn, lambda } = aws();
   const accounts = new Accounts(ddb, cfg.tableName);
   const orders = new Orders(ddb, cfg.tableName);
   const workflow = new StepFunctionsWorkflow(sfn, () => cfg.orderStateMachineArn, cfg.reviewDeadlineSeconds);
@@ -64,7 +79,9 @@ function build() {
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
   };
   const files = new OrderFiles(s3, cfg.bucketName);
-  const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: new AssetObjects(s3, cfg.bucketName), perDay: cfg.assetsPerDay };
+  const assetFiles = new AssetObjects(s3, cfg.bucketName);
+  const images = new InvokedImageCheck(lambda, cfg.checkAssetFunction);
+  const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: assetFiles, images, perDay: cfg.assetsPerDay };
   const webhooks = new Webhooks(ddb, cfg.tableName);
   const events = new DeliveryEvents(ddb, cfg.tableName);
   const deliveryWorkflow = new DeliveryWorkflow(sfn, () => cfg.deliveryStateMachineArn);
@@ -198,6 +215,9 @@ function build() {
         { full },
       ),
     recover: (ended: EndedExecution) => recoverEnded(recovery, ended),
+    /** The first-use check of an upload's version `etag`, decoded in `dir` as the render will open it. */
+    checkAsset: (asset: Pick<Asset, 'id' | 'userId' | 'contentType'>, etag: string, dir: string) =>
+      inspectUpload({ files: assetFiles, decode: decodeImage, readStart: (path) => readStart(path, SIGNATURE_BYTES) }, asset, etag, join(dir, 'upload')),
     /** The stores themselves, for tests and operators (bin/admin.ts, bin/smoke.ts, the local runtime); no handler uses them. */
     stores: { accounts, orders, quotes, files, webhooks, events, workflow, assets: assetPorts },
   };

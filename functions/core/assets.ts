@@ -3,15 +3,14 @@
  * each order that names it. The rules:
  * - an asset is its key's user's: another's is 403 on GET and DELETE, and an order naming it is refused (422 naming
  *   the field, as for none: an order does not learn whether another key's asset exists);
- * - the upload is checked once, from a bounded prefix of its bytes (their real type, dimensions from the header, never
- *   decoded: at most 4096 x 4096, so a small file that would decode to gigabytes is refused); a definite verdict is
- *   recorded on the asset, "not uploaded yet" is not (the upload may still come);
- * - an order keeps its own copy of the exact bytes checked (copied only while they are unchanged), made before the
- *   order is charged: a deleted or replaced asset does not change an order made before, and the render reads only the
- *   copies recorded on its order.
+ * - the upload is checked once, at its first use, by decoding it whole as the render will open it (ImageCheck: its
+ *   signature at byte 0, then ffmpeg with the declared format forced and a pixel cap the decoder enforces from the
+ *   header, at most 4096 x 4096); a definite verdict is recorded on the asset, "not uploaded yet" is not (the upload
+ *   may still come);
+ * - an order keeps its own copy of the exact bytes checked (copied only while they are unchanged): a deleted or
+ *   replaced asset does not change an order made before, and the render reads only the copies recorded on its order.
  */
-import { imageSize } from 'image-size';
-import { ASSET_ID_RE, ASSET_MAX_SIDE, type AssetContentType, type AssetCreated, type AssetView } from '../contract/assets.ts';
+import { ASSET_ID_RE, type AssetContentType, type AssetCreated, type AssetView } from '../contract/assets.ts';
 import type { OrderParams } from '../contract/orders.ts';
 import { assetBudgetExceeded, forbidden, InvalidParams, notFound } from './errors.ts';
 import { epochSeconds } from './expiry.ts';
@@ -23,8 +22,6 @@ import { assetWindow, type Window } from './limits.ts';
 export const ASSET_RETENTION_DAYS = 30;
 /** How long the presigned upload URL works. */
 export const UPLOAD_URL_SECONDS = 15 * 60;
-/** How much of an upload the check reads: headers only (JPEG's may follow 64 KiB segments of EXIF and ICC). */
-export const CHECK_PREFIX_BYTES = 256 * 1024;
 
 /** What the check found: usable (with its header's facts and the version checked), or refused, why. */
 export type AssetCheck = { status: 'ready'; width: number; height: number; etag: string } | { status: 'refused'; reason: string };
@@ -74,8 +71,8 @@ export interface AssetFiles {
   uploadUrl(asset: Asset, seconds: number): Promise<{ url: string; headers: Record<string, string> }>;
   /** The stored object's length and version, or undefined when nothing was uploaded. */
   stat(asset: Asset): Promise<{ size: number; etag: string } | undefined>;
-  /** The first `bytes` of the object, while its version is `etag`; undefined when it changed or went. */
-  head(asset: Asset, etag: string, bytes: number): Promise<Uint8Array | undefined>;
+  /** Writes the object to a local file, while its version is `etag`; false when it changed or went. */
+  readTo(asset: Pick<Asset, 'id' | 'userId'>, etag: string, toPath: string): Promise<boolean>;
   /** Copies the object, while its version is `etag`, into the order's files; false when it changed or went. */
   copyToOrder(asset: Asset, etag: string, orderId: string): Promise<boolean>;
   /** The order's copy of an asset, written to a local file (the render). */
@@ -84,9 +81,23 @@ export interface AssetFiles {
   delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<void>;
 }
 
+/** What decoding a picture found: its size, or why it cannot be used. */
+export type ImageVerdict = { width: number; height: number } | { reason: string };
+/** The check function's answer: the verdict, or `gone` when the version named changed or went. */
+export type ImageCheckAnswer = ImageVerdict | { gone: true };
+
+/**
+ * The first-use check of an upload, run where the render's decoder is (on AWS the check function, built from the
+ * render's image): the verdict on the version `etag`, or undefined when that version changed or went.
+ */
+export interface ImageCheck {
+  check(asset: Asset, etag: string): Promise<ImageVerdict | undefined>;
+}
+
 export interface AssetPorts {
   assets: AssetStore;
   files: AssetFiles;
+  images: ImageCheck;
   /** New assets a key may create in a UTC day (LIMIT_ASSETS_PER_DAY): what one key can store is bounded. */
   perDay?: number;
 }
@@ -98,34 +109,46 @@ export interface AssetPorts {
 export const ASSETS_PER_DAY = 100;
 
 const DAY_MS = 86_400_000;
-const IMAGE_TYPES: Record<string, AssetContentType> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 const NAMES: Record<AssetContentType, string> = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP' };
+/** Each type's signature, from byte 0 (a WebP's: RIFF, any length, then WEBP). */
+const SIGNATURES: Record<AssetContentType, (b: Uint8Array) => boolean> = {
+  'image/png': (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((x, i) => b[i] === x),
+  'image/jpeg': (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  'image/webp': (b) => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP',
+};
+const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(...b.subarray(from, to));
+/** How many of a file's first bytes signatureRefusal reads. */
+export const SIGNATURE_BYTES = 32;
 
 /**
- * The check of an upload's first bytes: its real type (from its bytes, not its label) and its size from the header,
- * without decoding anything. A refusal's reason, or the picture's size.
+ * The declared type's signature at byte 0 (a decoder's probe would take a file whose signature starts at byte 1 for
+ * another format's), and a WebP that is not animated (its decoder reads no animation). Undefined when it holds.
  */
-export function checkImage(bytes: Uint8Array, declared: AssetContentType): { width: number; height: number } | { reason: string } {
-  let found: ReturnType<typeof imageSize>;
-  try {
-    found = imageSize(bytes);
-  } catch {
-    return {
-      reason: `is not a ${NAMES[declared]} picture as declared (its bytes are no picture format read here, or its header is not in its first ${CHECK_PREFIX_BYTES / 1024} KiB)`,
-    };
+export function signatureRefusal(bytes: Uint8Array, declared: AssetContentType): string | undefined {
+  if (!SIGNATURES[declared](bytes)) return `is not a ${NAMES[declared]} picture as declared (its first bytes are not a ${NAMES[declared]} signature)`;
+  if (declared === 'image/webp' && ascii(bytes, 12, 16) === 'VP8X' && ((bytes[20] ?? 0) & 0x02) !== 0) {
+    return 'is an animated WebP; only still pictures are used';
   }
-  const type = found.type ? IMAGE_TYPES[found.type] : undefined;
-  if (type !== declared) return { reason: `is not a ${NAMES[declared]} picture as declared (its bytes are ${found.type ?? 'of another format'})` };
-  // An animated WebP (VP8X with its animation flag): ffmpeg's decoder reads no animation.
-  if (type === 'image/webp' && String.fromCharCode(...bytes.subarray(12, 16)) === 'VP8X' && ((bytes[20] ?? 0) & 0x02) !== 0) {
-    return { reason: 'is an animated WebP; only still pictures are used' };
-  }
-  const { width, height } = found;
-  if (!width || !height) return { reason: 'has no width or height in its header' };
-  if (width > ASSET_MAX_SIDE || height > ASSET_MAX_SIDE) {
-    return { reason: `is ${width} x ${height} pixels; at most ${ASSET_MAX_SIDE} x ${ASSET_MAX_SIDE} are accepted` };
-  }
-  return { width, height };
+  return undefined;
+}
+
+/**
+ * The check of the version `etag` of an upload, made where the bytes are decoded: its signature, then the whole
+ * picture decoded by `decode` (the render's own way of opening it). Undefined when that version changed or went.
+ */
+export async function inspectUpload(
+  p: {
+    files: Pick<AssetFiles, 'readTo'>;
+    decode: (path: string, type: AssetContentType) => Promise<ImageVerdict>;
+    readStart: (path: string) => Promise<Uint8Array>;
+  },
+  asset: Pick<Asset, 'id' | 'userId' | 'contentType'>,
+  etag: string,
+  path: string,
+): Promise<ImageVerdict | undefined> {
+  if (!(await p.files.readTo(asset, etag, path))) return undefined;
+  const refusal = signatureRefusal(await p.readStart(path), asset.contentType);
+  return refusal ? { reason: refusal } : p.decode(path, asset.contentType);
 }
 
 export const toAssetView = (a: Asset): AssetView => ({
@@ -225,7 +248,7 @@ export async function attachAssets(
     if (!asset) throw refuse('is not an asset of this key (none by this id, another key’s, or past its 30 days)');
     let check = asset.check;
     if (!check) {
-      const verdict = await checkUpload(p.files, asset);
+      const verdict = await checkUpload(p, asset);
       if (verdict === undefined) throw refuse('has not been uploaded yet (PUT its bytes to the upload URL of POST /assets)');
       check = verdict;
       await p.assets.recordCheck(asset, check);
@@ -241,12 +264,11 @@ export async function attachAssets(
 }
 
 /** The check of an upload: undefined when there is nothing to check yet. */
-async function checkUpload(files: AssetFiles, asset: Asset): Promise<AssetCheck | undefined> {
+async function checkUpload({ files, images }: Pick<AssetPorts, 'files' | 'images'>, asset: Asset): Promise<AssetCheck | undefined> {
   const stored = await files.stat(asset);
   if (!stored) return undefined;
   if (stored.size !== asset.sizeBytes) return { status: 'refused', reason: `is ${stored.size} bytes, not the ${asset.sizeBytes} declared` };
-  const bytes = await files.head(asset, stored.etag, CHECK_PREFIX_BYTES);
-  if (!bytes) return undefined;
-  const found = checkImage(bytes, asset.contentType);
+  const found = await images.check(asset, stored.etag);
+  if (!found) return undefined;
   return 'reason' in found ? { status: 'refused', reason: found.reason } : { status: 'ready', ...found, etag: stored.etag };
 }

@@ -3,6 +3,7 @@
  * (script -> mp4 and cover). The implementations live in functions/generator: embedded ones that need no network, and
  * an OpenAI-compatible adapter for the planner and the writer.
  */
+import type { AssetContentType } from '../contract/assets.ts';
 import type { OrderParams } from '../contract/orders.ts';
 
 export interface Scene {
@@ -46,10 +47,10 @@ export interface RenderRequest extends ForOrder {
   script: Script;
   params: OrderParams;
   /**
-   * The order's assets, by asset id, as local files of its copies: the placement picture (`params.placement.image`),
-   * the logo (`params.logo`) and scene pictures (`Scene.image`) are drawn from these only.
+   * The order's assets, by asset id, as local files of its copies with their checked type: the placement picture
+   * (`params.placement.image`), the logo (`params.logo`) and scene pictures (`Scene.image`) are drawn from these only.
    */
-  images?: Readonly<Record<string, string>>;
+  images?: Readonly<Record<string, { path: string; contentType: AssetContentType }>>;
   /** Trial videos carry the forced watermark `<service address> (AI)` on every frame. */
   watermark?: string;
   /** Where the mp4 and the cover go. */

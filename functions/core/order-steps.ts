@@ -7,11 +7,12 @@
 import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
 import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
 import { orderExecution } from './executions.ts';
-import { GeneratorFailed, type Generator } from './generator.ts';
+import { GeneratorFailed, type Generator, type RenderRequest } from './generator.ts';
 import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { AssetFiles } from './assets.ts';
+import type { AssetContentType } from '../contract/assets.ts';
 import type { RenderQueue } from './capacity.ts';
 import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
@@ -237,14 +238,14 @@ export class OrderSteps {
   }
 
   /** The order's own copies of its assets, as files in `dir`: only those recorded on the order are read. */
-  private async assetImages(order: Order, dir: string): Promise<Record<string, string> | undefined> {
-    const ids = Object.keys(order.assets ?? {});
-    if (!ids.length) return undefined;
+  private async assetImages(order: Order, dir: string): Promise<RenderRequest['images']> {
+    const assets = Object.entries(order.assets ?? {});
+    if (!assets.length) return undefined;
     if (!this.p.assetCopies) throw new GeneratorFailed('The order names assets but this renderer reads none');
-    const images: Record<string, string> = {};
-    for (const id of ids) {
-      images[id] = `${dir}/asset-${id}`;
-      await this.p.assetCopies.readCopy(order.id, id, images[id]);
+    const images: Record<string, { path: string; contentType: AssetContentType }> = {};
+    for (const [id, { contentType }] of assets) {
+      images[id] = { path: `${dir}/asset-${id}`, contentType };
+      await this.p.assetCopies.readCopy(order.id, id, images[id].path);
     }
     return images;
   }

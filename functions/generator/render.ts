@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { mixSoundtrack, type PlacedVoice } from './audio.ts';
 import { background, BG_SCALE, HEIGHT, WIDTH } from './backgrounds.ts';
 import { AUDIO_ENCODER_ARGS, drawText, runFfmpeg, VIDEO_ENCODER_ARGS } from './ffmpeg.ts';
+import { imageInput } from './image-decode.ts';
 import { FONTS } from './fonts.ts';
 import { drawable, layoutCaption, type CaptionLayout } from './layout.ts';
 import { synthMusic } from './music.ts';
@@ -276,7 +277,8 @@ export class EmbeddedRenderer implements Renderer {
 
   /**
    * An asset of the order (its copy, read by the render step) fitted into `box` keeping its proportions, centred on a
-   * transparent PNG of the box's size. Its size was checked (at most 4096 x 4096) before the order was accepted.
+   * transparent PNG of the box's size. It is opened as the first-use check decoded it (image-decode.ts): its checked
+   * format forced, the decoder's pixel cap.
    */
   private async assetPicture(req: RenderRequest, assetId: string, dir: string, name: string, box: { width: number; height: number }): Promise<string> {
     const source = req.images?.[assetId];
@@ -285,7 +287,7 @@ export class EmbeddedRenderer implements Renderer {
     const out = join(dir, `${name}.png`);
     const { width: w, height: h } = box;
     const fit = `scale=${w}:${h}:force_original_aspect_ratio=decrease:flags=bicubic,format=rgba,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2:color=black@0`;
-    await runFfmpeg(['-y', '-i', source, '-frames:v', '1', '-vf', fit, out]);
+    await runFfmpeg(['-y', ...imageInput(source.contentType, source.path), '-frames:v', '1', '-vf', fit, out]);
     return out;
   }
 

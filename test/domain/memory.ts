@@ -3,10 +3,23 @@
  * DynamoDB adapters put on it (functions/adapters/order-creation.ts, order-transitions.ts) and applies all or nothing, so a use case meets the same
  * answers here as on the table; test/integration runs the same use cases on DynamoDB Local.
  */
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
-import type { Asset, AssetCheck, AssetFiles, AssetPorts, AssetStore } from '../../functions/core/assets.ts';
+import {
+  type Asset,
+  type AssetCheck,
+  type AssetFiles,
+  type AssetPorts,
+  type AssetStore,
+  type ImageCheck,
+  type ImageVerdict,
+  inspectUpload,
+  SIGNATURE_BYTES,
+} from '../../functions/core/assets.ts';
+import { decodeImage } from '../../functions/generator/image-decode.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
 import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
@@ -494,9 +507,11 @@ export class MemoryAssetFiles implements AssetFiles {
     const o = this.objects.get(asset.id);
     return o ? { size: o.bytes.length, etag: o.etag } : undefined;
   }
-  async head(asset: Asset, etag: string, bytes: number) {
+  async readTo(asset: Pick<Asset, 'id'>, etag: string, toPath: string) {
     const o = this.objects.get(asset.id);
-    return o?.etag === etag ? o.bytes.subarray(0, bytes) : undefined;
+    if (o?.etag !== etag) return false;
+    writeFileSync(toPath, o.bytes);
+    return true;
   }
   async copyToOrder(asset: Asset, etag: string, orderId: string) {
     const o = this.objects.get(asset.id);
@@ -514,9 +529,35 @@ export class MemoryAssetFiles implements AssetFiles {
   }
 }
 
+/**
+ * The first-use check as the check function makes it (inspectUpload, the real ffmpeg decode), in this process; a
+ * verdict is kept by content, so the model's sequences decode each distinct picture once.
+ */
+export class LocalImageCheck implements ImageCheck {
+  private readonly verdicts = new Map<string, ImageVerdict>();
+  constructor(private readonly files: MemoryAssetFiles) {}
+  async check(asset: Asset, etag: string): Promise<ImageVerdict | undefined> {
+    const o = this.files.objects.get(asset.id);
+    if (o?.etag !== etag) return undefined;
+    const known = `${asset.contentType} ${createHash('sha256').update(o.bytes).digest('hex')}`;
+    const cached = this.verdicts.get(known);
+    if (cached) return cached;
+    const dir = mkdtempSync(join(tmpdir(), 'asset-check-'));
+    try {
+      const readStart = async (path: string) => new Uint8Array(readFileSync(path).subarray(0, SIGNATURE_BYTES));
+      const verdict = await inspectUpload({ files: this.files, decode: decodeImage, readStart }, asset, etag, join(dir, 'upload'));
+      if (verdict) this.verdicts.set(known, verdict);
+      return verdict;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
 export const memoryAssets = (table: MemoryTable, files = new MemoryAssetFiles()): AssetPorts & { files: MemoryAssetFiles } => ({
   assets: new MemoryAssets(table),
   files,
+  images: new LocalImageCheck(files),
 });
 
 /** The quoting use case on these ports, with the default prices, and an empty render queue. */

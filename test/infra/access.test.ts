@@ -16,7 +16,7 @@ import { invocation } from '../../local/invocations.ts';
 import { ROUTES, DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../../functions/http/routes.ts';
 import { STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
-import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, INVOKED, JOBS } from '../../functions/jobs/table.ts';
 import { actionsOf } from '../support/aws-actions.ts';
 import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
@@ -51,6 +51,7 @@ function granted(a: Access): Set<string> {
     ...(a.describeExecutions ?? []).map((m) => `states:DescribeExecution:${m}`),
     ...(a.stopOrders ? ['states:StopExecution:order'] : []),
     ...(a.linkKey ? ['secretsmanager:GetSecretValue'] : []),
+    ...(a.checkAssets ? ['lambda:InvokeFunction:check-asset'] : []),
   ]);
 }
 
@@ -123,6 +124,7 @@ describe('least privilege', () => {
       ...STEPS.map((s) => s.module),
       ...BOT_FUNCTIONS,
       ...JOBS.map((j) => j.name),
+      ...INVOKED.map((f) => f.name),
       ...EXECUTION_LISTENERS.map((l) => l.name),
     ];
     assert.deepEqual(Object.keys(ACCESS).sort(), [...new Set([...ROUTES.map((r) => r.handler), ...others])].sort());

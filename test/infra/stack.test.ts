@@ -15,7 +15,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ROUTES, DEFAULT_ROUTE, API_PREFIX, DEPLOYED_ROUTES, deployedKey } from '../../functions/http/routes.ts';
 import { STATE_MACHINES, STEPS } from '../../functions/steps/table.ts';
 import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
-import { EXECUTION_LISTENERS, JOBS } from '../../functions/jobs/table.ts';
+import { EXECUTION_LISTENERS, INVOKED, JOBS } from '../../functions/jobs/table.ts';
 import { BUCKET_GRANTS, FUNCTION_ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
@@ -401,12 +401,13 @@ describe('the CDK stack', () => {
       ...STEPS.map((s) => ['step', s.module] as const),
       ...BOT_FUNCTIONS.map((name) => ['bot', name] as const),
       ...JOBS.map((j) => ['job', j.name] as const),
+      ...INVOKED.map((f) => ['job', f.name] as const),
       ...EXECUTION_LISTENERS.map((l) => ['job', l.name] as const),
     ];
     for (const [kind, name] of functions) {
       const statements = statementsOf(fn(kind, name)[0]);
       const access = FUNCTION_ACCESS[name]!;
-      const dataActions = statements.flatMap(actionsOf).filter((a) => /^(dynamodb|s3|secretsmanager|states):/.test(a));
+      const dataActions = statements.flatMap(actionsOf).filter((a) => /^(dynamodb|s3|secretsmanager|states|lambda):/.test(a));
       for (const a of dataActions) assert.doesNotMatch(a, /\*/, `${name}: ${a}`);
       for (const s of statements.filter((x) => actionsOf(x).some((a) => /^(dynamodb|s3):/.test(a)))) {
         const text = JSON.stringify(s.Resource);
@@ -422,6 +423,7 @@ describe('the CDK stack', () => {
         ...(access.startDelivery ? ['states:StartExecution'] : []),
         ...(access.describeExecutions?.length ? ['states:DescribeExecution'] : []),
         ...(access.stopOrders ? ['states:StopExecution'] : []),
+        ...(access.checkAssets ? ['lambda:InvokeFunction'] : []),
       ];
       assert.deepEqual([...new Set(dataActions)].sort(), [...new Set(expect)].sort(), name);
     }

@@ -10,10 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { FFMPEG } from '../../functions/generator/ffmpeg.ts';
 import { FPS, REGIONS } from '../../functions/generator/render.ts';
+import { pngBomb } from '../support/hostile-images.ts';
 import { rgbRegion } from '../support/media.ts';
 import { errorCode, type TestStack, useStack, waitForStatus } from '../support/stack.ts';
 
@@ -28,30 +28,6 @@ function solidPng(color: string, size: number): Buffer {
   const file = join(dir, `${color}-${size}.png`);
   execFileSync(FFMPEG, ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=${color}:s=${size}x${size}`, '-frames:v', '1', file]);
   return readFileSync(file);
-}
-
-/** A valid PNG header of a width x height greyscale picture with a tiny IDAT: it would decode to width * height bytes. */
-function hugePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(8 + data.length + 4);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8);
-  // The first rows' zeros: deflate makes megabytes of them a few hundred bytes, as a decompression bomb does.
-  const idat = deflateSync(Buffer.alloc((width + 1) * 64));
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', idat),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
 }
 
 interface Upload {
@@ -169,7 +145,7 @@ describe('assets', () => {
     assert.equal((await put(liar.upload, text)).status, 200);
     await refused(t, key, order('placement.image', liar.id), 'placement.image', /is not a PNG picture as declared/);
 
-    const bomb = hugePng(20_000, 20_000);
+    const bomb = pngBomb(20_000, 20_000);
     assert.ok(bomb.length < 2000, `small on disk (${bomb.length} bytes)`);
     const huge = await createAsset(key, bomb);
     assert.equal((await put(huge.upload, bomb)).status, 200);
@@ -183,7 +159,7 @@ describe('assets', () => {
     const jpeg = solidPng('0xFF0000', 64);
     const declaredJpeg = await createAsset(key, jpeg, 'image/jpeg');
     assert.equal((await put(declaredJpeg.upload, jpeg)).status, 200);
-    await refused(t, key, order('logo', declaredJpeg.id), 'logo', /is not a JPEG picture as declared \(its bytes are png\)/);
+    await refused(t, key, order('logo', declaredJpeg.id), 'logo', /is not a JPEG picture as declared \(its first bytes are not a JPEG signature\)/);
 
     const notYet = await createAsset(key, solidPng('0x0000FF', 64));
     await refused(t, key, order('logo', notYet.id), 'logo', /has not been uploaded yet/);

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { checkAgainstContract } from '../support/contract.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 import { hostileRequests, rawRequests, type HostileRequest, type RawRequest } from './hostile.ts';
+import { hostileImages } from '../support/hostile-images.ts';
 
 // The per-minute POST limit would answer most of these with 429 before validation: lift it.
 const t = useStack({ LIMIT_POSTS_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
@@ -143,5 +144,38 @@ describe('hostile input', () => {
     const balance = await t.api('GET', '/balance', { key: apiKey });
     assert.equal(balance.status, 200);
     assert.equal(balance.body.balance, 1000 - order.body.cost);
+  });
+});
+
+describe('hostile pictures', () => {
+  it('refuses each polyglot, lying, bomb or cut-short picture at creation with 422 naming the field, on both routes, and charges nothing', async () => {
+    const { userId, apiKey: key } = await t.user({ balance: 1000 });
+    const pictures = hostileImages();
+    const outcomes: string[] = [];
+    for (const p of pictures) {
+      const created = await t.api('POST', '/assets', { key, body: { kind: 'image', content_type: p.type, size_bytes: p.bytes.length } });
+      assert.equal(created.status, 201, p.name);
+      const put = await fetch(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: new Uint8Array(p.bytes) });
+      assert.equal(put.status, 200, p.name);
+      for (const [path, field, body] of [
+        ['/videos', 'placement.image', { topic: 'Tea', duration_seconds: 10, placement: { product: 'Leafy', image: created.body.id } }],
+        ['/videos:quick', 'logo', { prompt: 'A 10 second video about tea', logo: created.body.id }],
+      ] as const) {
+        const res = await t.api('POST', path, { key, body });
+        const ok = res.status === 422 && res.body.error?.code === 'invalid_params' && String(res.body.error.message).startsWith(`${field}: `);
+        if (!ok) outcomes.push(`${p.name} on ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+      const seen = (await t.api('GET', `/assets/${created.body.id}`, { key })).body;
+      if (seen.status !== 'refused') outcomes.push(`${p.name}: recorded ${seen.status}`);
+    }
+    console.log(`# ${pictures.length} hostile pictures, each named on 2 routes: ${outcomes.length} not refused`);
+    assert.deepEqual(outcomes, []);
+    const { services } = await import('../../functions/app/services.ts');
+    assert.deepEqual(
+      (await services().stores.accounts.ledger(userId)).map((e) => e.kind),
+      ['top_up'],
+      'nothing charged',
+    );
+    assert.equal((await t.api('GET', '/videos', { key })).body.data.length, 0, 'no order made');
   });
 });

@@ -36,6 +36,7 @@ export function actionsOf(commandName: string, input: Record<string, any>): stri
   if (name === 'SendTaskSuccess' || name === 'SendTaskFailure') return [`states:${name}`];
   if (name === 'DescribeExecution') return [`states:DescribeExecution:${String(input.executionArn).split(':').at(-2)}`];
   if (name === 'StopExecution') return [`states:StopExecution:${String(input.executionArn).split(':').at(-2)}`];
+  if (name === 'Invoke') return [`lambda:InvokeFunction:${String(input.FunctionName).split(':').at(-1)}`];
   return [`dynamodb:${name.replace(/^(Get|Put|Update|Delete)$/, '$1Item')}`];
 }
 
