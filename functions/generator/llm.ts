@@ -55,8 +55,10 @@ const stripFences = (s: string) =>
 const planned = z.object(z.pick(createVideoBody, { topic: true, duration_seconds: true, language: true, tone: true, cta: true, captions: true }).shape);
 
 /**
- * Plans a prompt: the model's answer over the deterministic plan of the prompt (`fixed`). Only a proposal: the plan
- * step keeps the parameters the order was charged for (core/pricing.ts keepPriced).
+ * Plans a prompt: the model's answer over the deterministic plan of the prompt (`fixed`). The paid extras are always
+ * `fixed`'s, which plans one only on an explicit ask (planner.ts): the model is not asked for them and any it names
+ * are dropped (`planned` reads none), so no answer makes a customer pay for what they did not ask for. Only a
+ * proposal: the plan step keeps the parameters the order was charged for (core/pricing.ts keepPriced).
  */
 export class LlmPlanner implements Planner {
   constructor(
@@ -69,7 +71,9 @@ export class LlmPlanner implements Planner {
       z.partial(planned, { duration_seconds: true, language: true, tone: true, captions: true }),
       'You turn a one-line request for a short vertical video into JSON with the keys topic (string, what the video is about, ' +
         'at most 300 characters), duration_seconds (integer 10..60), language ("ru" or "en"), tone (one of neutral, energetic, ' +
-        'calm, funny, serious), cta (optional call to action, at most 80 characters) and captions (boolean). Answer with JSON only.',
+        'calm, funny, serious), cta (optional call to action, at most 80 characters) and captions (boolean). The topic keeps ' +
+        'every word of what the video is about, a song, a voice or AI images included ("How to record my voice at home" ' +
+        'keeps "voice"). Music, voice and pictures are not yours to choose. Answer with JSON only.',
       prompt,
     );
     return createVideoBody.parse({ ...this.fixed(prompt), ...answer });

@@ -10,6 +10,8 @@ import { generatorFromEnv } from '../../functions/generator/index.ts';
 import { ChatCompletions, LlmPlanner, LlmWriter } from '../../functions/generator/llm.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import { GeneratorBusy, GeneratorFailed } from '../../functions/core/generator.ts';
+import { extrasOf } from '../../functions/core/pricing.ts';
+import { EXTRAS_LABELLED } from '../unit/extras-labelled.ts';
 
 type Reply = { status?: number; content?: string; raw?: string; delayMs?: number };
 const replies: Reply[] = [];
@@ -109,6 +111,19 @@ describe('OpenAI-compatible planner', () => {
     assert.equal(p.tone, 'funny');
     assert.equal(p.music, 'song', 'the paid extra stays');
     assert.equal(p.ai_visual, false, 'no unpaid extra appears');
+  });
+
+  it('plans a paid extra only where the prompt asks for it, whatever the model answers', async () => {
+    const planner = new LlmPlanner(llm(), planFromPrompt);
+    const every = { music: 'song', voice: 'clone', ai_visual: true, placement: { product: 'Gadget' } };
+    const none = { music: 'none', voice: 'standard', ai_visual: false };
+    for (const l of EXTRAS_LABELLED) {
+      replies.push({ content: JSON.stringify({ topic: l.prompt, ...(l.extras.length ? none : every) }) });
+      const p = await planner.plan(l.prompt);
+      assert.equal(requests.at(-1)!.body.messages[1].content, l.prompt);
+      assert.deepEqual(extrasOf(p).sort(), [...l.extras].sort(), l.prompt);
+      assert.equal(p.topic, l.prompt, "the topic is the model's");
+    }
   });
 
   it('is chosen by configuration', () => {
