@@ -10,14 +10,15 @@ import { sdk } from './aws.ts';
 export class InvokedImageCheck implements ImageCheck {
   constructor(
     private readonly client: () => Promise<LambdaClient>,
-    private readonly functionName: string,
+    /** Read at the first check: only the functions that take orders are given it. */
+    private readonly functionName: () => string,
   ) {}
 
   async check(asset: Asset, etag: string): Promise<ImageVerdict | undefined> {
     const { InvokeCommand } = await sdk.lambda();
     const payload = { userId: asset.userId, assetId: asset.id, contentType: asset.contentType, etag };
     const out = await (await this.client()).send(
-      new InvokeCommand({ FunctionName: this.functionName, Payload: new TextEncoder().encode(JSON.stringify(payload)) }),
+      new InvokeCommand({ FunctionName: this.functionName(), Payload: new TextEncoder().encode(JSON.stringify(payload)) }),
     );
     const body = JSON.parse(new TextDecoder().decode(out.Payload ?? new Uint8Array())) as ImageCheckAnswer | { errorMessage?: string };
     // The check itself failed (a timeout, out of memory): nothing is known of the picture, and nothing is recorded.

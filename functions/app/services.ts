@@ -80,7 +80,7 @@ function build() {
   };
   const files = new OrderFiles(s3, cfg.bucketName);
   const assetFiles = new AssetObjects(s3, cfg.bucketName);
-  const images = new InvokedImageCheck(lambda, cfg.checkAssetFunction);
+  const images = new InvokedImageCheck(lambda, () => cfg.checkAssetFunction);
   const assetPorts = { assets: new Assets(ddb, cfg.tableName), files: assetFiles, images, perDay: cfg.assetsPerDay };
   const webhooks = new Webhooks(ddb, cfg.tableName);
   const events = new DeliveryEvents(ddb, cfg.tableName);

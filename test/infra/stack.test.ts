@@ -567,19 +567,25 @@ describe('the CDK stack', () => {
     assertions.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: Match.objectLike({ PasswordLength: 64 }) });
   });
 
-  it('runs every function on Node 24 with X-Ray, on arm64 but the render step, sized for the render and limited to the slots', () => {
+  it('runs every function on Node 24 with X-Ray, on arm64 but the render step and the asset check, sized for the render and limited to the slots', () => {
     for (const [id, f] of ofType('AWS::Lambda::Function').filter(([, r]) => !r.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects'))) {
       const render = id.startsWith('steprendervideo');
-      // The render step is an image of AWS's Node.js 24 base image (lib/render-image/Dockerfile).
-      if (!render) assert.equal(f.Properties.Runtime, 'nodejs24.x', id);
+      // The render step and the asset check are images of AWS's Node.js 24 base image (lib/render-image/Dockerfile).
+      const image = render || id.startsWith('jobcheckasset');
+      if (!image) assert.equal(f.Properties.Runtime, 'nodejs24.x', id);
+      else assert.equal(f.Properties.PackageType, 'Image', id);
       assert.deepEqual(f.Properties.TracingConfig, { Mode: 'Active' }, id);
-      assert.deepEqual(f.Properties.Architectures, [render ? 'x86_64' : 'arm64'], id);
+      assert.deepEqual(f.Properties.Architectures, [image ? 'x86_64' : 'arm64'], id);
       if (render) {
         assert.equal(f.Properties.MemorySize, 3008);
         assert.equal(f.Properties.Timeout, 900);
         assert.deepEqual(f.Properties.EphemeralStorage, { Size: 2048 });
         // As many renders at once as the queue has slots (the stage's renderSlots), and every function knows it.
         assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.renderSlots);
+      } else if (image) {
+        assert.equal(f.Properties.MemorySize, 1024, id);
+        assert.equal(f.Properties.Timeout, 30, id);
+        assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       } else if (id.startsWith('stepdeliverevent')) {
         // Deliveries at most deliveryConcurrency at once: slow receivers cannot take the API's concurrency.
         assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.deliveryConcurrency, id);
