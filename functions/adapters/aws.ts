@@ -31,7 +31,9 @@ export function aws(): AwsClients {
   let s3: Promise<S3Client> | undefined;
   let sfn: Promise<SFNClient> | undefined;
   clients = {
-    ddb: DynamoDBDocumentClient.from(ddbClient, { marshallOptions: { removeUndefinedValues: true } }),
+    // The marshaller tells a map by its `constructor` property, which a client's own key (metadata `constructor`)
+    // overrides: every object is taken as a map instead, whatever that property holds.
+    ddb: DynamoDBDocumentClient.from(ddbClient, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } }),
     s3: () =>
       (s3 ??= sdk.s3().then(
         ({ S3Client }) =>
