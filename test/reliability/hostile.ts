@@ -128,6 +128,7 @@ const PATH_TRICKS = [
   'GET /V1/balance',
   'GET /v1/videos%3Aquick',
   'POST /v1/videos%3aquick',
+  'POST /v1/videos%253Aquick',
   'POST /v1/videos:Quick',
   'POST /v1/videos:quick/',
   'GET /v2/balance',
