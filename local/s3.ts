@@ -1,9 +1,10 @@
 /**
- * The local S3 store (s3rver), persisted under the data folder. It checks the signature of a presigned URL as S3 does
- * (a client's upload or download, with no credentials of its own): past its expiry 403 AccessDenied, and any change to
- * what was signed (the method, the key, a signed header such as an upload's Content-Type or Content-Length) 403
- * SignatureDoesNotMatch, computed by the AWS SDK's own signer. Requests the SDK signs in a header (the functions') are
- * taken as signed; a request signed neither way is 403 AccessDenied (the bucket is private). It checks grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
+ * The local S3 store (s3rver), persisted under the data folder. It checks signatures as S3 does, with the AWS SDK's own
+ * signer: a presigned URL's (a client's upload or download, with no credentials of its own) and an Authorization
+ * header's (the functions' calls). An unknown key is 403 InvalidAccessKeyId; any change to what was signed (the
+ * method, the key, the query, a signed header such as an upload's Content-Type or Content-Length, the declared payload
+ * hash) is 403 SignatureDoesNotMatch; a presigned URL past its expiry, or a request signed neither way, 403
+ * AccessDenied (the bucket is private). It checks grants: a request made as a function (named by `nameCallers`) is evaluated against that function's
  * IAM statements, the very ones CDK deploys (lib/access.ts, bucketStatements), conditions included, so a missing grant
  * fails here as it would on AWS (403 AccessDenied), and so does a read of a missing key by a function no statement
  * allows s3:ListBucket in that read's context (403, not 404). Requests made as no function (a client's presigned URL,
@@ -25,6 +26,11 @@ export interface BucketStatement {
   Action: readonly string[];
   Resource: string;
   Condition?: Readonly<Record<string, Readonly<Record<string, string | readonly string[]>>>>;
+}
+
+interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
 }
 
 /** The key pair s3rver knows, which the local stack gives every function (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY). */
@@ -114,8 +120,8 @@ const allows = (statements: readonly BucketStatement[] | undefined, r: S3Request
       conditionsHold(s.Condition, r.context),
   );
 
-function refuse(ctx: S3rverContext, code: string, message: string): void {
-  ctx.status = 403;
+function refuse(ctx: S3rverContext, code: string, message: string, status = 403): void {
+  ctx.status = status;
   ctx.type = 'application/xml';
   ctx.set('x-amz-error-code', code);
   ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
@@ -125,20 +131,89 @@ const accessDenied = (ctx: S3rverContext) => refuse(ctx, 'AccessDenied', 'Access
 /** X-Amz-Date's form: 20261127T045528Z. */
 const amzDate = (s: string) => new Date(s.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
 
+/** A refusal: S3's error code, its message, and the status when not 403. */
+type Refusal = [code: string, message: string, status?: number];
+const UNKNOWN_KEY: Refusal = ['InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.'];
+const MISMATCH: Refusal = [
+  'SignatureDoesNotMatch',
+  'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+];
+
+/** The request as it arrived, with these headers only, for the SDK's signer to sign again; and the signer. */
+function resigning(
+  ctx: S3rverContext,
+  credentials: Credentials,
+  scope: { region?: string; service?: string },
+  query: Record<string, unknown>,
+  headers: Record<string, string>,
+) {
+  const [hostname, port] = ctx.get('host').split(':');
+  const request = new HttpRequest({
+    method: ctx.method,
+    protocol: 'http:',
+    hostname,
+    ...(port ? { port: Number(port) } : {}),
+    path: ctx.path,
+    query: query as Record<string, string | string[]>,
+    headers,
+  });
+  const signer = new SignatureV4({
+    credentials,
+    region: scope.region ?? '',
+    service: scope.service ?? 's3',
+    sha256: Hash.bind(null, 'sha256'),
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  return { request, signer };
+}
+
+/** The signed headers' values as sent (a header sent empty or not at all is left out, as the client's signer does). */
+const sentHeaders = (ctx: S3rverContext, names: readonly string[]) => Object.fromEntries(names.flatMap((h) => (ctx.get(h) === '' ? [] : [[h, ctx.get(h)]])));
+
+/** How far a header-signed request's time may be from the store's clock, as S3 allows. */
+const MAX_SKEW_MS = 15 * 60_000;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+
+/**
+ * A request signed in its Authorization header checked as S3 checks it: the header well formed, its key known, its
+ * time within 15 minutes of the clock, and its signature the one the SDK's signer computes from the request as it
+ * arrived (the method, the path, the query and the headers it names as signed, with the values sent). The payload's
+ * hash is the one `x-amz-content-sha256` declares (a hex digest, UNSIGNED-PAYLOAD or a STREAMING- kind), which the
+ * signature binds; the body is s3rver's to read, so neither the digest against the bytes nor a streamed upload's chunk
+ * signatures are checked here (S3 checks both). Undefined when it holds; otherwise the refusal.
+ */
+async function headerRefusal(ctx: S3rverContext, credentials: Credentials, now: Date): Promise<Refusal | undefined> {
+  const m = AUTHORIZATION.exec(ctx.get('authorization'));
+  if (!m) return ['AuthorizationHeaderMalformed', 'The authorization header is malformed.', 400];
+  const [, accessKeyId, , region, service, signedList, given] = m as unknown as string[];
+  if (accessKeyId !== credentials.accessKeyId) return UNKNOWN_KEY;
+  const amz = ctx.get('x-amz-date');
+  const signedAt = amz ? amzDate(amz) : new Date(ctx.get('date'));
+  if (Number.isNaN(signedAt.getTime())) return ['AccessDenied', 'AWS authentication requires a valid Date or x-amz-date header'];
+  if (Math.abs(now.getTime() - signedAt.getTime()) > MAX_SKEW_MS)
+    return ['RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.'];
+  if (!ctx.get('x-amz-content-sha256')) return ['InvalidRequest', 'Missing required header for this request: x-amz-content-sha256', 400];
+  const signed = signedList!.split(';');
+  // The payload's hash and the time always reach the signer, which puts them in the signature only when signed.
+  const headers = { ...sentHeaders(ctx, signed), 'x-amz-content-sha256': ctx.get('x-amz-content-sha256') };
+  const unsigned = new Set(['x-amz-content-sha256', 'x-amz-date'].filter((h) => !signed.includes(h)));
+  const { request, signer } = resigning(ctx, credentials, { region, service }, ctx.query, headers);
+  const expected = await signer.sign(request, { signingDate: signedAt, signableHeaders: new Set(signed), unsignableHeaders: unsigned });
+  return /Signature=([0-9a-f]{64})$/.exec(String(expected.headers.authorization))?.[1] === given ? undefined : MISMATCH;
+}
+
 /**
  * A presigned (query-string) request checked as S3 checks it: its credential's key known, not expired, and its
  * signature the one the SDK's signer computes from the request as it arrived (the method, the path, the query, and the
  * headers it names as signed, with the values sent): an upload with another Content-Type or Content-Length fails.
  * Undefined when it holds; otherwise the refusal.
  */
-async function presignedRefusal(
-  ctx: S3rverContext,
-  credentials: { accessKeyId: string; secretAccessKey: string },
-  now: Date,
-): Promise<[string, string] | undefined> {
+async function presignedRefusal(ctx: S3rverContext, credentials: Credentials, now: Date): Promise<Refusal | undefined> {
   const q = ctx.query as Record<string, string>;
   const [accessKeyId, , region, service] = String(q['X-Amz-Credential'] ?? '').split('/');
-  if (accessKeyId !== credentials.accessKeyId) return ['InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.'];
+  if (accessKeyId !== credentials.accessKeyId) return UNKNOWN_KEY;
   const signedAt = amzDate(String(q['X-Amz-Date']));
   const expires = Number(q['X-Amz-Expires']);
   if (Number.isNaN(signedAt.getTime()) || !Number.isInteger(expires))
@@ -148,31 +223,21 @@ async function presignedRefusal(
     .split(';')
     .filter(Boolean);
   const { 'X-Amz-Signature': given, ...query } = q;
-  const headers = Object.fromEntries(signed.flatMap((h) => (ctx.get(h) === '' ? [] : [[h, ctx.get(h)]])));
+  const headers = sentHeaders(ctx, signed);
   // The presigner sets the payload's hash (UNSIGNED-PAYLOAD) as a header, which the signer reads and hoists into the
   // query under the same name.
   if (query['X-Amz-Content-Sha256'] !== undefined) headers['X-Amz-Content-Sha256'] = query['X-Amz-Content-Sha256'];
-  const [hostname, port] = ctx.get('host').split(':');
-  const request = new HttpRequest({ method: ctx.method, protocol: 'http:', hostname, ...(port ? { port: Number(port) } : {}), path: ctx.path, query, headers });
-  const signer = new SignatureV4({
-    credentials,
-    region: region ?? '',
-    service: service ?? 's3',
-    sha256: Hash.bind(null, 'sha256'),
-    uriEscapePath: false,
-    applyChecksum: false,
-  });
+  const { request, signer } = resigning(ctx, credentials, { ...(region ? { region } : {}), ...(service ? { service } : {}) }, query, headers);
   const expected = await signer.presign(request, { signingDate: signedAt, expiresIn: expires, signableHeaders: new Set(signed) });
-  if (expected.query?.['X-Amz-Signature'] === given) return undefined;
-  return ['SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.'];
+  return expected.query?.['X-Amz-Signature'] === given ? undefined : MISMATCH;
 }
 
 export async function startS3(opts: {
   directory: string;
   bucket: string;
   grants: (fn: string) => readonly BucketStatement[] | undefined;
-  /** The one key pair the store knows (s3rver's own by default): the local functions', which sign presigned URLs. */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** The one key pair the store knows (s3rver's own by default): the local functions', which sign their requests and URLs. */
+  credentials?: Credentials;
 }) {
   const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
   mkdirSync(opts.directory, { recursive: true, mode: 0o700 });
@@ -187,13 +252,10 @@ export async function startS3(opts: {
   });
   // s3rver is a Koa app: this runs before its own middleware (the array is composed when it starts listening).
   server.middleware.unshift(async (ctx, next) => {
-    if ('X-Amz-Algorithm' in ctx.query) {
-      const refusal = await presignedRefusal(ctx, credentials, new Date());
-      if (refusal) return refuse(ctx, ...refusal);
-    } else if (!ctx.get('authorization')) {
-      // Neither presigned nor signed in a header: the bucket is private, as on AWS (no anonymous read or upload).
-      return accessDenied(ctx);
-    }
+    // Neither presigned nor signed in a header: the bucket is private, as on AWS (no anonymous read or upload).
+    if (!('X-Amz-Algorithm' in ctx.query) && !ctx.get('authorization')) return accessDenied(ctx);
+    const refusal = await ('X-Amz-Algorithm' in ctx.query ? presignedRefusal : headerRefusal)(ctx, credentials, new Date());
+    if (refusal) return refuse(ctx, ...refusal);
     const fn = ctx.get(CALLER_HEADER);
     if (!fn) return next();
     const statements = opts.grants(fn);

@@ -35,7 +35,9 @@ export function aws(): AwsClients {
   let sfn: Promise<SFNClient> | undefined;
   let lambda: Promise<LambdaClient> | undefined;
   clients = {
-    ddb: DynamoDBDocumentClient.from(ddbClient, { marshallOptions: { removeUndefinedValues: true } }),
+    // The marshaller tells a map by its `constructor` property, which a client's own key (metadata `constructor`)
+    // overrides: every object is taken as a map instead, whatever that property holds.
+    ddb: DynamoDBDocumentClient.from(ddbClient, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true } }),
     s3: () =>
       (s3 ??= sdk.s3().then(
         ({ S3Client }) =>

@@ -50,8 +50,8 @@ export interface Access {
 }
 
 /**
- * Every authenticated route: the key lookup. Every authenticated POST and GET: its count in the minute's window (POSTs
- * and GETs apart).
+ * Every authenticated route: the key lookup. Every authenticated request: its count in the minute's window (POSTs and
+ * DELETEs in one, GETs apart).
  */
 export const AUTH: TableAction[] = ['GetItem'];
 /** eta_seconds: the queue's snapshot, the state items of its shards (read in batches; never its waits). */

@@ -65,8 +65,8 @@ export const fairUseExceeded = (plan: string) =>
     'fair_use_exceeded',
     `The monthly allowance of heavy videos of plan "${plan}" is used up; wait for the next month or send "billing": "doubloons" to pay the full price`,
   );
-export const rateLimited = (retryAfterSeconds: number, limit: number, method: 'POST' | 'GET' = 'POST') =>
-  new AppError('rate_limited', `More than ${limit} ${method} requests per minute on this key`, retryAfterSeconds);
+export const rateLimited = (retryAfterSeconds: number, limit: number, window: 'posts' | 'gets' = 'posts') =>
+  new AppError('rate_limited', `More than ${limit} ${window === 'posts' ? 'POST and DELETE' : 'GET'} requests per minute on this key`, retryAfterSeconds);
 export const assetBudgetExceeded = (retryAfterSeconds: number, limit: number) =>
   new AppError(
     'rate_limited',

@@ -1,6 +1,6 @@
 /**
  * The middy chain every route handler runs in: request id and the error envelope, the maintenance switch, API-key
- * authentication, the POST or GET count, and the JSON body validated by the route's schema (as Powertools' parser
+ * authentication, the count in the key's window (of POSTs, which DELETEs share, or of GETs), and the JSON body validated by the route's schema (as Powertools' parser
  * does). A handler receives a request typed by its route's options and returns a reply; it never formats an error
  * itself.
  */
@@ -16,7 +16,7 @@ import { logger, services } from '../app/services.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { errorResponse, type HttpResponse } from './errors.ts';
 import { validate } from '../app/validate.ts';
-import type { Operation, Route } from './operations.ts';
+import { type Operation, type Route, rateWindowOf } from './operations.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -32,12 +32,12 @@ export interface HttpRequest {
 /** What a route with auth adds: the key's account, loaded by the key lookup. */
 export interface AuthedRequest extends HttpRequest {
   account: Account;
-  /** The window (of POSTs or of GETs) after this request: shown in the RateLimit headers. */
+  /** The window (of POSTs and DELETEs, or of GETs) after this request: shown in the RateLimit headers. */
   rateLimit?: { policy: 'posts' | 'gets'; limit: number; remaining: number; resetSeconds: number };
 }
 
 /**
- * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a keyed POST or GET: the policy (`q` requests
+ * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) of a keyed request: the policy (`q` requests
  * of the kind per `w` seconds per key) and what is left of it (`r`) with the seconds until the window resets (`t`).
  */
 export function rateLimitHeaders(r: AuthedRequest['rateLimit']): Record<string, string> {
@@ -102,7 +102,7 @@ const envelope = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, 
     else if (!(request.error instanceof AppError)) logger.error('unexpected failure', { requestId, error: request.error as Error });
     const response = errorResponse(request.error, requestId);
     const req = request.context.req;
-    // A refused POST or GET shows its window as spent; any other refusal (the resend budget's 429 too) the window it
+    // A request refused by its window shows it spent; any other refusal (the resend budget's 429 too) the window it
     // was counted in.
     const window = (request.error as AppError).code === 'rate_limited' && req?.account && !req.rateLimit ? spent(req) : req?.rateLimit;
     request.response = { ...response, headers: { ...response.headers, ...rateLimitHeaders(window) } };
@@ -126,7 +126,7 @@ const apiKeyAuth = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error
 
 const isGet = (req: Filling) => req.event.requestContext?.http?.method === 'GET';
 
-/** The window of a refused POST or GET: nothing left until it resets. */
+/** The window of a request its window refused: nothing left until it resets. */
 function spent(req: Filling): AuthedRequest['rateLimit'] {
   const { limits } = services().config;
   const [policy, limit] = isGet(req) ? (['gets', limits.getsPerMinute] as const) : (['posts', limits.postsPerMinute] as const);
@@ -139,7 +139,7 @@ async function count(req: Filling, policy: 'posts' | 'gets' = 'posts') {
   const window = minuteWindow(req.now);
   const limit = policy === 'posts' ? config.limits.postsPerMinute : config.limits.getsPerMinute;
   const held = await accounts.count(policy, req.account!.userId, window.start, limit);
-  if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit, policy === 'posts' ? 'POST' : 'GET');
+  if (held === undefined) throw rateLimited(window.retryAfterSeconds, limit, policy);
   req.rateLimit = { policy, limit, remaining: Math.max(0, limit - held), resetSeconds: window.retryAfterSeconds };
 }
 
@@ -178,7 +178,7 @@ const postCounter = (mode: 'before' | 'deferred'): MiddlewareObj<APIGatewayProxy
  */
 const getCounter = (): MiddlewareObj<APIGatewayProxyEventV2, HttpResponse, Error, Ctx> => ({
   before: async (request: Req) => {
-    if (isGet(request.context.req)) await count(request.context.req, 'gets');
+    await count(request.context.req, 'gets');
   },
   after: (request: Req) => {
     const req = request.context.req;
@@ -256,11 +256,12 @@ export function httpRoute<const O extends RouteOptions>(options: O) {
       .use(publishMetrics())
       .use(envelope())
       .use(maintenance());
-    const { auth, method } = options.route;
-    if (auth) chain.use(apiKeyAuth());
-    // Every keyed POST counts in its key's window, before its handler or (`deferred`) in the handler's own transaction.
-    if (auth && method === 'POST') chain.use(postCounter(options.countPost ?? 'before'));
-    if (auth && method !== 'POST') chain.use(getCounter());
+    if (options.route.auth) chain.use(apiKeyAuth());
+    // Every keyed write counts in its key's POST window, before its handler or (`deferred`) in the handler's own
+    // transaction; every keyed GET in its GET window.
+    const window = rateWindowOf(options.route);
+    if (window === 'posts') chain.use(postCounter(options.countPost ?? 'before'));
+    if (window === 'gets') chain.use(getCounter());
     if (options.body) chain.use(jsonBody(options.body));
     if (options.query) chain.use(queryString(options.query));
     return chain.handler(async (_event, context) => {

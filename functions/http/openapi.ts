@@ -11,7 +11,7 @@ import * as review from '../contract/review.ts';
 import * as webhooks from '../contract/webhooks.ts';
 import '../contract/zod.ts';
 import { STATUS_OF } from './errors.ts';
-import { type AnswerHeader, type Operation, OPERATIONS } from './operations.ts';
+import { type AnswerHeader, type Operation, OPERATIONS, rateWindowOf } from './operations.ts';
 
 type Schema = z.core.$ZodType;
 type Json = Record<string, unknown>;
@@ -47,7 +47,7 @@ const HEADERS: Record<AnswerHeader | 'X-Request-Id' | 'RateLimit-Policy' | 'Rate
   'X-Request-Id': { description: 'The request id, also in error envelopes', schema: { type: 'string' } },
   'RateLimit-Policy': {
     description:
-      'The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET',
+      'The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET',
     schema: { type: 'string', example: '"posts";q=30;w=60' },
   },
   RateLimit: {
@@ -56,8 +56,8 @@ const HEADERS: Record<AnswerHeader | 'X-Request-Id' | 'RateLimit-Policy' | 'Rate
   },
 };
 const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit'] as const;
-/** The operations counted per key, each in its key's window of POSTs or of GETs. */
-const countedPerKey = ({ route }: Operation) => route.auth && (route.method === 'POST' || route.method === 'GET');
+/** The operations counted per key, each in its key's window of POSTs (DELETEs too) or of GETs. */
+const countedPerKey = ({ route }: Operation) => rateWindowOf(route) !== undefined;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -390,7 +390,7 @@ export function openApiDocument(serverUrl: string): Json {
       title: 'Video generation service',
       version: '1.0.0',
       description:
-        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Each key’s POSTs and GETs are counted per minute, each kind in its own window (the RateLimit headers show what is left; past it, 429 `rate_limited`). Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope; where the deployment has the edge, one address past its requests a minute gets 429 `rate_limited` (the envelope, with Retry-After) on any route.',
+        'Short vertical videos (mp4) ordered by text, paid in doubloons (1 doubloon = 1 ruble). Follow an order by polling GET /videos/{id} or by signed webhooks; download the result through its 7-day link. Errors answer `{error: {code, message}}`. Each key’s POSTs and DELETEs (in one window) and its GETs (in another) are counted per minute (the RateLimit headers show what is left; past it, 429 `rate_limited`). Clients should retry GET with exponential backoff and jitter, follow Retry-After on 429 and 5xx, and send an Idempotency-Key on every order. v1 changes only by additions (new routes, new optional request fields, new fields in answers): ignore answer fields you do not know. On AWS, API Gateway itself may answer 429, 500, 503 or 504 with `{message}` instead of the envelope; where the deployment has the edge, one address past its requests a minute gets 429 `rate_limited` (the envelope, with Retry-After) on any route.',
       contact: { name: 'The service operators, through the chat bot that issues API keys' },
       license: { name: 'Proprietary: for the holders of an API key', identifier: 'LicenseRef-Proprietary' },
     },

@@ -35,7 +35,7 @@ import {
   webhookTestResult,
 } from '../contract/webhooks.ts';
 import type { ErrorCode } from '../core/errors.ts';
-import { type Access, ADMIT, AUTH, CHANGE_WITH_EVENT, ETA, GET, POST, USE_ASSETS } from '../app/grants.ts';
+import { type Access, ADMIT, CHANGE_WITH_EVENT, ETA, GET, POST, USE_ASSETS } from '../app/grants.ts';
 
 /** The answer headers an operation may name; openapi.ts describes each once. */
 export type AnswerHeader = 'Retry-After' | 'Idempotent-Replayed' | 'Location';
@@ -68,6 +68,15 @@ export interface Route {
   auth: boolean;
 }
 
+/**
+ * The key's window a route counts in, whatever its answer: a GET in the key's GETs; a write (POST, DELETE) in its
+ * POSTs, the window the spec limits (policy `posts`). Routes without a key count in none.
+ */
+export function rateWindowOf(route: Pick<Route, 'auth'> & Partial<Pick<Route, 'method'>>): 'posts' | 'gets' | undefined {
+  if (!route.auth || !route.method) return undefined;
+  return route.method === 'GET' ? 'gets' : 'posts';
+}
+
 export interface Operation {
   /** The OpenAPI operationId, and the clients' method name. */
   id: string;
@@ -75,7 +84,7 @@ export interface Operation {
   /** What its function may do on AWS (lib/access.ts makes it the function's IAM policy; the access test checks it). */
   access: Access;
   /**
-   * A keyed POST counts against the key's POSTs a minute before its handler runs; `deferred`: the handler counts it
+   * A keyed POST or DELETE counts against the key's POSTs a minute before its handler runs; `deferred`: the handler counts it
    * inside its own transaction (creation), and whatever it did not count is counted when it returns or fails.
    */
   countPost?: 'deferred';
@@ -303,7 +312,7 @@ export const listWebhooks = {
 export const deleteWebhook = {
   id: 'deleteWebhook',
   route: { method: 'DELETE', path: '/webhooks/{id}', handler: 'delete-webhook', auth: true },
-  access: { table: [...AUTH, 'GetItem', 'DeleteItem'] },
+  access: { table: [...POST, 'GetItem', 'DeleteItem'] },
   answers: { 204: { description: 'Deleted' } },
   errors: ['forbidden', 'not_found'],
   summary: 'Delete the webhook',
@@ -449,7 +458,7 @@ export const deleteAsset = {
   id: 'deleteAsset',
   route: { method: 'DELETE', path: '/assets/{id}', handler: 'delete-asset', auth: true },
   // The asset read (the owner item for 403 or 404), it and its owner item deleted (one transaction), its bytes deleted.
-  access: { table: [...AUTH, 'DeleteItem'], assets: ['DeleteObject'] },
+  access: { table: [...POST, 'DeleteItem'], assets: ['DeleteObject'] },
   answers: { 204: { description: 'Deleted' } },
   errors: ['forbidden', 'not_found'],
   summary: 'Delete an asset and its bytes',

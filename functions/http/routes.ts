@@ -69,11 +69,11 @@ export function deployedKey(tableKey: string): string {
 
 /**
  * The table's custom method a request on a custom methods' route names: by its route key and the segment in its path
- * variable, which API Gateway decodes. A `%3A` that arrives still encoded is taken for the colon it stands for.
+ * variable, as API Gateway decoded it (a client's `%3A` is a colon by then). Nothing is decoded here: a second
+ * decoding would take `%253A` for a colon, a path the edge's creation rule (lib/edge.ts) did not see as a creation.
  */
 export function customMethodOf(routeKey: string, segment: string): Route | undefined {
   const [method, path = ''] = routeKey.split(' ');
   const parent = path.slice(API_PREFIX.length, path.lastIndexOf('/'));
-  const find = (s: string) => ROUTES.find((r) => r.method === method && r.path === `${parent}/${s}` && isCustomMethod(r));
-  return find(segment) ?? find(segment.replace(/%3a/gi, ':'));
+  return ROUTES.find((r) => r.method === method && r.path === `${parent}/${segment}` && isCustomMethod(r));
 }

@@ -718,19 +718,24 @@ describe('the edge in front of prod (per-caller fairness)', () => {
       ['creations-per-address', 'IP', 60, STAGES.prod.edge.creationsPerMinute],
       ['requests-per-address', 'IP', 60, STAGES.prod.edge.requestsPerMinute],
     ]);
-    // The tighter rule counts POST /v1/videos and POST /v1/videos:quick, the path URL-decoded (%3A is a colon); the other
-    // counts everything.
+    // The tighter rule counts POST /v1/videos and POST /v1/videos:quick, the path URL-decoded twice (%3A and %253A are
+    // a colon); the other counts everything.
     const byteMatches = (node: unknown): string[] =>
       !node || typeof node !== 'object'
         ? []
         : 'ByteMatchStatement' in node
-          ? [(({ SearchString, TextTransformations }) => `${SearchString} ${TextTransformations[0].Type}`)((node as any).ByteMatchStatement)]
+          ? [
+              (({ SearchString, TextTransformations }) =>
+                `${SearchString} ${(TextTransformations as { Priority: number; Type: string }[]).map((x) => `${x.Priority}:${x.Type}`).join(' ')}`)(
+                (node as any).ByteMatchStatement,
+              ),
+            ]
           : Object.values(node).flatMap(byteMatches);
     assert.deepEqual(byteMatches(rules[0]!.Statement.RateBasedStatement.ScopeDownStatement), [
-      'POST NONE',
-      '/v1/videos URL_DECODE',
-      'POST NONE',
-      '/v1/videos:quick URL_DECODE',
+      'POST 0:NONE',
+      '/v1/videos 0:URL_DECODE 1:URL_DECODE',
+      'POST 0:NONE',
+      '/v1/videos:quick 0:URL_DECODE 1:URL_DECODE',
     ]);
     assert.equal(rules[1]!.Statement.RateBasedStatement.ScopeDownStatement, undefined);
     // Only what it blocks is logged.

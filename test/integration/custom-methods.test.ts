@@ -1,8 +1,8 @@
 /**
  * The custom methods (POST /videos:quick, POST /videos:quote) on the local stack, through the local gateway, which
  * routes as HTTP API documents and with the routes lib/api.ts deploys (functions/http/routes.ts, DEPLOYED_ROUTES):
- * whether the client sends the colon or `%3A`, the order is created or quoted; any other name on that route answers as
- * the $default route does; the exact routes beside it still win; a path that does not decode is a clean 404.
+ * whether the client sends the colon or `%3A`, the order is created or quoted; the segment is decoded once (`%253A`
+ * is no colon); any other name on that route answers as the $default route does; the exact routes beside it still win; a path that does not decode is a clean 404.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -75,6 +75,16 @@ describe('the custom methods', () => {
       const res = await t.api('POST', path, { key, body: {} });
       assert.deepEqual([res.status, errorCode(res)], [422, 'invalid_params'], path);
     }
+  });
+
+  it('decode the method segment once: a %25 in it is a 404 in the envelope, and nothing is created or charged', async () => {
+    const { apiKey: key } = await t.user({ balance: 1000 });
+    for (const path of ['/videos%253Aquick', '/videos%253aquick', '/videos%25253Aquick', '/videos%253Aquote', '/videos%25%33Aquick']) {
+      const res = await t.api('POST', path, { key, body: quick });
+      assert.deepEqual([res.status, errorCode(res)], [404, 'not_found'], `${path}: ${res.text}`);
+    }
+    assert.deepEqual((await t.api('GET', '/videos', { key })).body.data, []);
+    assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
   });
 
   it('answer a path that does not decode with a clean 404 envelope', async () => {

@@ -51,6 +51,38 @@ describe('client metadata', () => {
     assert.deepEqual(bodies().find((b) => b.id === quick.body.id)!.client_metadata, pairs);
   });
 
+  it("round-trips keys named as Object.prototype's members, on both routes, in the filter and the webhook body", async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const hook = await receiver();
+    assert.equal((await t.api('POST', '/webhooks', { key: apiKey, body: { url: hook.url } })).status, 201);
+    // Those the key rule admits (the `__` ones begin with `_`: refused, as the test below shows for `__proto__`).
+    const names = Object.getOwnPropertyNames(Object.prototype).filter((k) => /^[a-z]/i.test(k));
+    assert.ok(names.includes('constructor') && names.length === 7, names.join());
+    const pairs = Object.fromEntries(names.map((k) => [k, `${k}-value`]));
+    const quick = await t.api('POST', '/videos:quick', { key: apiKey, body: { prompt: 'tea', metadata: pairs } });
+    assert.equal(quick.status, 201, quick.text);
+    const explicit = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', director_mode: true, metadata: { constructor: 'c' } } });
+    assert.equal(explicit.status, 201, explicit.text);
+
+    assert.deepEqual((await t.api('GET', `/videos/${quick.body.id}`, { key: apiKey })).body.client_metadata, pairs);
+    assert.deepEqual((await t.api('GET', `/videos/${explicit.body.id}`, { key: apiKey })).body.client_metadata, { constructor: 'c' });
+    const filter = async (query: string) => {
+      const res = await t.api('GET', `/videos?${query}`, { key: apiKey });
+      assert.equal(res.status, 200, `${query}: ${res.text}`);
+      return (res.body.data as { id: string }[]).map((o) => o.id);
+    };
+    for (const k of names) assert.deepEqual(await filter(`metadata[${k}]=${k}-value`), [quick.body.id], k);
+    assert.deepEqual(await filter('metadata[constructor]=c'), [explicit.body.id]);
+    // An order without the pair does not match through its prototype.
+    assert.deepEqual(await filter(`metadata[toString]=${encodeURIComponent(String(Object.prototype.toString))}`), []);
+
+    // The order's events carry the pairs too (GENERATOR_FAIL=plan: video.error at once).
+    await waitForStatus(t, apiKey, quick.body.id, ['error']);
+    const bodies = () => hook.hits.map((h) => JSON.parse(h.raw.toString('utf8')) as Record<string, unknown>);
+    await until(() => bodies().some((b) => b.id === quick.body.id && b.status === 'error'));
+    assert.deepEqual(bodies().find((b) => b.id === quick.body.id)!.client_metadata, pairs);
+  });
+
   it('refuses bad shapes with 422 naming the field, before any charge', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v']));

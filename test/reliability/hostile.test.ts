@@ -112,11 +112,16 @@ describe('hostile input', () => {
     const { userId, apiKey } = await t.user({ balance: 1000 });
     const hook = await t.api('POST', '/webhooks', { key: apiKey, body: { url: 'http://127.0.0.1:9/hook' } });
     assert.equal(hook.status, 201);
-    const order = await t.api('POST', '/videos', { key: apiKey, body: { topic: 'Tea', duration_seconds: 10, director_mode: true } });
+    const orderIdempotencyKey = 'hostile-order';
+    const order = await t.api('POST', '/videos', {
+      key: apiKey,
+      body: { topic: 'Tea', duration_seconds: 10, director_mode: true },
+      headers: { 'Idempotency-Key': orderIdempotencyKey },
+    });
     assert.equal(order.status, 201);
     await waitForStatus(t, apiKey, order.body.id, ['awaiting_review']);
 
-    const requests = hostileRequests({ key: apiKey, orderId: order.body.id, webhookId: hook.body.id, seed: SEED, count: 2000 });
+    const requests = hostileRequests({ key: apiKey, orderId: order.body.id, orderIdempotencyKey, webhookId: hook.body.id, seed: SEED, count: 2000 });
     assert.ok(requests.length >= 2000);
     const started = Date.now();
     const outcomes = await pool(requests, 8, send);

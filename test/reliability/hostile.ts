@@ -128,6 +128,7 @@ const PATH_TRICKS = [
   'GET /V1/balance',
   'GET /v1/videos%3Aquick',
   'POST /v1/videos%3aquick',
+  'POST /v1/videos%253Aquick',
   'POST /v1/videos:Quick',
   'POST /v1/videos:quick/',
   'GET /v2/balance',
@@ -162,7 +163,15 @@ const CONTENT_TYPES = [
 ];
 
 /** At least `count` requests (the systematic ones first, then random mixes), all with the given key unless a test of keys. */
-export function hostileRequests(opts: { key: string; orderId: string; webhookId: string; seed: number; count: number }): HostileRequest[] {
+export function hostileRequests(opts: {
+  key: string;
+  orderId: string;
+  /** The Idempotency-Key the order `orderId` was created with. */
+  orderIdempotencyKey: string;
+  webhookId: string;
+  seed: number;
+  count: number;
+}): HostileRequest[] {
   const random = seeded(opts.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const json = { 'content-type': 'application/json', 'x-api-key': opts.key };
@@ -209,6 +218,31 @@ export function hostileRequests(opts: { key: string; orderId: string; webhookId:
         'content-type': type,
         'x-api-key': opts.key,
       });
+  }
+
+  // Metadata keys named as Object.prototype's members. The valid pairs ride on the order's Idempotency-Key with another
+  // request: refused (422) by the creation's own transaction, so they reach the item's write without being charged.
+  const PROTO_KEYS = Object.getOwnPropertyNames(Object.prototype);
+  const admitted = PROTO_KEYS.filter((k) => /^[a-z]/i.test(k));
+  const creations = [
+    ['/videos:quick', { prompt: 'A 10 second video about tea' }],
+    ['/videos', { topic: 'Tea', duration_seconds: 10 }],
+  ] as const;
+  for (const [path, valid] of creations) {
+    const replayKey = { ...json, 'idempotency-key': opts.orderIdempotencyKey };
+    add('prototype-named keys', 'POST', path, JSON.stringify({ ...valid, metadata: Object.fromEntries(admitted.map((k) => [k, 'v'])) }), replayKey);
+    for (const k of PROTO_KEYS) {
+      add('prototype-named keys', 'POST', path, JSON.stringify({ ...valid, metadata: { [k]: 'v' } }), replayKey);
+      for (const w of [5, null, {}, { prototype: { polluted: true } }, ['v'], 'v'.repeat(501)])
+        add('prototype-named keys', 'POST', path, JSON.stringify({ ...valid, metadata: { [k]: w } }));
+      add('prototype-named keys', 'POST', path, JSON.stringify({ ...valid, duration_seconds: -1, prompt: '', metadata: { [k]: 'v' } }));
+    }
+    add('prototype-named keys', 'POST', path, `{${JSON.stringify(valid).slice(1, -1)}, "metadata": {"__proto__": {"polluted": true}}}`);
+  }
+  for (const k of PROTO_KEYS) {
+    out.push({ kind: 'prototype-named filter', method: 'GET', path: `/v1/videos?metadata[${k}]=v`, headers: json, emptyPage: admitted.includes(k) });
+    add('prototype-named filter', 'GET', `/videos?metadata[${k}]=v&metadata[other]=v`);
+    add('prototype-named filter', 'GET', `/videos?metadata[${k}][prototype]=v`);
   }
 
   for (const id of BAD_IDS) {

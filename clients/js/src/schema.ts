@@ -2072,7 +2072,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2087,7 +2087,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2159,7 +2159,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2224,7 +2224,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2285,7 +2285,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2350,7 +2350,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2389,7 +2389,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2448,7 +2448,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description `true` on the answer to a repeated Idempotency-Key */
                     "Idempotent-Replayed"?: "true";
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2463,7 +2463,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2535,7 +2535,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2601,7 +2601,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2651,7 +2651,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2708,7 +2708,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2791,7 +2791,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2844,7 +2844,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2905,7 +2905,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2955,7 +2955,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -2983,7 +2983,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3037,7 +3037,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3087,7 +3087,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3140,6 +3140,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3177,13 +3181,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,7 +3241,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3283,7 +3291,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3340,7 +3348,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3412,7 +3420,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3465,7 +3473,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3515,7 +3523,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3572,7 +3580,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3655,7 +3663,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3710,7 +3718,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3749,7 +3757,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3803,7 +3811,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3853,7 +3861,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3906,7 +3914,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -3956,7 +3964,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4009,6 +4017,10 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4046,13 +4058,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
+            /** @description `rate_limited`; `rate_limited` from the edge where the deployment has one: more requests a minute from one address than it allows; API Gateway's own throttling on AWS (the stage's per-route ceiling): `{message}`, not the envelope */
             429: {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4099,7 +4115,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4127,7 +4143,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4181,7 +4197,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4231,7 +4247,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4286,7 +4302,7 @@ export interface operations {
                 headers: {
                     /** @description The request id, also in error envelopes */
                     "X-Request-Id"?: string;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
@@ -4325,7 +4341,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Seconds to wait before trying again */
                     "Retry-After"?: number;
-                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST, `"gets";q=<GETs>;w=60` on a GET */
+                    /** @description The key’s limit of this kind of request (IETF RateLimit headers), per minute window: `"posts";q=<POSTs>;w=60` on a POST or a DELETE (one window for both), `"gets";q=<GETs>;w=60` on a GET */
                     "RateLimit-Policy"?: string;
                     /** @description What is left of it: `"<policy>";r=<remaining>;t=<seconds until the window resets>` */
                     RateLimit?: string;
