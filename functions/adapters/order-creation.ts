@@ -13,8 +13,9 @@ type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
 /**
  * The user item's debit for a new order: the doubloons, the trial video, the plan allowance, the key's monthly spend
- * and the active-task count, each guarded by the fact the price was based on, and a crossing of the low-balance
- * threshold noted (its event is put beside). Fails with the user item as it is (ALL_OLD), to price again.
+ * and the active-task count, each guarded by the fact the price was based on (the low-balance alert too, which decided
+ * whether the charge crosses its threshold), and a crossing noted (its event is put beside). Fails with the user item
+ * as it is (ALL_OLD), to price again.
  */
 function debit(
   tableName: string,
@@ -88,13 +89,20 @@ function debit(
       cond.push('attribute_not_exists(spendLimit)');
     }
   }
+  if (charge.cost > 0) {
+    // The alert as read, from which (with the balance the ledger's condition holds) the crossing was decided, either
+    // way: an alert set, moved, removed or re-armed since fails the debit, and the creation prices again.
+    if (account.lowBelow === undefined) cond.push('attribute_not_exists(lowBelow)');
+    else {
+      cond.push('lowBelow = :lowBelow');
+      values[':lowBelow'] = account.lowBelow;
+    }
+    cond.push(account.lowAlertSent ? 'attribute_exists(lowAlertSent)' : 'attribute_not_exists(lowAlertSent)');
+  }
   if (alert) {
-    // The crossing as priced (the ledger's condition holds the balance): the threshold, and the alert still armed.
     set.push('lowAlertSent = :true');
     add.push('lowAlerts :one');
-    cond.push('lowBelow = :lowBelow', 'attribute_not_exists(lowAlertSent)');
     values[':true'] = true;
-    values[':lowBelow'] = account.lowBelow;
   }
   return {
     Update: {

@@ -21,6 +21,7 @@ import { countsAgainstKey, MAX_REGENS, type Order } from './orders.ts';
 import type { Limits } from './pricing.ts';
 import type { OrderStore, Workflow } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
+import { voiceMisfit } from './voice-fit.ts';
 
 export interface ReviewPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
@@ -43,9 +44,14 @@ function decisionFields(order: Order, decision: ReviewDecision): Partial<Order> 
   switch (decision.action) {
     case 'approve':
       return { reviewed: true };
-    case 'edit':
-      // The client's text is the script from now on (422 naming `text` when it cannot be one).
-      return { reviewed: true, script: { ...order.script!, scenes: parseScript(decision.text, order.params.duration_seconds) } };
+    case 'edit': {
+      // The client's text is the script from now on (422 naming `text` when it cannot be one, or the render could not
+      // speak it: refused here, the order stays at review instead of failing after its render slot).
+      const scenes = parseScript(decision.text, order.params.duration_seconds);
+      const misfit = voiceMisfit(scenes, order.script!.language, order.params.voice);
+      if (misfit) throw new InvalidParams('text', misfit);
+      return { reviewed: true, script: { ...order.script!, scenes } };
+    }
     case 'regen':
       return { regenNote: decision.note, regens: (order.regens ?? 0) + 1 };
   }

@@ -8,6 +8,19 @@ export interface PlacedVoice {
   at: number;
 }
 
+/** The voice played faster (and higher) so that it lasts `seconds`: a line the fastest voice cannot say in its scene. */
+export function squeeze(samples: Int16Array, seconds: number): Int16Array {
+  const out = new Int16Array(Math.max(1, Math.floor(seconds * VOICE_RATE)));
+  const ratio = (samples.length - 1) / Math.max(1, out.length - 1);
+  for (let i = 0; i < out.length; i++) {
+    const pos = i * ratio;
+    const k = Math.floor(pos);
+    const a = samples[k]!;
+    out[i] = Math.round(a + ((samples[k + 1] ?? a) - a) * (pos - k));
+  }
+  return out;
+}
+
 const MUSIC_GAIN = 0.55;
 const DUCKED_GAIN = 0.18;
 

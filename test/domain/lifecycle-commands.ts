@@ -13,7 +13,7 @@ import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
-import type { BalanceLowEvent } from '../../functions/contract/balance.ts';
+import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
 import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
 
@@ -144,16 +144,7 @@ export class Create implements Cmd {
         `${this.user}: charged ${cost}, past the monthly limit ${limit} (${spentBy(w, this.user, month)} spent)`,
       );
     }
-    // The model's rule: a charge that leaves the balance below an armed threshold crosses it (the balance it was priced on
-    // is the one its ledger entry follows).
-    const alert = m.alerts.get(this.user);
-    // A test-mode order has no entry: it moves no money, and crosses nothing.
-    const after = w.table.ledger.find((l) => l.orderId === id && l.kind === 'charge')?.balanceAfter;
-    if (alert?.armed && cost > 0 && after !== undefined && after < alert.below) {
-      alert.armed = false;
-      m.crossings.set(this.user, (m.crossings.get(this.user) ?? 0) + 1);
-      count('balance.low crossings');
-    }
+    charged(m, w, this.user, id, cost);
     if (asset) count('orders with their own asset as logo');
     if (quoted) m.quotedCost.set(id, quoted.cost);
     if (this.key) m.keys.set(`${this.user}:${this.key}`, { orderId: id, request: JSON.stringify(full), at: w.clock });
@@ -284,12 +275,7 @@ export class TopUp implements Cmd {
   async run(m: Model, w: World) {
     // As the operator's top-up writes it: the balance and its ledger entry.
     w.table.topUp(this.user, this.amount);
-    m.topUps.set(this.user, (m.topUps.get(this.user) ?? 0) + this.amount);
-    const alert = m.alerts.get(this.user);
-    if (alert && !alert.armed && balanceOf(w, this.user) >= alert.below) {
-      alert.armed = true;
-      count('low-balance alerts re-armed by a top-up');
-    }
+    toppedUp(m, this.user, this.amount, balanceOf(w, this.user));
   }
   toString = () => `topUp(${this.user}, ${this.amount})`;
 }
@@ -324,14 +310,139 @@ export class Alert implements Cmd {
   async run(m: Model, w: World) {
     const r = await w.setAlert(this.user, this.below);
     assert.ok(r.ok, 'the alert is set');
-    // A new threshold is armed; the same one set again keeps its state (a sent alert waits for a top-up to it).
-    const was = m.alerts.get(this.user);
-    if (this.below === null) m.alerts.delete(this.user);
-    else m.alerts.set(this.user, { below: this.below, armed: was?.below === this.below ? was.armed : true });
-    const now = m.alerts.get(this.user);
-    assert.deepEqual(r.value.low_balance_alert, now && { below: now.below, sent: !now.armed });
+    alertSet(m, this.user, this.below ?? undefined, r.value);
   }
   toString = () => `alert(${this.user}, ${this.below ?? 'none'})`;
+}
+
+/**
+ * The model's rule for a charge: one that leaves the balance below an armed threshold crosses it (the balance it was
+ * priced on is the one its ledger entry follows; a test-mode order has no entry, moves no money and crosses nothing).
+ */
+function charged(m: Model, w: World, user: User, orderId: string, cost: number) {
+  const alert = m.alerts.get(user);
+  const after = w.table.ledger.find((l) => l.orderId === orderId && l.kind === 'charge')?.balanceAfter;
+  if (alert?.armed && cost > 0 && after !== undefined && after < alert.below) {
+    alert.armed = false;
+    m.crossings.set(user, (m.crossings.get(user) ?? 0) + 1);
+    count('balance.low crossings');
+  }
+}
+
+/** A top-up that lifts the balance to a sent alert's threshold re-arms it. */
+function toppedUp(m: Model, user: string, amount: number, balanceAfter: number) {
+  m.topUps.set(user, (m.topUps.get(user) ?? 0) + amount);
+  const alert = m.alerts.get(user);
+  if (alert && !alert.armed && balanceAfter >= alert.below) {
+    alert.armed = true;
+    count('low-balance alerts re-armed by a top-up');
+  }
+}
+
+/** POST /balance/alerts: a new threshold is armed; the same one set again keeps its state (a sent alert waits for a top-up to it). */
+function alertSet(m: Model, user: string, below: number | undefined, answer: BalanceResponse) {
+  const was = m.alerts.get(user);
+  if (below === undefined) m.alerts.delete(user);
+  else m.alerts.set(user, { below, armed: was?.below === below ? was.armed : true });
+  const now = m.alerts.get(user);
+  assert.deepEqual(answer.low_balance_alert, now && { below: now.below, sent: !now.armed });
+}
+
+/** The request a creation races in a pair. */
+export type Other =
+  | { kind: 'alert'; below: number | null }
+  | { kind: 'cancel'; order: number }
+  | { kind: 'topUp'; amount: number }
+  | { kind: 'create'; route: 'quick' | 'explicit' | 'director'; topic: number };
+
+/**
+ * Two requests on one account at once (Promise.all): a creation and an alert set, a cancel, a top-up or a second
+ * creation. Their reads and writes of the account are released one at a time by fast-check's scheduler, in an order it
+ * draws and shrinks, so either may fall between the other's read and its write: the stale reads that one request at a
+ * time never meets. The model takes the writes in the order they took effect (World.effects).
+ */
+export class Pair implements Cmd {
+  constructor(
+    readonly user: User,
+    /** The creation's request (requestOf). */
+    readonly asked: { route: 'quick' | 'explicit' | 'director'; topic: number; extras: { song: boolean; placement: boolean } },
+    readonly other: Other,
+    readonly s: fc.Scheduler,
+  ) {}
+  check = () => true;
+  async run(m: Model, w: World) {
+    const { user, other } = this;
+    const chargesBefore = chargesOf(w, user);
+    const target = other.kind === 'cancel' ? pick(m.ordersOf.get(user) ?? [], other.order) : undefined;
+    const was = target && w.table.orders.get(target)!.status;
+    const second = async () => {
+      if (other.kind === 'alert') return w.setAlert(user, other.below);
+      if (other.kind === 'topUp') return w.topUp(user, other.amount);
+      if (other.kind === 'cancel') return target && w.cancel(user, target);
+      return w.create(user, requestOf(other.route, other.topic, { song: false, placement: false }));
+    };
+    w.scheduler = this.s;
+    w.effects = [];
+    let answers: [Awaited<ReturnType<World['create']>>, Awaited<ReturnType<typeof second>>];
+    try {
+      const { route, topic, extras } = this.asked;
+      answers = await this.s.waitFor(Promise.all([w.create(user, requestOf(route, topic, extras)), second()]));
+    } finally {
+      w.scheduler = undefined;
+    }
+    const [first, theirs] = answers;
+    const creations = other.kind === 'create' ? [first, theirs as typeof first] : [first];
+    for (const r of creations) {
+      // Contention is resolved by pricing again, never left to the client.
+      assert.ok(r.ok || r.code !== 'service_unavailable', `${user}: a creation contended: ${r.ok || r.error.message}`);
+      if (r.ok) assert.equal(r.value.kind, 'created');
+    }
+    const answered = new Map(creations.flatMap((r) => (r.ok ? [[r.value.response.id, r.value.response.cost] as const] : [])));
+    // The model, in the order the writes took effect.
+    for (const e of w.effects) {
+      if (e.kind === 'charge') {
+        const cost = answered.get(e.orderId);
+        assert.ok(cost !== undefined, `${e.orderId} was charged and its creation answered it`);
+        m.charged.set(e.orderId, cost);
+        m.metadata.set(e.orderId, undefined);
+        m.ordersOf.set(user, [...(m.ordersOf.get(user) ?? []), e.orderId]);
+        charged(m, w, user, e.orderId, cost);
+      }
+      if (e.kind === 'alert') {
+        const r = theirs as Awaited<ReturnType<World['setAlert']>>;
+        assert.ok(r.ok, 'the alert is set');
+        alertSet(m, e.userId, e.below, r.value);
+      }
+      if (e.kind === 'topUp') toppedUp(m, e.userId, e.amount, e.balanceAfter);
+    }
+    assert.equal(chargesOf(w, user), chargesBefore + answered.size, `${user}: one charge entry per order created, none for a refusal`);
+    if (other.kind === 'cancel' && target) {
+      const r = theirs as Awaited<ReturnType<World['cancel']>>;
+      if (r.ok) assert.ok(['queued', 'awaiting_review', 'error'].includes(was!), `a ${was} order was canceled`);
+      else assert.equal(r.code, 'not_cancelable');
+    }
+    // A paid charge never passes the limit (one set below what the month has spent already refuses the next).
+    const limit = m.spendLimits.get(user);
+    const month = monthOf(w.now());
+    if (limit !== undefined && [...answered.values()].some((cost) => cost > 0))
+      assert.ok(spentBy(w, user, month) <= limit, `${user}: ${spentBy(w, user, month)} spent this month, past the limit ${limit}`);
+    count(`pairs: create and ${other.kind}`);
+    // The stale reads reached: a commit refused because the other request wrote between this one's read and its commit.
+    if (w.effects.some((e) => e.kind === 'stale')) count(`pairs: create and ${other.kind}, a commit on a stale read (priced again)`);
+  }
+  toString = () => {
+    const o = this.other;
+    const second =
+      o.kind === 'alert'
+        ? `alert ${o.below ?? 'none'}`
+        : o.kind === 'cancel'
+          ? `cancel order #${o.order}`
+          : o.kind === 'topUp'
+            ? `topUp ${o.amount}`
+            : `create ${o.route}, topic ${o.topic}`;
+    const { route, topic, extras } = this.asked;
+    return `pair(${this.user}: create ${route}, topic ${topic}${extras.song ? ', song' : ''}${extras.placement ? ', placement' : ''} | ${second}; ${this.s})`;
+  };
 }
 
 export class Plan implements Cmd {
@@ -608,8 +719,19 @@ const step = fc.tuple(fc.nat(30), fc.nat(9)).map(([n, f]) => new Step(n, f === 0
 const review = fc
   .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const))
   .map(([u, n, a]) => new Review(u, n, a));
+const other: fc.Arbitrary<Other> = fc.oneof(
+  fc.option(fc.constantFrom(100, 250, 1000, 1800), { nil: null }).map((below) => ({ kind: 'alert' as const, below })),
+  fc.nat(20).map((order) => ({ kind: 'cancel' as const, order })),
+  fc.constantFrom(100, 500, 1500).map((amount) => ({ kind: 'topUp' as const, amount })),
+  fc.tuple(route, fc.nat(5)).map(([r, topic]) => ({ kind: 'create' as const, route: r, topic })),
+);
+const pair = fc
+  .tuple(liveUser, route, fc.nat(5), extras, other, fc.scheduler())
+  .map(([u, r, t, x, o, s]) => new Pair(u, { route: r, topic: t, extras: x }, o, s));
 /** fc.commands picks among these evenly: the repeated ones are the frequent ones. */
 export const commandArbs = [
+  pair,
+  pair,
   create,
   create,
   create,

@@ -1,6 +1,7 @@
 /**
  * Money, limits and capacity under any sequence of operations: fast-check's model-based commands
- * (lifecycle-commands.ts) drive random sequences by three keys against the order lifecycle on the in-memory ports, the
+ * (lifecycle-commands.ts) drive random sequences by three keys (one request at a time, or two of one key at once, their
+ * account reads and writes interleaved by fast-check's scheduler) against the order lifecycle on the in-memory ports, the
  * invariants checked after every command and at rest, the render queue in one shard or two. A counterexample is shrunk and printed; each hole found became
  * a named test in lifecycle-regressions.test.ts. LIFECYCLE_RUNS sets the number of sequences (2,000 by default),
  * LIFECYCLE_SEED replays a run.

@@ -4,12 +4,14 @@
  * Each failed on the code before its fix with the message quoted.
  */
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import {
   advance,
   Burst,
   type Cmd,
   Create,
   deliverEnded,
+  Pair,
   Review,
   receiver,
   restart,
@@ -23,6 +25,14 @@ import {
 const plain = { song: false, placement: false };
 
 describe('the lifecycle holes found by the model', () => {
+  it('an alert set between a creation’s read of the account and its commit loses no balance.low', async () => {
+    // Before: "C: balance.low recorded exactly once per crossing (0 !== 1)": C read its account with no alert, the alert
+    // (1800) was set, then the charge (1000 -> 900) committed without the event; a debit guarded on the alert as read
+    // now refuses that commit, and the creation, priced again, records the crossing. The scheduler's tasks: 1 the
+    // alert, 2 the read, 3 the commit, 4 the commit priced again; released in the order 2, 1, 3, 4.
+    await runSequence([new Pair('C', { route: 'quick', topic: 0, extras: plain }, { kind: 'alert', below: 1800 }, fc.schedulerFor([2, 1, 3, 4]))]);
+  });
+
   it('a deadline never refunds a render that has started nor frees its slot mid-render', async () => {
     // Before: "<order> renders without holding a slot (the slots: [])": the sweep refunded the running order at its
     // deadline and gave its slot away while its render went on.

@@ -46,6 +46,7 @@ import {
   MemoryWebhooks,
 } from './memory.ts';
 import { OrderQuoting } from '../../functions/core/quote-order.ts';
+import type { Scheduler } from 'fast-check';
 
 export const SLOTS = 2;
 export const LEASE_SECONDS = 1800;
@@ -61,6 +62,14 @@ export const USERS = ['A', 'B', 'C', 'T'] as const;
 export const LIVE_USERS = ['A', 'B', 'C'] as const;
 export type User = (typeof USERS)[number];
 export const TOPICS = ['green tea', 'Кофейня у дома', 'solar panels'] as const;
+
+/** A write of an account's that the model follows, as it took effect while a pair of requests ran (lifecycle-commands.ts Pair). */
+export type Effect =
+  | { kind: 'charge'; orderId: string }
+  /** A creation's commit refused for an account that moved since its read: it prices again. */
+  | { kind: 'stale'; orderId: string }
+  | { kind: 'alert'; userId: string; below: number | undefined }
+  | { kind: 'topUp'; userId: string; amount: number; balanceAfter: number };
 
 /** A render the test holds: it ends when the test finishes it (or its Lambda's time runs out). */
 interface HeldRender {
@@ -88,6 +97,13 @@ export class World {
   receiverUp = true;
   /** The next generator call fails (GeneratorFailed). */
   failNext = false;
+  /**
+   * While a pair of requests runs: fast-check's scheduler, which releases their reads and writes of the account one at
+   * a time in an order it draws (and shrinks), so that either request may fall between the other's read and write.
+   */
+  scheduler: Scheduler | undefined;
+  /** What the pair's writes did, in the order they took effect: the model applies them in this order. */
+  effects: Effect[] = [];
   readonly engine: Engine;
   readonly queue: RenderQueue;
   readonly steps: OrderSteps;
@@ -177,8 +193,12 @@ export class World {
       now,
     });
     this.cancellation = {
-      orders: this.orders,
-      accounts,
+      // A cancel's read of the account (for its refund) and its transition are points a pair's other request may fall between.
+      orders: {
+        get: (id) => this.orders.get(id),
+        transition: (tr) => this.point(`cancel ${tr.order.id}`, () => this.orders.transition(tr)),
+      },
+      accounts: { get: (userId) => this.point(`cancel reads ${userId}`, () => this.table.account(userId)) },
       capacity: this.queue,
       announce,
       metrics: this.metrics,
@@ -208,7 +228,19 @@ export class World {
     });
     this.creation = new OrderCreation({
       assets: this.assets,
-      orders: this.orders,
+      // Its commit is a point a pair's other request may come before (its read of the account is World.create's).
+      orders: {
+        create: (c) =>
+          this.point(`commit ${c.order.id}`, async () => {
+            const outcome = await this.orders.create(c);
+            if (outcome.kind === 'created') this.note({ kind: 'charge', orderId: c.order.id });
+            if (outcome.kind === 'account_changed') this.note({ kind: 'stale', orderId: c.order.id });
+            return outcome;
+          }),
+        get: (id) => this.orders.get(id),
+        idempotency: (userId, keyHash, now) => this.orders.idempotency(userId, keyHash, now),
+        started: (order) => this.orders.started(order),
+      },
       quotes,
       planPrompt: planFromPrompt,
       deliverable: { ai_visual: true, voice_clone: true },
@@ -269,14 +301,40 @@ export class World {
     // render left running a millisecond past it met a recovery that rightly took it for over).
     this.clock += 1;
     await this.cutOverdue();
-    return this.call(() =>
-      this.creation.create({ account: this.table.account(userId), request, ...(idempotencyKey ? { idempotencyKey } : {}), now: this.now() }),
-    );
+    return this.call(async () => {
+      // The key's account, as the handler's authentication reads it.
+      const account = await this.point(`read ${userId}`, () => this.table.account(userId));
+      return this.creation.create({ account, request, ...(idempotencyKey ? { idempotencyKey } : {}), now: this.now() });
+    });
   }
 
   /** POST /balance/alerts, as the handler calls it. */
   setAlert(userId: string, below: number | null) {
-    return this.call(() => setBalanceAlert({ accounts: new MemoryAccounts(this.table) }, userId, below, this.now()));
+    return this.call(() =>
+      this.point(`alert ${userId}`, async () => {
+        const view = await setBalanceAlert({ accounts: new MemoryAccounts(this.table) }, userId, below, this.now());
+        this.note({ kind: 'alert', userId, below: below ?? undefined });
+        return view;
+      }),
+    );
+  }
+
+  /** The operator's top-up: the balance and its ledger entry, a sent alert re-armed (MemoryTable.topUp). */
+  topUp(userId: string, amount: number) {
+    return this.point(`top-up ${userId}`, () => {
+      this.table.topUp(userId, amount, this.now());
+      this.note({ kind: 'topUp', userId, amount, balanceAfter: this.table.accounts.get(userId)!.balance });
+    });
+  }
+
+  /** A read or write of an account's: while a pair runs, it waits for the scheduler to release it. */
+  private async point<T>(label: string, run: () => T | Promise<T>): Promise<T> {
+    if (this.scheduler) await this.scheduler.schedule(Promise.resolve(), label);
+    return run();
+  }
+
+  private note(effect: Effect) {
+    if (this.scheduler) this.effects.push(effect);
   }
 
   quote(userId: string, request: OrderRequest) {

@@ -200,7 +200,8 @@ export class MemoryOrders implements OrderStore {
           ? user.spendMonth === charge.spendMonth && (account.spendLimit === undefined || (user.spentInMonth ?? 0) <= account.spendLimit - charge.cost)
           : user.spendMonth !== charge.spendMonth) &&
           user.spendLimit === account.spendLimit)) &&
-      (!c.event || (user.lowBelow === account.lowBelow && !user.lowAlertSent));
+      // The alert as read decided whether a paid charge crosses its threshold: guarded as the debit guards it.
+      (charge.cost === 0 || (user.lowBelow === account.lowBelow && !user.lowAlertSent === !account.lowAlertSent));
     if (!fits) return { kind: 'account_changed', account: user && clone(user) };
     if (c.event && this.t.events.has(c.event.id)) throw new Error(`event ${c.event.id} recorded twice`);
     // The order's own condition: its id taken is a lasting fault, thrown (a 500), not a conflict to try again.

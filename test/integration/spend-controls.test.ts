@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { aws } from '../../functions/adapters/aws.ts';
 import { services } from '../../functions/app/services.ts';
 import { type Hit, receiver } from '../support/receiver.ts';
-import { errorCode, useStack } from '../support/stack.ts';
+import { type ApiResponse, errorCode, useStack } from '../support/stack.ts';
 
 const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', LIMIT_ACTIVE_TASKS: '50', LIMIT_POSTS_PER_MINUTE: '1000' });
 const accounts = () => services().stores.accounts;
@@ -142,6 +143,47 @@ describe('the low-balance alert', () => {
     // Removed: no alert shown, and no event on a charge below the old threshold.
     const removed = await t.api('POST', '/balance/alerts', { key, body: { below: null } });
     assert.deepEqual([removed.status, removed.body.low_balance_alert], [200, undefined]);
+  });
+
+  it('records balance.low once when the alert is set between a creation’s account read and its commit', async () => {
+    const { userId, apiKey: key } = await t.user({ balance: 350 });
+    const r = await receiver();
+    await t.api('POST', '/webhooks', { key, body: { url: r.url } });
+    // The creation read the account with no alert (so no crossing) when it sends its transaction: the alert is set
+    // just before that transaction reaches DynamoDB, through the API, by a hook on the service's own client.
+    const { ddb } = aws();
+    const name = 'alert-between-read-and-commit';
+    const commits: unknown[] = [];
+    let set: ApiResponse | undefined;
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const items = (args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems;
+        const creation = context.commandName === 'TransactWriteItemsCommand' && items?.[0]?.Put?.Item?.userId === userId;
+        if (creation && commits.push(items) === 1) set = await t.api('POST', '/balance/alerts', { key, body: { below: 300 } });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let created: ApiResponse;
+    try {
+      created = await order(key);
+    } finally {
+      ddb.middlewareStack.remove(name);
+    }
+    assert.deepEqual([set?.status, created.status], [200, 201]);
+    // 350 - 100 = 250, below the threshold set meanwhile: the crossing recorded with the charge, once (one crossing
+    // counted, no event beside the first: a crossing's id is its number), and delivered.
+    const account = (await accounts().get(userId))!;
+    assert.deepEqual([account.balance, account.lowAlertSent, account.lowAlerts], [250, true, 1]);
+    assert.equal(await services().stores.events.get(userId, `${userId}:balance.low:2`), undefined);
+    assert.equal(commits.length, 2, 'the stale commit refused, the order priced again');
+    const low = await until(() => r.hits.find((h) => h.headers['x-service-event'] === 'balance.low'));
+    assert.deepEqual(((b) => [b.id, b.balance, b.threshold, b.order_id])(JSON.parse(low.raw.toString('utf8'))), [
+      `${userId}:balance.low:1`,
+      250,
+      300,
+      created.body.id,
+    ]);
   });
 
   it('refuses a bad threshold with 422 naming below, and another key cannot see the alert', async () => {

@@ -93,4 +93,29 @@ export function spendContract(make: MakeStores, known: KnownDrifts) {
     await s.accounts.deletePartition(user);
     assert.equal(await s.events.get(user, event.id), undefined);
   });
+
+  scenario(make, known, 'balance.low: a paid charge that did not cross is refused when the alert changed after the read (set, or re-armed)', async (s) => {
+    const user = await s.user({ balance: 500 });
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    // Read with no alert, so no crossing; the alert is set before the commit: refused, priced again, nothing written.
+    const unarmed = (await s.accounts.get(user))!;
+    await s.accounts.setLowBalanceAlert(user, 300);
+    const order = orderOf(user, t0, { cost: 250 });
+    const stale = await s.orders.create(commitOf(order, unarmed));
+    assert.equal(stale.kind === 'account_changed' && stale.account?.lowBelow, 300);
+    assert.deepEqual([(await s.accounts.get(user))!.balance, await s.orders.get(order.id)], [500, undefined]);
+    const read = (await s.accounts.get(user))!;
+    assert.equal((await s.orders.create(commitOf(order, read, { event: balanceLowEvent(read, 250, order.id, t0) }))).kind, 'created');
+    // Read while the alert was sent, so no crossing; a new threshold re-arms it before the commit: refused too.
+    const sent = (await s.accounts.get(user))!;
+    assert.deepEqual([sent.lowAlertSent, sent.lowAlerts], [true, 1]);
+    await s.accounts.setLowBalanceAlert(user, 200);
+    const next = orderOf(user, after(t0, SECOND), { cost: 100 });
+    const rearmed = await s.orders.create(commitOf(next, sent));
+    assert.equal(rearmed.kind === 'account_changed' && rearmed.account?.lowBelow, 200);
+    // A free order crosses nothing, whatever the alert: it is not held by it.
+    const free = orderOf(user, after(t0, 2 * SECOND), { cost: 0 });
+    assert.equal((await s.orders.create(commitOf(free, sent))).kind, 'created');
+    assert.deepEqual(((a) => [a.balance, a.lowBelow, a.lowAlertSent, a.lowAlerts])((await s.accounts.get(user))!), [250, 200, undefined, 1]);
+  });
 }

@@ -219,6 +219,39 @@ describe('director mode', () => {
     assert.ok(meanAbsDiff(ours, region(original.video, at, REGIONS.caption)) > 3, 'not the original captions');
   });
 
+  it('refuses an edit whose voice cannot be spoken in its scene’s time (422 naming text), the order still at review and uncharged', async () => {
+    const { userId, apiKey } = await t.user({ balance: 500 });
+    const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;
+    const waiting = await waitForStatus(t, apiKey, id, ['awaiting_review']);
+    const { stores } = await services();
+    const token = (await stores.orders.get(id))?.reviewToken;
+    assert.ok(token);
+    const [ledger, active] = [await ledgerSum(userId), (await stores.accounts.get(userId))!.activeTasks];
+
+    // 108 words in a 10 s video: scene 1 gets 8.4 s, too short for its 468 characters however fast the voice.
+    const long = `Caption: Tea facts\nVoice: ${'Tea is calm. '.repeat(36).trim()}\n\nCaption: Follow\nVoice: Follow.`;
+    const refused = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text: long } });
+    assert.equal(refused.status, 422);
+    assert.equal(errorCode(refused), 'invalid_params');
+    assert.match(
+      refused.body.error.message,
+      /^text: the voice of scene 1 cannot be spoken in its 8\.4 s: it is 467 spoken characters long and at most 297 fit/,
+    );
+    const after = (await t.api('GET', `/videos/${id}`, { key: apiKey })).body;
+    assert.equal(after.status, 'awaiting_review');
+    assert.equal(after.script, waiting.script);
+    assert.equal((await stores.orders.get(id))?.reviewToken, token, 'the review’s token unused');
+    assert.equal(await ledgerSum(userId), ledger, 'nothing charged or refunded');
+    assert.equal((await stores.accounts.get(userId))!.activeTasks, active, 'no task taken');
+
+    const fitting = 'Caption: Tea facts\nVoice: Tea is calm, and so are you.\n\nCaption: Follow\nVoice: Follow for more.';
+    const edited = await t.api('POST', `/videos/${id}/review`, { key: apiKey, body: { action: 'edit', text: fitting } });
+    assert.equal(edited.status, 200);
+    const done = await waitForStatus(t, apiKey, id, ['done', 'error']);
+    assert.equal(done.status, 'done');
+    assert.match(done.script, /Voice: Tea is calm, and so are you\./);
+  });
+
   it('regen rewrites the script along the note and returns to awaiting_review', async () => {
     const { apiKey } = await t.user({ balance: 500 });
     const { id } = (await t.api('POST', '/videos', { key: apiKey, body: director })).body;

@@ -1088,7 +1088,7 @@ export interface components {
              * @enum {string}
              */
             action: "edit";
-            /** @description The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and `Visual:` lines, and optionally `Image: <asset id>` for the scene's picture, an asset of this key; blocks separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a script or an `Image:` names no usable asset of this key. */
+            /** @description The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and `Visual:` lines, and optionally `Image: <asset id>` for the scene's picture, an asset of this key; blocks separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a script, a scene's voice is too long to be spoken in the scene's time (the scene and the limit are named), or an `Image:` names no usable asset of this key. */
             text: string;
         };
         /**
