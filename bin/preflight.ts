@@ -1,7 +1,7 @@
 /**
  * The checks to run before `cdk deploy` of a stage (the pipeline runs them; docs/deploy.md): today one, whether the
- * account's Lambda concurrency lets the render function reserve the stage's renderSlots and the delivery function its
- * deliveryConcurrency (lib/preflight.ts decides). Reads the stage's settings as `cdk synth` does, asks Lambda for the
+ * account's Lambda concurrency lets the render function reserve the stage's renderSlots and testRenderSlots and the
+ * delivery function its deliveryConcurrency (lib/preflight.ts decides). Reads the stage's settings as `cdk synth` does, asks Lambda for the
  * account's quota, and CloudFormation and Lambda for what the stack's functions reserve today (nothing before the
  * stack's first create).
  *
@@ -69,7 +69,7 @@ try {
     quota: AccountLimit?.ConcurrentExecutions ?? 0,
     unreserved: AccountLimit?.UnreservedConcurrentExecutions ?? 0,
     held,
-    wanted: { renderSlots: settings.renderSlots, deliveryConcurrency: settings.deliveryConcurrency },
+    wanted: { renderSlots: settings.renderSlots, testRenderSlots: settings.testRenderSlots, deliveryConcurrency: settings.deliveryConcurrency },
   };
 } catch (err) {
   stop(`could not read the account's Lambda concurrency in ${region} (${(err as Error).name}: ${(err as Error).message})`);

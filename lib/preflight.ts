@@ -1,16 +1,24 @@
 /**
  * The deploy's concurrency check, as pure arithmetic (bin/preflight.ts asks AWS for the numbers). The render function
- * reserves the stage's renderSlots and the webhook delivery function its deliveryConcurrency; Lambda refuses a
- * reservation that leaves fewer than 100 executions of the account's quota unreserved, and a new account may have a
- * quota of 10 or 50, so without this check the first deploy fails at a reserving function and rolls back.
+ * reserves the stage's renderSlots and testRenderSlots and the webhook delivery function its deliveryConcurrency;
+ * Lambda refuses a reservation that leaves fewer than 100 executions of the account's quota unreserved, and a new
+ * account may have a quota of 10 or 50, so without this check the first deploy fails at a reserving function and rolls
+ * back.
  */
 
-/** The functions that reserve concurrency: the setting each reserves, and the stack output that names it. */
+/**
+ * The functions that reserve concurrency: the settings each reserves (the render function both lanes' slots, the live
+ * and the test lane's), and the stack output that names it.
+ */
 export const RESERVING = [
-  { fn: 'render-video', setting: 'renderSlots', output: 'RenderFunctionName' },
-  { fn: 'deliver-event', setting: 'deliveryConcurrency', output: 'DeliverFunctionName' },
+  { fn: 'render-video', settings: ['renderSlots', 'testRenderSlots'], output: 'RenderFunctionName' },
+  { fn: 'deliver-event', settings: ['deliveryConcurrency'], output: 'DeliverFunctionName' },
 ] as const;
-export type ReservingSetting = (typeof RESERVING)[number]['setting'];
+export type ReservingSetting = (typeof RESERVING)[number]['settings'][number];
+
+/** What a reserving function reserves: the sum of its settings. */
+export const reservationOf = (r: (typeof RESERVING)[number], settings: Record<ReservingSetting, number>) =>
+  r.settings.reduce((sum: number, k) => sum + settings[k], 0);
 
 /** What Lambda keeps unreserved in every account and region: a reservation that leaves fewer is refused. */
 export const MINIMUM_UNRESERVED = 100;
@@ -26,7 +34,7 @@ export interface ConcurrencyFacts {
   unreserved: number;
   /** What the stack's reserving functions reserve today: 0 before its first create. */
   held: number;
-  /** What the deploy reserves, by setting: the stage's renderSlots and deliveryConcurrency. */
+  /** What the deploy reserves, by setting: the stage's renderSlots, testRenderSlots and deliveryConcurrency. */
   wanted: Record<ReservingSetting, number>;
 }
 
@@ -55,7 +63,7 @@ export function concurrencyVerdict(f: ConcurrencyFacts): ConcurrencyVerdict {
 
 /** What to do about a verdict, as lines to print: the exact request for more, and the setting to lower. */
 export function concurrencyAdvice(f: ConcurrencyFacts, v: ConcurrencyVerdict, where: { stage: string; region: string }): string[] {
-  const wanted = RESERVING.map((r) => `${r.setting} ${f.wanted[r.setting]}`).join(' + ');
+  const wanted = RESERVING.flatMap((r) => r.settings.map((k) => `${k} ${f.wanted[k]}`)).join(' + ');
   const facts = `quota ${f.quota}, unreserved ${f.unreserved}, held by the stack's functions ${f.held}, ${wanted}`;
   if (v.ok) return [`ok: ${where.stage} in ${where.region} reserves ${total(f.wanted)} and leaves ${v.unreservedAfter} unreserved (${facts})`];
   const desired = Math.max(v.quotaNeeded, DEFAULT_CONCURRENCY_QUOTA);

@@ -221,6 +221,7 @@ export function settingsOf(node: Node): Settings {
     reviewDeadlineSeconds: int(node, 'reviewDeadlineSeconds', base.reviewDeadlineSeconds, 60),
     webhookRetryBaseMs: int(node, 'webhookRetryBaseMs', base.webhookRetryBaseMs, 1000),
     ...sizing(node, base),
+    testRenderSlots: int(node, 'testRenderSlots', base.testRenderSlots, 1),
     deliveryConcurrency: int(node, 'deliveryConcurrency', base.deliveryConcurrency, 1),
     queueWaitAlarmSeconds: int(node, 'queueWaitAlarmSeconds', base.queueWaitAlarmSeconds, 60),
     ...(botPrincipalArn ? { botPrincipalArn } : {}),

@@ -84,6 +84,11 @@ export interface StageConfig {
    */
   renderSlots: number;
   /**
+   * The test lane's slots: test-mode orders render there, never in the slots above (docs/decisions.md "Test mode").
+   * The render function reserves them beside renderSlots.
+   */
+  testRenderSlots: number;
+  /**
    * The webhook delivery function's reserved concurrency: deliveries at once, so that slow receivers cannot take the
    * account's concurrency from the API. Past it Lambda throttles, and the delivery workflow retries (docs/webhooks.md).
    */
@@ -142,6 +147,7 @@ export const STAGES = {
     limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
     demand: DEV_DEMAND,
     renderSlots: slotsFor(DEV_DEMAND),
+    testRenderSlots: 1,
     deliveryConcurrency: 2,
     // A day: a developer's review test does not wait a week for its deadline.
     reviewDeadlineSeconds: 24 * 3600,
@@ -167,6 +173,8 @@ export const STAGES = {
     limitReviewsPending: DEFAULT_LIMITS.reviewsPending,
     demand: PROD_DEMAND,
     renderSlots: slotsFor(PROD_DEMAND),
+    // A test-mode order holds its slot a few seconds (a 3 s clip): two keep a few integrations' tests moving.
+    testRenderSlots: 2,
     // About 10 deliveries a second at a receiver's usual 1 s, 2 a second if every receiver hangs for its 5 s.
     deliveryConcurrency: 10,
     reviewDeadlineSeconds: 7 * 24 * 3600,

@@ -25,7 +25,7 @@ import { acknowledgeFindings } from './nag.ts';
 import { recordVersion } from './tags.ts';
 import type { Settings } from './settings.ts';
 import { executionsArnOf, machineArnOf, machineName, stateMachine } from './workflow.ts';
-import { RESERVING } from './preflight.ts';
+import { RESERVING, reservationOf } from './preflight.ts';
 
 export class VideoServiceStack extends Stack {
   /** Every function of the service, by its handler or step module name. */
@@ -66,6 +66,7 @@ export class VideoServiceStack extends Stack {
       REVIEW_DEADLINE_SECONDS: String(settings.reviewDeadlineSeconds),
       WEBHOOK_RETRY_BASE_MS: String(settings.webhookRetryBaseMs),
       RENDER_SLOTS: String(settings.renderSlots),
+      TEST_RENDER_SLOTS: String(settings.testRenderSlots),
     };
     const providers = new ProviderSettings(this, settings.providers);
     // By name, not by reference: the order machine's own steps complete its tokens (the render queue's wake-up).
@@ -80,10 +81,10 @@ export class VideoServiceStack extends Stack {
       if (access.startDelivery) env.DELIVERY_STATE_MACHINE_ARN = machines.delivery!.stateMachineArn;
       if (access.linkKey) env.LINK_SIGNING_KEY_SECRET_ARN = data.linkSigningKey.secretArn;
       if (access.checkAssets) env.CHECK_ASSET_FUNCTION = checkAsset!.functionName;
-      // The render function runs as many at once as there are slots, and the delivery function deliveryConcurrency, so
-      // neither a burst nor slow receivers can take the account's concurrency from the API.
+      // The render function runs as many at once as both lanes have slots, and the delivery function
+      // deliveryConcurrency, so neither a burst nor slow receivers can take the account's concurrency from the API.
       const reserving = RESERVING.find((r) => r.fn === name);
-      const fn = serviceFunction(this, kind, name, env, logs, reserving ? { reservedConcurrentExecutions: settings[reserving.setting] } : {});
+      const fn = serviceFunction(this, kind, name, env, logs, reserving ? { reservedConcurrentExecutions: reservationOf(reserving, settings) } : {});
       if (access.table?.length) {
         fn.addToRolePolicy(new PolicyStatement({ actions: access.table.map((a) => `dynamodb:${a}`), resources: [data.table.tableArn] }));
       }

@@ -126,14 +126,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       // One machine renders two videos at a time (the render queue's slots); eta_seconds counts with the same number.
       RENDER_SLOTS: process.env.RENDER_SLOTS ?? '2',
+      // And one test-mode clip in the test lane's own slot.
+      TEST_RENDER_SLOTS: process.env.TEST_RENDER_SLOTS ?? '1',
       ORDER_SECONDS_ESTIMATE: '20',
       ...opts.env,
     };
 
     // Modules read settings (the log level, for one) when first imported: set them before importing any handler.
     Object.assign(process.env, env);
-    // As a Lambda's reserved concurrency would on AWS, a limit keeps renders from piling up on a small machine.
-    const renders = limiter(Number(env.RENDER_SLOTS ?? 2));
+    // As a Lambda's reserved concurrency would on AWS (both lanes' slots), a limit keeps renders from piling up on a
+    // small machine.
+    const renders = limiter(Number(env.RENDER_SLOTS ?? 2) + Number(env.TEST_RENDER_SLOTS ?? 1));
     const machines: LocalMachine[] = [];
     for (const name of Object.keys(STATE_MACHINES) as MachineName[]) {
       const definition = JSON.parse(

@@ -4,7 +4,7 @@
  */
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Asset, AssetCheck, AssetStore } from '../core/assets.ts';
-import type { Window } from '../core/limits.ts';
+import type { Budget } from '../core/limits.ts';
 import { writeIf, queryAll, transactPastConflicts, getRecord, windowCountUpdate } from './dynamo.ts';
 import { assetOf } from './records.ts';
 import { expiresAt, isHeld, ITEM, inPartition, keys, TABLE_KEYS } from './keys.ts';
@@ -15,14 +15,14 @@ export class Assets implements AssetStore {
     private readonly tableName: string,
   ) {}
 
-  async create(asset: Asset, budget: { window: Window; limit: number }): Promise<boolean> {
+  async create(asset: Asset, budget: Budget): Promise<boolean> {
     const { expiresAt: until, ...fields } = asset;
     const ttl = expiresAt(new Date(until));
-    const { window, limit } = budget;
+    const { window, limit, owner } = budget;
     const cancelled = await transactPastConflicts(this.ddb, [
       ['asset', { Put: { TableName: this.tableName, Item: { ...keys.asset(asset.userId, asset.id), ...fields, ...ttl }, ConditionExpression: ITEM.isNew } }],
       ['owner', { Put: { TableName: this.tableName, Item: { ...keys.assetOwner(asset.id), userId: asset.userId, ...ttl }, ConditionExpression: ITEM.isNew } }],
-      ['budget', { Update: windowCountUpdate(this.tableName, keys.assetBudget(asset.userId, window.start), window.end, limit) }],
+      ['budget', { Update: windowCountUpdate(this.tableName, keys.assetBudget(owner, window.start), window.end, limit) }],
     ]);
     if (!cancelled) return true;
     if (cancelled.failed('budget')) return false;

@@ -7,6 +7,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import {
   CHANNELS,
   type Claim,
+  type Lane,
   slotsOf,
   START_AT_ADMISSION,
   type CapacityStore,
@@ -52,6 +53,7 @@ function stateOf(item: Record<string, unknown> | undefined): ShardState {
 /** A shard state's update: counters added (ADD), values set (SET), with an optional condition on its attributes. */
 function stateUpdate(
   tableName: string,
+  lane: Lane,
   shard: number,
   add: Record<string, number>,
   set: Record<string, unknown> = {},
@@ -71,7 +73,7 @@ function stateUpdate(
   });
   return {
     TableName: tableName,
-    Key: keys.queueState(shard),
+    Key: keys.queueState(shard, lane),
     UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].filter(Boolean).join(' '),
     ...(condition ? { ConditionExpression: condition.expr } : {}),
     ExpressionAttributeNames: names,
@@ -101,14 +103,14 @@ function sum(a: Record<string, number>, b: Record<string, number>): Record<strin
 }
 
 /** A new wait with the ticket its shard's counter handed it. */
-export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: number): [string, TransactItem][] {
+export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: number, lane: Lane = 'live'): [string, TransactItem][] {
   return [
     [
       'waiter',
       {
         Put: {
           TableName: tableName,
-          Item: { ...keys.waiting(w.shard, w.channel, w.orderId), ...w, ticket },
+          Item: { ...keys.waiting(w.shard, w.channel, w.orderId, lane), ...w, ticket },
           ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})`,
         },
       },
@@ -120,13 +122,13 @@ export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: 
  * The next ticket of a shard's channel: its counter of waits, added to in place and read back, so that waits of one
  * shard take tickets at once, none ever refused for another's (a read and a condition would let one commit at a time).
  */
-export function ticketUpdate(tableName: string, shard: number, channel: Channel) {
-  return { ...stateUpdate(tableName, shard, { [issuedOf(channel)]: 1 }), ReturnValues: 'UPDATED_NEW' as const };
+export function ticketUpdate(tableName: string, shard: number, channel: Channel, lane: Lane = 'live') {
+  return { ...stateUpdate(tableName, lane, shard, { [issuedOf(channel)]: 1 }), ReturnValues: 'UPDATED_NEW' as const };
 }
 
 /** A ticket handed out but never used for a wait: counted served, so that the shard's waits (issued - served) stay exact. */
-export function ticketBack(tableName: string, shard: number, channel: Channel) {
-  return stateUpdate(tableName, shard, { [servedOf(channel)]: 1 });
+export function ticketBack(tableName: string, shard: number, channel: Channel, lane: Lane = 'live') {
+  return stateUpdate(tableName, lane, shard, { [servedOf(channel)]: 1 });
 }
 
 /** A new order's place in the queue, while it is still queued, and the end of its unstarted marker (core's enqueue). */
@@ -153,6 +155,8 @@ export class Capacity implements CapacityStore {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Whose slots, waits and state: each lane's are items of their own (keys.ts). */
+    private readonly lane: Lane = 'live',
   ) {}
 
   /** Items by key, in batches of 100. */
@@ -163,24 +167,24 @@ export class Capacity implements CapacityStore {
   }
 
   async slots(ns: readonly number[]): Promise<Slot[]> {
-    const items = await this.items(ns.map((n) => keys.slot(n)));
+    const items = await this.items(ns.map((n) => keys.slot(n, this.lane)));
     const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), i]));
     // A slot never held has no item: free.
     return ns.map((n) => {
-      const item = byPk.get(keys.slot(n).PK);
+      const item = byPk.get(keys.slot(n, this.lane).PK);
       return item ? slotOf(item, n) : { n };
     });
   }
 
   async states(shards: readonly number[]): Promise<ShardState[]> {
-    const items = await this.items(shards.map((k) => keys.queueState(k)));
+    const items = await this.items(shards.map((k) => keys.queueState(k, this.lane)));
     const byPk = new Map(items.map((i) => [String(i[TABLE_KEYS.pk]), i]));
-    return shards.map((k) => stateOf(byPk.get(keys.queueState(k).PK)));
+    return shards.map((k) => stateOf(byPk.get(keys.queueState(k, this.lane).PK)));
   }
 
   async head(shard: number, channel: Channel): Promise<Waiter | undefined> {
     const out = await this.ddb.send(
-      new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(shard, channel)), Limit: 1, ConsistentRead: true }),
+      new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(shard, channel, this.lane)), Limit: 1, ConsistentRead: true }),
     );
     const item = out.Items?.[0];
     return item ? waiterOf(item) : undefined;
@@ -195,7 +199,7 @@ export class Capacity implements CapacityStore {
           const out = await this.ddb.send(
             new UpdateCommand({
               TableName: this.tableName,
-              Key: keys.waiting(w.shard, w.channel, w.orderId),
+              Key: keys.waiting(w.shard, w.channel, w.orderId, this.lane),
               UpdateExpression: 'SET #token = :token, since = :since',
               ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
               ExpressionAttributeNames: { '#token': 'token' },
@@ -241,15 +245,15 @@ export class Capacity implements CapacityStore {
   private async record(w: Omit<Waiter, 'ticket'>, also: (ticket: number) => [string, TransactItem][]): Promise<number | Cancelled<string>> {
     const T = this.tableName;
     const ticket = await writePastConflicts('the render queue shard counter', async () => {
-      const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel)));
+      const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel, this.lane)));
       return Number(out.Attributes![issuedOf(w.channel)]);
     });
     const extra = also(ticket);
-    const cancelled = await transact(this.ddb, [...waitItems(T, w, ticket), ...extra]);
+    const cancelled = await transact(this.ddb, [...waitItems(T, w, ticket, this.lane), ...extra]);
     if (!cancelled) return ticket;
     // A process that dies here leaves the shard counting one wait too many: one more place in the eta of the orders
     // after it, until its counters are read again (docs/decisions.md, "Render queue at scale").
-    await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel))));
+    await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel, this.lane))));
     if (cancelled.failed('waiter') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
     throw cancelled.error;
   }
@@ -258,9 +262,15 @@ export class Capacity implements CapacityStore {
     const cancelled = await transactPastConflicts(this.ddb, [
       [
         'waiter',
-        { Delete: { TableName: this.tableName, Key: keys.waiting(shard, channel, orderId), ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})` } },
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: keys.waiting(shard, channel, orderId, this.lane),
+            ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
+          },
+        },
       ],
-      ['state', { Update: stateUpdate(this.tableName, shard, { [servedOf(channel)]: 1 }) }],
+      ['state', { Update: stateUpdate(this.tableName, this.lane, shard, { [servedOf(channel)]: 1 }) }],
     ]);
     if (cancelled && !cancelled.failed('waiter')) throw cancelled.error;
   }
@@ -281,7 +291,7 @@ export class Capacity implements CapacityStore {
           Put: {
             TableName: T,
             Item: {
-              ...keys.slot(c.slot.n),
+              ...keys.slot(c.slot.n, this.lane),
               holder: w.orderId,
               channel: w.channel,
               leaseUntil: c.leaseUntil.getTime(),
@@ -300,7 +310,7 @@ export class Capacity implements CapacityStore {
         {
           Delete: {
             TableName: T,
-            Key: keys.waiting(w.shard, w.channel, w.orderId),
+            Key: keys.waiting(w.shard, w.channel, w.orderId, this.lane),
             ConditionExpression: '#token = :token',
             ExpressionAttributeNames: { '#token': 'token' },
             ExpressionAttributeValues: { ':token': w.token },
@@ -309,12 +319,21 @@ export class Capacity implements CapacityStore {
       ],
       [
         'queue',
-        { Update: stateUpdate(T, w.shard, c.slotShard === w.shard ? sum(served, busy) : served, { botRun: c.streak.to }, still('botRun', c.streak.from)) },
+        {
+          Update: stateUpdate(
+            T,
+            this.lane,
+            w.shard,
+            c.slotShard === w.shard ? sum(served, busy) : served,
+            { botRun: c.streak.to },
+            still('botRun', c.streak.from),
+          ),
+        },
       ],
       ['hold', { Put: { TableName: T, Item: { ...keys.slotHold(w.orderId), n: c.slot.n } } }],
     ];
     // A steal: the slot's own shard counts the holder.
-    if (c.slotShard !== w.shard) items.push(['busy', { Update: stateUpdate(T, c.slotShard, busy) }]);
+    if (c.slotShard !== w.shard) items.push(['busy', { Update: stateUpdate(T, this.lane, c.slotShard, busy) }]);
     if (old?.holder) items.push(['oldHold', { Delete: { TableName: T, Key: keys.slotHold(old.holder) } }]);
     const cancelled = await transact(this.ddb, items);
     if (!cancelled) return true;
@@ -327,7 +346,7 @@ export class Capacity implements CapacityStore {
       this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.slot(n),
+          Key: keys.slot(n, this.lane),
           UpdateExpression: 'SET leaseUntil = :until',
           ConditionExpression: 'holder = :order',
           ExpressionAttributeValues: { ':until': leaseUntil.getTime(), ':order': orderId },
@@ -345,7 +364,7 @@ export class Capacity implements CapacityStore {
         {
           Update: {
             TableName: T,
-            Key: keys.slot(slot.n),
+            Key: keys.slot(slot.n, this.lane),
             UpdateExpression: 'REMOVE holder, channel, leaseUntil, since, videoSeconds',
             // The holder as read, admitted when read: the counts taken out are the ones it put in.
             ConditionExpression: slot.since ? 'holder = :order AND since = :since' : 'holder = :order',
@@ -353,7 +372,7 @@ export class Capacity implements CapacityStore {
           },
         },
       ],
-      ['state', { Update: stateUpdate(T, slotShard, busyOf(slot, -1), rate === undefined ? {} : { rate }) }],
+      ['state', { Update: stateUpdate(T, this.lane, slotShard, busyOf(slot, -1), rate === undefined ? {} : { rate }) }],
       ['hold', { Delete: { TableName: T, Key: keys.slotHold(slot.holder) } }],
     ]);
     if (!cancelled) return true;

@@ -84,8 +84,11 @@ export interface Config {
   linkSigningKeySecretArn?: string;
   /** How long a director-mode script waits for its review. */
   reviewDeadlineSeconds: number;
-  /** The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order. */
-  capacity: { slots: number; shards: number; leaseSeconds: number; botRun: number };
+  /**
+   * The render queue: slots, how long a slot's lease lasts, bot admissions in a row before a waiting API order; and the
+   * test lane's slots (test-mode orders render there, one shard: core/capacity.ts Lane).
+   */
+  capacity: { slots: number; shards: number; leaseSeconds: number; botRun: number; testSlots: number };
   /** How long a process keeps its snapshot of the queue for eta_seconds. */
   queueSnapshotMs: number;
   /** The sweep leaves an order or event this young alone: its workflow's start is normally on its way. */
@@ -161,6 +164,7 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // Longer than a slot is held by right: plan, script, the 15-minute render and publishing.
       leaseSeconds: Math.max(60, int(env, 'SLOT_LEASE_SECONDS', 1800)),
       botRun: Math.max(1, int(env, 'BOT_RUN_BEFORE_API', DEFAULT_BOT_RUN)),
+      testSlots: Math.max(1, int(env, 'TEST_RENDER_SLOTS', 1)),
     },
     ...generatorFail(env.GENERATOR_FAIL),
   };

@@ -111,7 +111,7 @@ export class DeliveryEvents implements EventStore {
         },
       ],
       // Counted in the key's hourly budget, or not reopened at all.
-      ['budget', { Update: windowCountUpdate(this.tableName, keys.resends(event.userId, r.budget.window.start), r.budget.window.end, r.budget.limit) }],
+      ['budget', { Update: windowCountUpdate(this.tableName, keys.resends(r.budget.owner, r.budget.window.start), r.budget.window.end, r.budget.limit) }],
     ]);
     if (!cancelled) return 'reopened';
     if (cancelled.failed('event')) return 'moved';

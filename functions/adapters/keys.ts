@@ -20,12 +20,14 @@
  *   the slot an order was admitted PK ORDER#<id>    SK SLOT   (which slot to renew or free)
  *   render queue shard's state     PK QUEUE#<shard> SK STATE  (bot run, counters for eta_seconds, measured rate)
  *   an order waiting for a slot    PK WAITING#<shard>#<channel>  SK <order id>  (oldest first)
+ *   the test lane's render queue   the same three, PK TESTSLOT#<n>, TESTQUEUE#<shard>, TESTWAITING#<shard>#<channel>
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
  *   the user's asset (a picture)   PK USER#<user>   SK ASSET#<asset id>  (TTL 30 days; GET /assets: newest first)
  *   asset id -> owner              PK ASSET#<id>    SK OWNER    (TTL 30 days; tells 403 from 404)
  */
+import type { Lane } from '../core/capacity.ts';
 import { epochSeconds, heldAt } from '../core/expiry.ts';
 
 export const TABLE_KEYS = { pk: 'PK', sk: 'SK', gsi1: 'GSI1', gsi1pk: 'GSI1PK', gsi1sk: 'GSI1SK', ttl: 'expiresAt' } as const;
@@ -37,6 +39,8 @@ const EVENT_PREFIX = 'EVENT#';
 /** Order ids begin so (core/ids.ts); user ids are bare ULIDs. */
 const ORDER_ID_PREFIX = 'vid_';
 const SLOT_PREFIX = 'SLOT#';
+/** A render queue item's partition in its lane (core/capacity.ts Lane): the live lane's as it always was. */
+const inLane = (lane: Lane, pk: string) => (lane === 'live' ? pk : `TEST${pk}`);
 const ASSET_PREFIX = 'ASSET#';
 
 export const keys = {
@@ -78,11 +82,12 @@ export const keys = {
   pendingEvent: (shard: number, eventId: string) => ({ PK: `PENDING#${shard}`, SK: eventId }),
   /** Where the audit sweep's walks stand (core/sweep.ts AuditCursor). */
   auditCursor: { PK: 'AUDIT', SK: 'CURSOR' },
-  slot: (n: number) => ({ PK: `${SLOT_PREFIX}${n}`, SK: 'SLOT' }),
+  slot: (n: number, lane: Lane = 'live') => ({ PK: inLane(lane, `${SLOT_PREFIX}${n}`), SK: 'SLOT' }),
+  /** One per order, whichever lane: an order renders in one lane only. */
   slotHold: (orderId: string) => ({ PK: orderPk(orderId), SK: 'SLOT' }),
-  queueState: (shard: number) => ({ PK: `QUEUE#${shard}`, SK: 'STATE' }),
-  waitingPartition: (shard: number, channel: string) => `WAITING#${shard}#${channel}`,
-  waiting: (shard: number, channel: string, orderId: string) => ({ PK: `WAITING#${shard}#${channel}`, SK: orderId }),
+  queueState: (shard: number, lane: Lane = 'live') => ({ PK: inLane(lane, `QUEUE#${shard}`), SK: 'STATE' }),
+  waitingPartition: (shard: number, channel: string, lane: Lane = 'live') => inLane(lane, `WAITING#${shard}#${channel}`),
+  waiting: (shard: number, channel: string, orderId: string, lane: Lane = 'live') => ({ PK: inLane(lane, `WAITING#${shard}#${channel}`), SK: orderId }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
   deliveryPrefix: 'DELIVERY#',

@@ -1,6 +1,6 @@
 /** The creation transaction of an order: the order, its charge, its markers, and its idempotency record and quote. */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { awaitsApproval, countsAgainstKey, type Order } from '../core/orders.ts';
+import { awaitsApproval, countedIn, countsAgainstKey, type Order } from '../core/orders.ts';
 import { shardOf } from '../core/ids.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent } from '../core/ports.ts';
 import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
@@ -11,11 +11,38 @@ import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
 
+/** An item's update as terms: added, set, the conditions, and their values. */
+interface Terms {
+  add: string[];
+  set: string[];
+  cond: string[];
+  values: Record<string, unknown>;
+}
+
 /**
- * The user item's debit for a new order: the doubloons, the trial video, the plan allowance, the key's monthly spend
- * and the active-task count, each guarded by the fact the price was based on (the low-balance alert too, which decided
- * whether the charge crosses its threshold), and a crossing noted (its event is put beside). Fails with the user item
- * as it is (ALL_OLD), to price again.
+ * The key's counters a new order takes, on the user item they are counted in (orders.ts countedIn: a test-mode order's
+ * live account): an active task (the bot's orders are counted apart) and an order awaiting approval, each under its limit.
+ */
+function counters(order: Order, limits: Limits): Terms {
+  const keyed = countsAgainstKey(order);
+  const t: Terms = { add: [keyed ? 'activeTasks :one' : 'botOrders :one'], set: [], cond: [ITEM.exists], values: { ':one': 1 } };
+  if (keyed) {
+    t.cond.push('activeTasks < :maxActive');
+    t.values[':maxActive'] = limits.activeTasks;
+  }
+  if (awaitsApproval(order)) {
+    t.add.push('reviewsPending :one');
+    t.cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
+    t.values[':maxPending'] = limits.reviewsPending;
+  }
+  return t;
+}
+
+/**
+ * The user item's debit for a new order: the doubloons, the trial video, the plan allowance, the key's monthly spend,
+ * each guarded by the fact the price was based on (the low-balance alert too, which decided whether the charge crosses
+ * its threshold), and a crossing noted (its event is put beside); with the key's counters when they are counted on the
+ * same item, else those on their own item (`limits`). Fails with the user item as it is (ALL_OLD), to price again.
  */
 function debit(
   tableName: string,
@@ -24,24 +51,15 @@ function debit(
   limits: Limits,
   ledger: LedgerWrite | undefined,
   alert: OrderEvent | undefined,
-): TransactItem {
-  const keyed = countsAgainstKey(order);
+): [CreationItem, TransactItem][] {
   const { charge } = order;
-  // The key's active-task limit counts API orders only; the bot's are counted apart.
-  const add = [keyed ? 'activeTasks :one' : 'botOrders :one'];
-  const set: string[] = [];
-  const cond = keyed ? [ITEM.exists, 'activeTasks < :maxActive'] : [ITEM.exists];
-  const values: Record<string, unknown> = { ':one': 1, ':zero': 0, ...(keyed ? { ':maxActive': limits.activeTasks } : {}) };
+  const t: Terms = { add: [], set: [], cond: [ITEM.exists], values: { ':zero': 0 } };
+  const { add, set, cond, values } = t;
   // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.
   if (ledger) {
     add.push(ledger.add);
     cond.push(ledger.condition);
     Object.assign(values, ledger.values);
-  }
-  if (awaitsApproval(order)) {
-    add.push('reviewsPending :one');
-    cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
-    values[':maxPending'] = limits.reviewsPending;
   }
   if (charge.cost > 0) {
     add.push('balance :debit');
@@ -58,6 +76,7 @@ function debit(
   }
   if (charge.heavyAllowanceMonth) {
     values[':month'] = charge.heavyAllowanceMonth;
+    values[':one'] = 1;
     if (account.heavyMonth === charge.heavyAllowanceMonth) {
       add.push('heavyUsed :one');
       cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
@@ -102,16 +121,36 @@ function debit(
   if (alert) {
     set.push('lowAlertSent = :true');
     add.push('lowAlerts :one');
+    values[':one'] = 1;
     values[':true'] = true;
   }
+  const shared = counters(order, limits);
+  if (countedIn(order) === account.userId) {
+    add.push(...shared.add);
+    cond.push(...shared.cond.filter((c) => c !== ITEM.exists));
+    Object.assign(values, shared.values);
+    return [['debit', termsUpdate(tableName, account.userId, t)]];
+  }
+  return [
+    ['debit', termsUpdate(tableName, account.userId, t)],
+    ['limits', termsUpdate(tableName, countedIn(order), shared)],
+  ];
+}
+
+/** The update of a user item by its terms (a condition check when it has nothing to write), failing with the item (ALL_OLD). */
+function termsUpdate(tableName: string, userId: string, t: Terms): TransactItem {
+  const check = {
+    TableName: tableName,
+    Key: keys.user(userId),
+    ConditionExpression: t.cond.join(' AND '),
+    ExpressionAttributeValues: t.values,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  if (!t.add.length && !t.set.length) return { ConditionCheck: check };
   return {
     Update: {
-      TableName: tableName,
-      Key: keys.user(account.userId),
-      UpdateExpression: `${set.length ? `SET ${set.join(', ')} ` : ''}ADD ${add.join(', ')}`,
-      ConditionExpression: cond.join(' AND '),
-      ExpressionAttributeValues: values,
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      ...check,
+      UpdateExpression: [t.set.length ? `SET ${t.set.join(', ')}` : '', t.add.length ? `ADD ${t.add.join(', ')}` : ''].filter(Boolean).join(' '),
     },
   };
 }
@@ -151,6 +190,7 @@ type CreationItem =
   | 'order'
   | 'userOrder'
   | 'debit'
+  | 'limits'
   | 'postCount'
   | 'ledger'
   | 'open'
@@ -191,7 +231,7 @@ export class OrderCreations {
       ['order', { Put: { TableName: T, Item: this.item(order), ConditionExpression: ITEM.isNew } }],
       // The order in its user's partition: GET /videos lists from there, strongly consistent (an index would lag).
       ['userOrder', { Put: { TableName: T, Item: { ...keys.userOrder(account.userId, order.id), createdAt: order.createdAt } } }],
-      ['debit', debit(T, account, order, limits, ledger, c.event)],
+      ...debit(T, account, order, limits, ledger, c.event),
       ...(ledger ? [['ledger', ledger.put] as [CreationItem, TransactItem]] : []),
       // Until the order is done or in error: the sweep keeps a workflow behind it (a failed start, a dead execution).
       ['open', { Put: { TableName: T, Item: { ...keys.openOrder(order.queueShard, order.id), orderId: order.id, createdAt: order.createdAt } } }],
@@ -205,7 +245,8 @@ export class OrderCreations {
       ]);
     }
     if (c.event) items.push(...eventPuts(T, c.event));
-    if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, account.userId, c.postWindowStart, limits.postsPerMinute) }]);
+    // In the window of the account whose limits it counts in (a test-mode key's live one).
+    if (c.postWindowStart !== undefined) items.push(['postCount', { Update: postCountUpdate(T, countedIn(order), c.postWindowStart, limits.postsPerMinute) }]);
     if (c.idempotency) {
       items.push(['idempotency', idempotencyPut(T, account.userId, c.idempotency, c.now)]);
     }
@@ -234,9 +275,14 @@ export class OrderCreations {
     if (cancelled.failed('postCount')) return { kind: 'rate_limited' };
     if (cancelled.failed('idempotency')) return { kind: 'replay', record: idempotencyRecordOf(cancelled.itemOf('idempotency')!) };
     if (cancelled.failed('quote')) return { kind: 'quote_used' };
-    if (cancelled.failed('debit')) {
-      const item = cancelled.itemOf('debit');
-      return { kind: 'account_changed', account: item ? toAccount(item) : undefined };
+    if (cancelled.failed('debit') || cancelled.failed('limits')) {
+      const item = cancelled.failed('debit') ? cancelled.itemOf('debit') : undefined;
+      const moved = cancelled.failed('debit') ? item && toAccount(item) : account;
+      // The counters on the live account as they are: priced again against them, the key's limit answers (429).
+      const live = cancelled.failed('limits') ? cancelled.itemOf('limits') : undefined;
+      if (cancelled.failed('limits') && !live) return { kind: 'account_changed', account: undefined };
+      const counted = live ? { activeTasks: Number(live.activeTasks ?? 0), reviewsPending: Number(live.reviewsPending ?? 0) } : {};
+      return { kind: 'account_changed', account: moved && { ...moved, ...counted } };
     }
     // Another transaction held an item: try again. Anything else is thrown at once: a lasting error (ValidationError;
     // the order's own condition, its id taken, which a retry with the same id meets again) as a 500, a throttle as the

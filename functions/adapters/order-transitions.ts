@@ -1,6 +1,6 @@
 /** An order's status changes (with their refund, counters and event) and its field changes within a status. */
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { counterDeltas } from '../core/orders.ts';
+import { countedIn, counterDeltas } from '../core/orders.ts';
 import type { Patch, Transition } from '../core/ports.ts';
 import { type Charge, refundsSpend } from '../core/pricing.ts';
 import { retry } from '../core/retry.ts';
@@ -126,7 +126,8 @@ export class OrderTransitions {
         },
       ],
     ];
-    // The key's counters follow the change: its active tasks, and its orders awaiting approval.
+    // The key's counters follow the change: its active tasks, and its orders awaiting approval, on the user item they
+    // are counted in (a test-mode order's live account's; only a live order has a refund, on its own).
     const delta = counterDeltas(order, t);
     const user = refund ? refundOf(order.charge, refund, t.now) : { add: [], values: {} };
     const userCond: string[] = [ITEM.exists];
@@ -164,7 +165,7 @@ export class OrderTransitions {
         {
           Update: {
             TableName: T,
-            Key: keys.user(order.userId),
+            Key: keys.user(countedIn(order)),
             UpdateExpression: `ADD ${user.add.join(', ')}`,
             ConditionExpression: userCond.join(' AND '),
             ExpressionAttributeValues: user.values,

@@ -42,7 +42,7 @@ import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
-import { RenderQueue } from '../core/capacity.ts';
+import { type Lane, RenderLanes, RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
 import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
 import { AuditCursors } from '../adapters/audit.ts';
@@ -106,12 +106,23 @@ function build() {
     verify: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>
       checkLink(linkKeys, orderId, name, expires, sig, now),
   };
-  const capacity = new Capacity(ddb, cfg.tableName);
   const wakeup = new StepFunctionsWakeup(sfn, (orderId, slot) => workflow.startAdmitted(orderId, slot));
-  const queue = new RenderQueue({ store: capacity, wakeup, ...cfg.capacity, now: () => new Date() });
-  // Until an order has been measured: the typical order's seconds spread over a typical 30-second video.
-  const reader = new QueueReader(capacity, { ...cfg.capacity, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
-  const snapshots = new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
+  // Each lane its own queue: the live lane with the stage's slots, the test lane with its few in one shard.
+  const lanes = {
+    live: { store: new Capacity(ddb, cfg.tableName, 'live'), slots: cfg.capacity.slots, shards: cfg.capacity.shards },
+    test: { store: new Capacity(ddb, cfg.tableName, 'test'), slots: cfg.capacity.testSlots, shards: 1 },
+  };
+  const queue = new RenderLanes({
+    live: new RenderQueue({ ...cfg.capacity, ...lanes.live, wakeup, now: () => new Date() }),
+    test: new RenderQueue({ ...cfg.capacity, ...lanes.test, wakeup, now: () => new Date() }),
+  });
+  // Until a lane has measured an order: the typical order's seconds spread over a typical 30-second video.
+  const snapshot = (lane: Lane) => {
+    const { store, slots, shards } = lanes[lane];
+    const reader = new QueueReader(store, { slots, shards, botRun: cfg.capacity.botRun, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
+    return new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
+  };
+  const snapshots = { live: snapshot('live'), test: snapshot('test') };
   // Ending an order in error outside its workflow (a cancel, a deadline): its refund, slot, event and execution.
   const cancellation: CancelPorts = {
     orders,
@@ -136,12 +147,12 @@ function build() {
   const cursor = new AuditCursors(ddb, cfg.tableName);
   const quotes = new Quotes(ddb, cfg.tableName);
   const asking = { planPrompt: planFromPrompt, deliverable: deliverableFromEnv() };
-  const quoting = new OrderQuoting({ ...asking, quotes, queue: snapshots, prices: cfg.prices });
+  const quoting = new OrderQuoting({ ...asking, quotes, queues: snapshots, prices: cfg.prices });
   const creation = new OrderCreation({
     ...asking,
     orders,
     quotes,
-    queue: snapshots,
+    queues: snapshots,
     workflow,
     admission: queue,
     limits: cfg.limits,
@@ -152,7 +163,7 @@ function build() {
     log: logger,
     assets: assetPorts,
   });
-  const viewing = { orders, links, queue: snapshots };
+  const viewing = { orders, links, queues: snapshots };
   const reviewing: ReviewPorts = { orders, workflow, limits: cfg.limits, throughput: cfg.throughput, assets: assetPorts };
   const resending = { webhooks, events, delivery: deliveryWorkflow, resendsPerHour: cfg.resendsPerHour, now: () => new Date() };
   // What the middleware asks of accounts: the key's account, and the request counted in its minute window.
@@ -185,7 +196,7 @@ function build() {
       bot: (userId: string, input: Omit<CreateOrderInput, 'account' | 'channel'>) => placeBotOrder({ accounts, creation }, userId, input),
     },
     assets: {
-      create: (userId: string, body: Parameters<typeof createAsset>[2], now: Date) => createAsset(assetPorts, userId, body, now),
+      create: (account: Pick<Account, 'userId' | 'testOf'>, body: Parameters<typeof createAsset>[2], now: Date) => createAsset(assetPorts, account, body, now),
       list: (userId: string, q: { limit: number; starting_after?: string }, now: Date) => listAssets(assetPorts, userId, q, now),
       read: async (userId: string, assetId: string | undefined, now: Date) => toAssetView(await readOwnAsset(assetPorts, userId, assetId, now)),
       delete: (userId: string, assetId: string | undefined, now: Date) => deleteAsset(assetPorts, userId, assetId, now),
@@ -201,7 +212,8 @@ function build() {
       test: (account: Pick<Account, 'userId' | 'testOf'>, webhookId: string | undefined, now: Date) =>
         pingWebhook({ webhooks, sender: deliveryPorts.sender }, account, webhookId, now),
       attempts: (userId: string, webhookId: string | undefined) => recentAttempts({ webhooks, events }, userId, webhookId),
-      resend: (userId: string, webhookId: string | undefined, asked: ResendRequest) => resendToWebhook(resending, userId, webhookId, asked),
+      resend: (account: Pick<Account, 'userId' | 'testOf'>, webhookId: string | undefined, asked: ResendRequest) =>
+        resendToWebhook(resending, account, webhookId, asked),
     },
     /** The download route's answer to a link: the presigned URL of the file (or 403, 404). */
     download: (orderId: string, name: string, expires: string | undefined, sig: string | undefined, now: Date) =>

@@ -16,7 +16,7 @@ import { assetBudgetExceeded, forbidden, InvalidParams, notFound } from './error
 import { epochSeconds } from './expiry.ts';
 import type { Scene } from './generator.ts';
 import { newAssetId } from './ids.ts';
-import { assetWindow, type Window } from './limits.ts';
+import { assetWindow, type Budget, limitsOwner } from './limits.ts';
 
 /** Assets (records and bytes) are kept this long from their creation. */
 export const ASSET_RETENTION_DAYS = 30;
@@ -50,7 +50,7 @@ export interface AssetStore {
    * Writes the asset and its owner's mark (which tells 403 from 404), counted in the key's budget window with them;
    * false, and nothing written, when the window already holds `budget.limit` new assets.
    */
-  create(asset: Asset, budget: { window: Window; limit: number }): Promise<boolean>;
+  create(asset: Asset, budget: Budget): Promise<boolean>;
   /** The user's asset; undefined when the user has none by this id (or it expired). */
   get(userId: string, assetId: string, now: Date): Promise<Asset | undefined>;
   /** Who owns an asset id (undefined: nobody, or it expired). */
@@ -166,13 +166,13 @@ export const toAssetView = (a: Asset): AssetView => ({
 /** POST /assets: the record (kept 30 days) and the presigned URL its bytes go to within 15 minutes. */
 export async function createAsset(
   p: AssetPorts,
-  userId: string,
+  account: { userId: string; testOf?: string | undefined },
   body: { kind: 'image'; content_type: AssetContentType; size_bytes: number },
   now: Date,
 ): Promise<AssetCreated> {
   const asset: Asset = {
     id: newAssetId(now.getTime()),
-    userId,
+    userId: account.userId,
     kind: body.kind,
     contentType: body.content_type,
     sizeBytes: body.size_bytes,
@@ -182,7 +182,7 @@ export async function createAsset(
   };
   const limit = p.perDay ?? ASSETS_PER_DAY;
   const window = assetWindow(now);
-  if (!(await p.assets.create(asset, { window, limit }))) throw assetBudgetExceeded(window.retryAfterSeconds, limit);
+  if (!(await p.assets.create(asset, { window, limit, owner: limitsOwner(account) }))) throw assetBudgetExceeded(window.retryAfterSeconds, limit);
   const { url, headers } = await p.files.uploadUrl(asset, UPLOAD_URL_SECONDS);
   return { ...toAssetView(asset), upload: { method: 'PUT', url, headers, expires_at: new Date(now.getTime() + UPLOAD_URL_SECONDS * 1000).toISOString() } };
 }

@@ -19,8 +19,18 @@
 import { Contended } from './errors.ts';
 import { pause, type RetryPolicy } from './retry.ts';
 import type { Channel, Order } from './orders.ts';
+import { type Charge, movesMoney } from './pricing.ts';
 
 export const CHANNELS: readonly Channel[] = ['bot', 'api'];
+
+/**
+ * The lanes of render capacity, each its own queue (slots, waits, state): paid orders render in the live lane;
+ * test-mode orders (they move no money) in a test lane of a few slots of its own, so a test key never takes a slot or
+ * a queue place from a paying order, nor they from its tests (docs/decisions.md "Test mode").
+ */
+export type Lane = 'live' | 'test';
+export const LANES: readonly Lane[] = ['live', 'test'];
+export const laneOf = (order: { charge: Pick<Charge, 'test'> }): Lane => (movesMoney(order.charge) ? 'live' : 'test');
 
 export interface Slot {
   n: number;
@@ -405,5 +415,47 @@ export class RenderQueue {
     }
     // Lost to other writers again and again: the caller's step is retried rather than failed.
     throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);
+  }
+}
+
+/** The render queue of each lane, each order's operations in its own lane's (laneOf). */
+export class RenderLanes {
+  constructor(readonly lanes: Readonly<Record<Lane, RenderQueue>>) {}
+
+  of(order: Pick<Order, 'charge'>): RenderQueue {
+    return this.lanes[laneOf(order)];
+  }
+
+  awaitSlot(
+    order: Pick<Order, 'id' | 'channel' | 'charge'> & { videoSeconds?: number },
+    token: string,
+    placed?: (place: QueuePlace) => Promise<unknown>,
+  ): Promise<void> {
+    return this.of(order).awaitSlot(order, token, placed);
+  }
+
+  enqueue(order: Pick<Order, 'id' | 'channel' | 'queueShard' | 'params' | 'charge'>): Promise<void> {
+    return this.of(order).enqueue(order);
+  }
+
+  release(order: Pick<Order, 'id' | 'charge'>, done = false, waiting?: Channel): Promise<void> {
+    return this.of(order).release(order.id, done, waiting);
+  }
+
+  async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
+    let freed = 0;
+    for (const lane of LANES) freed += await this.lanes[lane].reclaim(isClosed);
+    return freed;
+  }
+
+  async admit(): Promise<number> {
+    let admitted = 0;
+    for (const lane of LANES) admitted += await this.lanes[lane].admit();
+    return admitted;
+  }
+
+  /** The live lane's figures: the operators' metrics and alarms are about paid capacity. */
+  stats(): ReturnType<RenderQueue['stats']> {
+    return this.lanes.live.stats();
   }
 }

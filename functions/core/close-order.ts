@@ -4,15 +4,15 @@
  * client's cancel both end an order this way, so each is refunded exactly once whichever comes first.
  */
 import { toRecord, type Order, type OrderLinks } from './orders.ts';
-import type { RenderQueue } from './capacity.ts';
+import type { RenderLanes } from './capacity.ts';
 import { movesMoney } from './pricing.ts';
 import type { AccountStore, Announce, EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
 
 export interface ClosePorts {
   orders: Pick<OrderStore, 'transition'>;
   accounts: Pick<AccountStore, 'get'>;
-  /** The render queue: the order's slot, or its place in the queue, given back. */
-  capacity: Pick<RenderQueue, 'release'>;
+  /** The render queue of the order's lane: the order's slot, or its place in the queue, given back. */
+  capacity: Pick<RenderLanes, 'release'>;
   announce: Announce;
   metrics: Metrics;
   now: () => Date;
@@ -73,7 +73,7 @@ export async function closeInError(
   if (refunds) p.metrics.count('OrdersRefunded');
   // The order may still wait for a slot (queued, or reviewed and waiting to render): it leaves the queue, so that no
   // slot is given to it.
-  await p.capacity.release(order.id, false, order.channel ?? 'api');
+  await p.capacity.release(order, false, order.channel ?? 'api');
   await p.announce(event);
   return failed;
 }

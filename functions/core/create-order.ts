@@ -8,13 +8,14 @@ import { AppError, InvalidParams, maxCostExceeded, notFound, quoteInvalid, rateL
 import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
 import { newOrderId, shardOf } from './ids.ts';
-import { minuteWindow, type Throughput } from './limits.ts';
+import { limitsOwner, minuteWindow, type Throughput } from './limits.ts';
 import { type AssetPorts, assetRefsOf, attachAssets } from './assets.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
 import type { AccountStore, Announce, IdempotencyRecord, Metrics, OrderEvent, OrderStore, Workflow } from './ports.ts';
-import { type Account, type Charge, chargeFor, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
+import { type Account, type Charge, chargeFor, isLive, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
+import type { Lane } from './capacity.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
@@ -40,8 +41,8 @@ export type CreateOrderResult = { kind: 'created' | 'replayed'; response: Creati
 export interface OrderCreationPorts extends RequestDeps {
   orders: Pick<OrderStore, 'create' | 'get' | 'idempotency' | 'started'>;
   quotes: Pick<QuoteStore, 'get'>;
-  /** The render queue as this process sees it, for eta_seconds. */
-  queue: Pick<QueueViews, 'view' | 'drop'>;
+  /** Each lane's render queue as this process sees it, for eta_seconds (a test-mode order's is the test lane's). */
+  queues: Readonly<Record<Lane, Pick<QueueViews, 'view' | 'drop'>>>;
   workflow: Workflow;
   /**
    * Queues an order that needs a render slot before anything else (any order but a director-mode one): its admission
@@ -103,9 +104,11 @@ export class OrderCreation {
     const asked = askedOrder(this.deps, input.request);
     // The id carries the creation time, so that GET /videos filters by time on ids.
     const id = newOrderId(input.now.getTime());
+    // The lane it will wait in: its account's mode decides, as it decides its charge (core/capacity.ts laneOf).
+    const queue = this.deps.queues[isLive(input.account) ? 'live' : 'test'];
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
-    const view = await this.deps.queue.view(asked.params.director_mode ? undefined : { id, channel });
+    const view = await queue.view(asked.params.director_mode ? undefined : { id, channel });
     const { quoteId } = input.request;
     const draft: Draft = {
       input,
@@ -126,7 +129,7 @@ export class OrderCreation {
       }
       const replayed = await this.withAssets(draft);
       if (replayed) {
-        this.deps.queue.drop(id);
+        queue.drop(id);
         return replayed;
       }
       let account: Account | undefined = input.account;
@@ -142,10 +145,10 @@ export class OrderCreation {
         },
         () => serviceUnavailable('The account is busy with concurrent orders; retry with the same Idempotency-Key', 1),
       );
-      if (committed.kind !== 'created') this.deps.queue.drop(id);
+      if (committed.kind !== 'created') queue.drop(id);
       return committed;
     } catch (err) {
-      this.deps.queue.drop(id);
+      queue.drop(id);
       throw err;
     }
   }
@@ -206,6 +209,8 @@ export class OrderCreation {
       ...(d.assets ? { assets: d.assets } : {}),
       etaSeconds: d.eta,
       queueShard: shardOf(id),
+      // A test-mode key's order counts in its live account's active tasks and reviews pending.
+      ...(limitsOwner(account) !== account.userId ? { limitsOf: limitsOwner(account) } : {}),
     };
     const response: CreationResponse = { id, status: 'queued', cost: charge.cost, eta_seconds: d.eta };
     // Priced on this account's balance, which the commit guards: the crossing and its event commit with the charge.

@@ -7,7 +7,7 @@
 import { Contended, deliveryInProgress, forbidden, notFound, resendBudgetExceeded } from './errors.ts';
 import { AGAIN, type Again, type RetryPolicy, untilDone } from './retry.ts';
 import { newExecution } from './executions.ts';
-import { resendWindow, type Window } from './limits.ts';
+import { type Budget, limitsOwner, resendWindow } from './limits.ts';
 import type { EventType, ExecutionState, MarkerPage, Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 import { ownWebhookId, signingSecrets, type WebhookStore } from './webhooks.ts';
@@ -57,7 +57,7 @@ export interface Reopening {
   execution: string;
   lastAttempt: number;
   now: Date;
-  budget: { window: Window; limit: number };
+  budget: Budget;
 }
 
 /**
@@ -218,10 +218,10 @@ export const DEFAULT_RESENDS_PER_HOUR = 100;
  * A new delivery of a settled event: one attempt, to the webhook as it is now. One attempt, not five, so that one API
  * call causes at most one outbound request per event it resends (docs/webhooks.md).
  */
-async function resendOne(p: ResendPorts, event: StoredEvent): Promise<Reopened> {
+async function resendOne(p: ResendPorts, event: StoredEvent, owner: string): Promise<Reopened> {
   const now = p.now();
   const execution = newExecution(event.id, 'r', now);
-  const budget = { window: resendWindow(now), limit: p.resendsPerHour };
+  const budget = { window: resendWindow(now), limit: p.resendsPerHour, owner };
   const reopened = await p.events.reopen(event, { execution, lastAttempt: (event.attempts ?? 0) + 1, now, budget });
   // A start that fails leaves the pending marker: the sweep starts it.
   if (reopened === 'reopened') await p.delivery.start({ ...event, execution }).catch(() => undefined);
@@ -234,12 +234,12 @@ const overBudget = (p: ResendPorts) => resendBudgetExceeded(resendWindow(p.now()
  * The user's event sent again: 404 for no such event, 403 for another user's, 409 while it is still being delivered,
  * 429 when the key's resend budget is spent.
  */
-export async function resendEvent(p: ResendPorts, userId: string, eventId: string): Promise<string[]> {
+export async function resendEvent(p: ResendPorts, account: KeyAccount, eventId: string): Promise<string[]> {
   const event = await p.events.get(eventId.split(':')[0]!, eventId);
   if (!event) throw notFound('event');
-  if (event.userId !== userId) throw forbidden('event');
+  if (event.userId !== account.userId) throw forbidden('event');
   if (!isSettled(event)) throw deliveryInProgress(eventId);
-  const reopened = await resendOne(p, event);
+  const reopened = await resendOne(p, event, limitsOwner(account));
   if (reopened === 'over_budget') throw overBudget(p);
   if (reopened === 'moved') throw deliveryInProgress(eventId);
   return [eventId];
@@ -249,13 +249,13 @@ export async function resendEvent(p: ResendPorts, userId: string, eventId: strin
  * Every event of the user dropped since `since`, sent again (those still dropped), as many as the key's budget has
  * left; 429 when it has none left and there is one to send.
  */
-export async function resendDropped(p: ResendPorts, userId: string, since: Date): Promise<{ resent: string[]; hasMore: boolean }> {
+export async function resendDropped(p: ResendPorts, account: KeyAccount, since: Date): Promise<{ resent: string[]; hasMore: boolean }> {
   const resent: string[] = [];
-  for (const ref of await p.events.droppedSince(userId, since)) {
+  for (const ref of await p.events.droppedSince(account.userId, since)) {
     const event = await p.events.get(ref.orderId, ref.id);
-    if (event?.userId !== userId || event.delivery !== 'dropped') continue;
+    if (event?.userId !== account.userId || event.delivery !== 'dropped') continue;
     if (resent.length === MAX_RESEND) return { resent, hasMore: true };
-    const reopened = await resendOne(p, event);
+    const reopened = await resendOne(p, event, limitsOwner(account));
     if (reopened === 'over_budget') {
       if (!resent.length) throw overBudget(p);
       return { resent, hasMore: true };
@@ -265,18 +265,21 @@ export async function resendDropped(p: ResendPorts, userId: string, since: Date)
   return { resent, hasMore: false };
 }
 
+/** The key's account as a resend needs it: whose events, and whose budget they count in (a test-mode key's live one's). */
+type KeyAccount = { userId: string; testOf?: string | undefined };
+
 /** What one resend asks for: an event by id, or every event dropped since a time. */
 export type ResendRequest = { eventId: string } | { since: Date };
 
 /** POST /webhooks/{id}/resend: the key's own webhook (404, 403), then resendEvent or resendDropped. */
 export async function resendToWebhook(
   p: ResendPorts & { webhooks: Pick<WebhookStore, 'ownerOf'> },
-  userId: string,
+  account: KeyAccount,
   webhookId: string | undefined,
   asked: ResendRequest,
 ): Promise<{ resent: string[]; hasMore: boolean }> {
-  await ownWebhookId(p.webhooks, userId, webhookId);
-  return 'eventId' in asked ? { resent: await resendEvent(p, userId, asked.eventId), hasMore: false } : resendDropped(p, userId, asked.since);
+  await ownWebhookId(p.webhooks, account.userId, webhookId);
+  return 'eventId' in asked ? { resent: await resendEvent(p, account, asked.eventId), hasMore: false } : resendDropped(p, account, asked.since);
 }
 
 /** The delivery attempts GET /webhooks/{id}/deliveries shows: the latest of the key's user. */

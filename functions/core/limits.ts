@@ -21,6 +21,20 @@ export const resendWindow = (now: Date): Window => fixedWindow(now, 3_600_000);
 /** The UTC day whose budget of new assets a POST /assets at `now` draws on. */
 export const assetWindow = (now: Date): Window => fixedWindow(now, 86_400_000);
 
+/**
+ * The account whose per-key limits a key's requests and orders count in: a test-mode key's live account, so that a
+ * user's test key shares the user's limits (its POSTs, GETs, resends and new assets, its active tasks and orders
+ * awaiting review) instead of bringing a second set (docs/decisions.md "Test mode").
+ */
+export const limitsOwner = (account: { userId: string; testOf?: string | undefined }): string => account.testOf ?? account.userId;
+
+/** A per-key budget a write counts in: its window, its limit, and the account whose window it is (limitsOwner). */
+export interface Budget {
+  window: Window;
+  limit: number;
+  owner: string;
+}
+
 export interface Throughput {
   /** Typical seconds one order takes from running to done. */
   orderSeconds: number;

@@ -4,6 +4,7 @@
  * request reads at most `examinedAtMost(limit)` orders, so a filter that matches little answers a short (even empty)
  * page with has_more and a cursor instead of reading the whole history.
  */
+import { laneOf } from './capacity.ts';
 import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
 import type { OrderRecord } from '../contract/orders.ts';
@@ -75,7 +76,9 @@ export async function listOrderRecords(
   now: Date,
 ): Promise<{ records: OrderRecord[]; hasMore: boolean; next?: string }> {
   const page = await listOrders(p.orders, userId, q);
-  const view = page.orders.some((o) => isActiveTask(o.status)) ? await p.queue.view() : undefined;
+  // An account's orders are all of its one mode, so of one lane: that lane's view, read once for the page.
+  const active = page.orders.find((o) => isActiveTask(o.status));
+  const view = active ? await p.queues[laneOf(active)].view() : undefined;
   const records = await Promise.all(page.orders.map(async (o) => (await orderView(p, o, now, view)).record));
   return { records, hasMore: page.hasMore, ...(page.next ? { next: page.next } : {}) };
 }

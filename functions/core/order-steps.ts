@@ -13,7 +13,7 @@ import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { AssetFiles } from './assets.ts';
 import type { AssetContentType } from '../contract/assets.ts';
-import type { RenderQueue } from './capacity.ts';
+import type { RenderLanes } from './capacity.ts';
 import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
 
@@ -59,8 +59,8 @@ export interface StepPorts {
   serviceAddress: string;
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
-  /** The render queue: an order's wait for a slot, and the release of its slot when it leaves rendering. */
-  capacity: Pick<RenderQueue, 'awaitSlot' | 'release'>;
+  /** The render queue of the order's lane: its wait for a slot, and the release of its slot when it leaves rendering. */
+  capacity: Pick<RenderLanes, 'awaitSlot' | 'release'>;
   announce: Announce;
   now: () => Date;
 }
@@ -106,7 +106,8 @@ export class OrderSteps {
     const order = await this.load(orderId, execution);
     await this.forgetReviewToken(order);
     // Its place goes on the order before any admission, so eta_seconds reads it without reading the queue.
-    await this.p.capacity.awaitSlot({ id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds }, taskToken, (place) =>
+    const waiter = { id: order.id, channel: order.channel, charge: order.charge, videoSeconds: order.params.duration_seconds };
+    await this.p.capacity.awaitSlot(waiter, taskToken, (place) =>
       this.p.orders.patch(order.id, { status: order.status, set: { queuePlace: place } }, this.p.now()),
     );
   }
@@ -252,7 +253,7 @@ export class OrderSteps {
 
   /** The posting pack beside the video, then running -> done with the metadata. */
   async publish(orderId: string, execution?: string): Promise<void> {
-    const event = await this.untilWritten(orderId, 'publish', async () => {
+    const { order, event } = await this.untilWritten(orderId, 'publish', async () => {
       const order = await this.load(orderId, execution);
       if (!order.script) throw new GeneratorFailed('The order has no script');
       await this.p.files.put(orderId, 'pack', JSON.stringify(order.script.pack, null, 2));
@@ -260,10 +261,10 @@ export class OrderSteps {
       const set = { metadata: order.script.pack, finishedAt: now.toISOString() };
       const done: Order = { ...order, ...set, status: 'done', updatedAt: now.toISOString() };
       const event = eventOf(done, 'video.done', EVENT_KEYS.done, await this.p.links.issue(orderId, now));
-      return (await this.p.orders.transition({ order, to: 'done', set, event, now })) ? event : AGAIN;
+      return (await this.p.orders.transition({ order, to: 'done', set, event, now })) ? { order, event } : AGAIN;
     });
     this.p.metrics.count('OrdersDone');
-    await this.p.capacity.release(orderId, true);
+    await this.p.capacity.release(order, true);
     await this.p.announce(event);
   }
 
@@ -276,7 +277,7 @@ export class OrderSteps {
       } catch (err) {
         // A closed order may still hold its slot, if the run that closed it stopped before releasing it; a superseded
         // execution's failure is not the order's, and the slot is the newer execution's.
-        if (err instanceof OrderClosed) return err.superseded ? undefined : this.p.capacity.release(orderId);
+        if (err instanceof OrderClosed) return err.superseded ? undefined : this.releaseClosed(orderId);
         throw err;
       }
       return (await this.close(order, failure)) ? undefined : AGAIN;
@@ -298,6 +299,12 @@ export class OrderSteps {
       await this.forgetReviewToken(order);
       return stateOf(order);
     });
+  }
+
+  /** A closed order's slot, in its lane (an order gone with its account holds none the sweep does not reclaim). */
+  private async releaseClosed(orderId: string): Promise<void> {
+    const order = await this.p.orders.get(orderId);
+    if (order) await this.p.capacity.release(order);
   }
 
   private generatorOf(order: Pick<Order, 'charge'>): Generator {

@@ -47,6 +47,9 @@ export function counterDeltas(
   };
 }
 
+/** The account whose counters (active tasks, reviews pending) the order counts in: its own, or a test-mode order's live one. */
+export const countedIn = (order: Pick<Order, 'userId' | 'limitsOf'>) => order.limitsOf ?? order.userId;
+
 /** How many times a client may have an order's script rewritten (regen) before approving, editing or canceling it. */
 export const MAX_REGENS = 3;
 
@@ -72,6 +75,8 @@ export interface Order {
   etaSeconds: number;
   /** Which partition its open-order marker went to (spreads the creations' writes). */
   queueShard: number;
+  /** A test-mode order's live account, whose active tasks and reviews pending it counts in (core/limits.ts limitsOwner). */
+  limitsOf?: string;
   /** The name of its current workflow execution, when not the order id (a restart or a review's new execution). */
   execution?: string;
   /** A quick order's parameters were refined by the workflow's planning step. */

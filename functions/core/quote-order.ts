@@ -4,6 +4,7 @@
  */
 import type { OrderParams, QuoteResponse } from '../contract/orders.ts';
 import { insufficientFunds, quoteInvalid } from './errors.ts';
+import { type Lane, laneOf } from './capacity.ts';
 import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, QUOTE_TTL_MS } from './expiry.ts';
 import { newQuoteId } from './ids.ts';
@@ -39,8 +40,8 @@ export interface QuoteInput {
 
 export interface OrderQuotingPorts extends RequestDeps {
   quotes: QuoteStore;
-  /** The render queue as this process sees it, for eta_seconds. */
-  queue: Pick<QueueViews, 'view'>;
+  /** Each lane's render queue as this process sees it, for eta_seconds (a test-mode order's is the test lane's). */
+  queues: Readonly<Record<Lane, Pick<QueueViews, 'view'>>>;
   prices: Prices;
 }
 
@@ -55,7 +56,8 @@ export class OrderQuoting {
     const channel = input.channel ?? 'api';
     const asked = askedOrder(this.deps, input.request);
     const charge = priceOf(asked.params, input.account, input.now, this.deps.prices);
-    const eta = queuedEta(await this.deps.queue.view(), { id: 'quote', channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
+    const view = await this.deps.queues[laneOf({ charge })].view();
+    const eta = queuedEta(view, { id: 'quote', channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
     const quote: Quote = {
       id: newQuoteId(),
       userId: input.account.userId,

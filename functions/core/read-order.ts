@@ -1,5 +1,6 @@
 /** Reading orders as GET /videos/{id} and GET /videos answer them. */
 import type { OrderRecord } from '../contract/orders.ts';
+import { type Lane, laneOf } from './capacity.ts';
 import { type QueueView, type QueueViews, standing, standingOf } from './eta.ts';
 import { forbidden, notFound } from './errors.ts';
 import { ORDER_ID_RE } from './ids.ts';
@@ -17,17 +18,19 @@ export async function readOwnOrder(store: Pick<OrderStore, 'get'>, userId: strin
 /** What an answered order shows beyond the stored one: links signed afresh, the render queue as this process sees it. */
 export interface OrderViewPorts {
   links: { issue(orderId: string, now: Date): Promise<OrderLinks> };
-  queue: Pick<QueueViews, 'view'>;
+  /** Each lane's render queue as this process sees it: an order stands in its own lane's (core/capacity.ts laneOf). */
+  queues: Readonly<Record<Lane, Pick<QueueViews, 'view'>>>;
 }
 
 /**
  * An order as it is answered: a done order with links signed afresh, an active one with where it stands in the queue's
- * view now (a snapshot a few seconds old at most; `view` when the caller read one already), any other as stored.
+ * lane's view now (a snapshot a few seconds old at most; `view`, of its lane, when the caller read one already), any
+ * other as stored.
  */
 export async function orderView(p: OrderViewPorts, order: Order, now: Date, view?: QueueView): Promise<{ record: OrderRecord; standing?: Standing }> {
   if (order.status === 'done') return { record: toRecord(order, await p.links.issue(order.id, now)) };
   if (!isActiveTask(order.status)) return { record: toRecord(order) };
-  const where = standing(view ?? (await p.queue.view()), standingOf(order), now.getTime());
+  const where = standing(view ?? (await p.queues[laneOf(order)].view()), standingOf(order), now.getTime());
   return { record: toRecord(order, undefined, where), standing: where };
 }
 

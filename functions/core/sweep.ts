@@ -14,7 +14,7 @@
  *   wake-up was lost, and measures the queue.
  */
 import { pastDeadline } from './cancel-order.ts';
-import type { RenderQueue } from './capacity.ts';
+import type { RenderLanes } from './capacity.ts';
 import { type EventRef, type EventStore, type EventWorkflow, isSettled, type StoredEvent } from './deliveries.ts';
 import { eventExecution, newExecution, orderExecution } from './executions.ts';
 import { SHARDS } from './ids.ts';
@@ -53,7 +53,7 @@ export interface RecoveryPorts {
 export interface SweepPorts extends RecoveryPorts {
   orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage' | 'unstarted' | 'started' | 'deadlinesDue' | 'dropDeadline'>;
   events: RecoveryPorts['events'] & Pick<EventStore, 'pendingPage'>;
-  queue: Pick<RenderQueue, 'reclaim' | 'admit' | 'stats'>;
+  queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'stats'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
   budget: AuditBudget;
   /** A marker younger than this is left alone: its workflow's start is normally on its way. */

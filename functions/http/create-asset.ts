@@ -5,5 +5,5 @@ import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.createAsset)(async (req) => ({
   status: 201,
-  body: await services().assets.create(req.account.userId, req.body, req.now),
+  body: await services().assets.create(req.account, req.body, req.now),
 }));

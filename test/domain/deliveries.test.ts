@@ -164,7 +164,7 @@ describe('the hand-over of a recorded event', () => {
       resendsPerHour: 100,
       now: () => new Date(clock),
     };
-    assert.deepEqual(await resendEvent(resend, 'U', event.id), [event.id]);
+    assert.deepEqual(await resendEvent(resend, { userId: 'U' }, event.id), [event.id]);
     assert.deepEqual(resent, [event.id]);
     const receiver = new ScriptedReceiver([204]);
     assert.deepEqual(await deliver(ports(receiver), event.orderId, event.id), { outcome: 'delivered', attempt: 1 });

@@ -13,9 +13,10 @@ import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
+import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
-import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TOPICS, USERS, type User, World } from './lifecycle.ts';
+import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TEST_SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
 
 /** What the clients were told, and what follows from it. */
 export interface Model {
@@ -51,9 +52,12 @@ export type Cmd = fc.AsyncCommand<Model, Real, false>;
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined);
 
 const balanceOf = (w: World, u: string) => w.table.accounts.get(u)!.balance;
+/** The key's limits are counted on this account: a test-mode key's on its live account's (T's on A's). */
+const limitsOf = (w: World, u: string) => limitsOwner(w.table.accounts.get(u)!);
+/** Queued and running orders counted in `u`'s limits: its own, and those of its test-mode key. */
 const activeOf = (w: World, u: string) => {
   let n = 0;
-  for (const o of w.table.orders.values()) if (o.userId === u && countsAgainstKey(o) && isActiveTask(o.status)) n++;
+  for (const o of w.table.orders.values()) if (limitsOf(w, o.userId) === u && countsAgainstKey(o) && isActiveTask(o.status)) n++;
   return n;
 };
 
@@ -95,7 +99,7 @@ export class Create implements Cmd {
       ...(quoted ? { quoteId: quoted.id } : {}),
       ...(this.metadata ? { metadata: this.metadata } : {}),
     };
-    const before = { balance: balanceOf(w, this.user), active: activeOf(w, this.user) };
+    const before = { balance: balanceOf(w, this.user), active: activeOf(w, limitsOf(w, this.user)) };
     const held = this.key ? m.keys.get(`${this.user}:${this.key}`) : undefined;
     const live = held && heldAt(epochSeconds(expiryOf(new Date(held.at), IDEMPOTENCY_TTL_MS)), new Date(w.clock)) ? held : undefined;
     const chargesBefore = chargesOf(w, this.user);
@@ -125,6 +129,8 @@ export class Create implements Cmd {
       return;
     }
     if (!r.ok) {
+      if (limitsOf(w, this.user) !== this.user && ['active_tasks_exceeded', 'rate_limited', 'review_limit_exceeded'].includes(r.code))
+        count(`test-mode creations refused at the limits shared with the live key: ${r.code}`);
       if (before.active >= DEFAULT_LIMITS.activeTasks)
         assert.ok(['active_tasks_exceeded', 'rate_limited', 'quote_invalid', 'invalid_params'].includes(r.code), r.code);
       return;
@@ -182,7 +188,7 @@ export class AssetOp implements Cmd {
       return;
     }
     const bytes = this.op === 'bomb' ? PNG_BOMB : PNG_1x1;
-    const created = await createAsset(w.assets, this.user, { kind: 'image', content_type: 'image/png', size_bytes: bytes.length }, w.now());
+    const created = await createAsset(w.assets, w.table.account(this.user), { kind: 'image', content_type: 'image/png', size_bytes: bytes.length }, w.now());
     w.assets.files.upload(created, bytes);
     m.assets.push({ id: created.id, owner: this.user, usable: this.op === 'upload', deleted: false });
   }
@@ -237,7 +243,7 @@ export class Review implements Cmd {
           ? { action: 'regen' as const, note: 'shorter' }
           : { action: 'approve' as const };
     const before = structuredClone(w.table.orders.get(id)!);
-    const atLimit = activeOf(w, this.user) >= DEFAULT_LIMITS.activeTasks;
+    const atLimit = activeOf(w, limitsOf(w, this.user)) >= DEFAULT_LIMITS.activeTasks;
     const r = await w.review(this.user, id, decision);
     if (before.status !== 'awaiting_review') return;
     if (this.action === 'regen' && (before.regens ?? 0) >= MAX_REGENS) assert.ok(!r.ok && r.code === 'regen_limit_reached', 'a regen past the cap is 409');
@@ -568,12 +574,13 @@ export function invariants(m: Model, w: World) {
       assert.deepEqual([account.balance, account.trialVideosLeft, account.heavyUsed], [0, 0, 0], `${u}: a test-mode account holds no money`);
     }
     assert.ok(account.balance >= 0, `${u}: the balance never goes below zero`);
-    assert.equal(account.activeTasks, activeOf(w, u), `${u}: the active-task counter counts the queued and running orders`);
+    // One set of limits per user: A's counters count T's orders too (and T's own count none), under one limit.
+    assert.equal(account.activeTasks, activeOf(w, u), `${u}: the active-task counter counts the queued and running orders counted in its limits`);
     assert.ok(
       activeOf(w, u) <= DEFAULT_LIMITS.activeTasks,
       `${u}: ${activeOf(w, u)} orders queued or running, over the limit of ${DEFAULT_LIMITS.activeTasks}`,
     );
-    const pending = orders.filter((o) => o.userId === u && awaitsApproval(o)).length;
+    const pending = orders.filter((o) => limitsOf(w, o.userId) === u && awaitsApproval(o)).length;
     assert.equal(account.reviewsPending ?? 0, pending, `${u}: the counter of orders awaiting approval counts them`);
     assert.ok(pending <= DEFAULT_LIMITS.reviewsPending, `${u}: ${pending} director-mode orders awaiting approval, over ${DEFAULT_LIMITS.reviewsPending}`);
   }
@@ -614,31 +621,55 @@ export function invariants(m: Model, w: World) {
     // Its close deleted its deadline marker: the audit's due markers are open orders' only (issue 28).
     else assert.ok(!w.table.deadlines.has(o.id), `${o.id}: ${o.status} and still a deadline marker`);
   }
-  // Render capacity: each render that runs holds a slot of its own, never handed to another order meanwhile.
-  const rendering = w.held.map((h) => h.orderId);
-  assert.ok(rendering.length <= SLOTS, `${rendering.length} renders at once on ${SLOTS} slots`);
-  for (const id of rendering) {
-    const slot = [...w.capacity.held.values()].find((s) => s.holder === id && (s.leaseUntil ?? 0) >= w.clock);
-    assert.ok(slot, `${id} renders without holding a slot (the slots: ${JSON.stringify([...w.capacity.held.values()].map((s) => s.holder))})`);
-  }
-  // The render queue's counters (what eta_seconds reads) agree with its items, in every shard.
-  const waiters = [...w.capacity.waiting.values()];
-  for (let k = 0; k < w.shards; k++) {
-    const state = w.capacity.shardStates.get(k) ?? emptyShardState();
-    for (const channel of CHANNELS) {
-      const waiting = waiters.filter((x) => x.shard === k && x.channel === channel).length;
-      assert.equal(waitingIn(state, channel), waiting, `shard ${k}: its counters say ${waitingIn(state, channel)} ${channel} orders wait, ${waiting} do`);
+  // The key windows a test-mode key's requests count in are its live key's: none is ever its own.
+  for (const u of USERS)
+    if (limitsOf(w, u) !== u) assert.ok(![...w.table.posts.keys()].some((k) => k.startsWith(`${u}:`)), `${u} counts in a window of its own`);
+  // Render capacity, lane by lane: each render that runs holds a slot of its own lane's (a test-mode order the test
+  // lane's, any other the live lane's), never handed to another order meanwhile; no order waits in the other's lane.
+  const lanes = [
+    { name: 'live', store: w.capacity, slots: SLOTS, shards: w.shards, test: false },
+    { name: 'test', store: w.testCapacity, slots: TEST_SLOTS, shards: 1, test: true },
+  ] as const;
+  for (const lane of lanes) {
+    const inLane = (orderId: string) => {
+      const o = w.table.orders.get(orderId);
+      return o !== undefined && !movesMoney(o.charge) === lane.test;
+    };
+    const rendering = w.held.map((h) => h.orderId).filter(inLane);
+    assert.ok(rendering.length <= lane.slots, `${rendering.length} renders at once on the ${lane.name} lane's ${lane.slots} slots`);
+    const slots = [...lane.store.held.values()];
+    for (const id of rendering) {
+      const slot = slots.find((s) => s.holder === id && (s.leaseUntil ?? 0) >= w.clock);
+      assert.ok(slot, `${id} renders without holding a ${lane.name} slot (the slots: ${JSON.stringify(slots.map((s) => s.holder))})`);
     }
-    const held = [...w.capacity.held.values()].filter((s) => s.holder && s.n % w.shards === k);
-    assert.equal(state.busy, held.length, `shard ${k}: its counters say ${state.busy} slots are held, ${held.length} are`);
-  }
-  // No slot idles while an order waits, whichever shard either is in.
-  const free = SLOTS - [...w.capacity.held.values()].filter((s) => s.holder).length;
-  assert.ok(!(free > 0 && waiters.length), `${free} slot(s) free while ${waiters.map((x) => `${x.orderId} (shard ${x.shard})`).join(', ')} wait`);
-  for (const s of w.capacity.held.values()) {
-    if (!s.holder || (s.leaseUntil ?? 0) < w.clock) continue;
-    const holder = w.table.orders.get(s.holder);
-    assert.ok(holder && isActiveTask(holder.status), `slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
+    // The render queue's counters (what eta_seconds reads) agree with its items, in every shard.
+    const waiters = [...lane.store.waiting.values()];
+    for (const x of waiters) assert.ok(inLane(x.orderId), `${x.orderId} waits in the ${lane.name} lane, not its own`);
+    for (let k = 0; k < lane.shards; k++) {
+      const state = lane.store.shardStates.get(k) ?? emptyShardState();
+      for (const channel of CHANNELS) {
+        const waiting = waiters.filter((x) => x.shard === k && x.channel === channel).length;
+        assert.equal(
+          waitingIn(state, channel),
+          waiting,
+          `${lane.name} shard ${k}: its counters say ${waitingIn(state, channel)} ${channel} orders wait, ${waiting} do`,
+        );
+      }
+      const held = slots.filter((s) => s.holder && s.n % lane.shards === k);
+      assert.equal(state.busy, held.length, `${lane.name} shard ${k}: its counters say ${state.busy} slots are held, ${held.length} are`);
+    }
+    // No slot idles while an order of its lane waits, whichever shard either is in.
+    const free = lane.slots - slots.filter((s) => s.holder).length;
+    assert.ok(
+      !(free > 0 && waiters.length),
+      `${free} ${lane.name} slot(s) free while ${waiters.map((x) => `${x.orderId} (shard ${x.shard})`).join(', ')} wait`,
+    );
+    for (const s of slots) {
+      if (!s.holder || (s.leaseUntil ?? 0) < w.clock) continue;
+      const holder = w.table.orders.get(s.holder);
+      assert.ok(holder && isActiveTask(holder.status), `${lane.name} slot ${s.n} is held by ${s.holder}, ${holder?.status}`);
+      assert.ok(inLane(s.holder), `${lane.name} slot ${s.n} is held by ${s.holder}, of the other lane`);
+    }
   }
   const month = monthOf(w.now());
   for (const u of USERS) {

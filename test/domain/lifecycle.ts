@@ -7,7 +7,7 @@
 import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
-import { emptyShardState, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
+import { emptyShardState, RenderLanes, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
 import {
   DEFAULT_RESENDS_PER_HOUR,
   type DeliveryPorts,
@@ -49,6 +49,8 @@ import { OrderQuoting } from '../../functions/core/quote-order.ts';
 import type { Scheduler } from 'fast-check';
 
 export const SLOTS = 2;
+/** The test lane's slots (test-mode orders): its own, one. */
+export const TEST_SLOTS = 1;
 export const LEASE_SECONDS = 1800;
 export const REVIEW_SECONDS = 900;
 export const GRACE_SECONDS = 60;
@@ -86,6 +88,8 @@ export class World {
   readonly assets = memoryAssets(this.table);
   readonly orders = new MemoryOrders(this.table);
   readonly capacity = new MemoryCapacity(this.table);
+  /** The test lane's queue: T's orders wait and render here. */
+  readonly testCapacity = new MemoryCapacity(this.table);
   readonly events = new MemoryEvents(this.table);
   readonly webhooks = new MemoryWebhooks(this.table);
   readonly metrics = new MemoryMetrics();
@@ -105,7 +109,7 @@ export class World {
   /** What the pair's writes did, in the order they took effect: the model applies them in this order. */
   effects: Effect[] = [];
   readonly engine: Engine;
-  readonly queue: RenderQueue;
+  readonly queue: RenderLanes;
   readonly steps: OrderSteps;
   readonly creation: OrderCreation;
   readonly quoting: OrderQuoting;
@@ -167,7 +171,10 @@ export class World {
         return true;
       },
     };
-    this.queue = new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, shards, leaseSeconds: LEASE_SECONDS, botRun: 3, now });
+    this.queue = new RenderLanes({
+      live: new RenderQueue({ store: this.capacity, wakeup, slots: SLOTS, shards, leaseSeconds: LEASE_SECONDS, botRun: 3, now }),
+      test: new RenderQueue({ store: this.testCapacity, wakeup, slots: TEST_SLOTS, shards: 1, leaseSeconds: LEASE_SECONDS, botRun: 3, now }),
+    });
     const announce = async (e: OrderEvent) => void (await handOver({ webhooks: this.webhooks, events: this.events, delivery }, e));
     const accounts = { get: async (userId: string) => this.table.account(userId) };
     this.steps = new OrderSteps({
@@ -218,13 +225,14 @@ export class World {
     this.sender = sender;
     this.delivery = delivery;
     const quotes = new MemoryQuotes(this.table);
-    const queueViews = new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: SLOTS }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+    const views = (slots: number) => new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+    const queueViews = { live: views(SLOTS), test: views(TEST_SLOTS) };
     this.quoting = new OrderQuoting({
       quotes,
       planPrompt: planFromPrompt,
       deliverable: { ai_visual: true, voice_clone: true },
       prices: DEFAULT_PRICES,
-      queue: queueViews,
+      queues: queueViews,
     });
     this.creation = new OrderCreation({
       assets: this.assets,
@@ -249,7 +257,7 @@ export class World {
       limits: DEFAULT_LIMITS,
       prices: DEFAULT_PRICES,
       throughput: { orderSeconds: 20 },
-      queue: queueViews,
+      queues: queueViews,
       metrics: this.metrics,
       announce,
       log: { error: () => undefined },
@@ -487,10 +495,10 @@ export class World {
     );
   }
   resendSince(userId: string, since: Date) {
-    return this.call(() => resendDropped(this.resendPorts, userId, since));
+    return this.call(() => resendDropped(this.resendPorts, this.table.account(userId), since));
   }
   resendOne(userId: string, eventId: string) {
-    return this.call(() => resendEvent(this.resendPorts, userId, eventId));
+    return this.call(() => resendEvent(this.resendPorts, this.table.account(userId), eventId));
   }
 
   /** What a client gets: the value, or the domain error's code (anything else is a 500: thrown). */

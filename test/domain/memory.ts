@@ -28,7 +28,7 @@ import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, Reopened, R
 import type { Deliverable, Generator, RenderRequest } from '../../functions/core/generator.ts';
 import { ledgerEntryId, SHARDS } from '../../functions/core/ids.ts';
 import { orderLinks } from '../../functions/core/links.ts';
-import { awaitsApproval, type Channel, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
+import { awaitsApproval, type Channel, countedIn, counterDeltas, countsAgainstKey, type Order, type OrderFile } from '../../functions/core/orders.ts';
 import type {
   AccountStore,
   Announce,
@@ -47,7 +47,7 @@ import type {
 } from '../../functions/core/ports.ts';
 import { type Account, type Charge, DEFAULT_LIMITS, DEFAULT_PRICES, movesMoney, type Prices, refundsSpend } from '../../functions/core/pricing.ts';
 import { rearmsLowBalance } from '../../functions/core/balance.ts';
-import type { Window } from '../../functions/core/limits.ts';
+import type { Budget } from '../../functions/core/limits.ts';
 import type { LedgerEntry, LedgerLine as CoreLedgerLine } from '../../functions/core/transactions.ts';
 import type { Webhook, WebhookStore } from '../../functions/core/webhooks.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -174,7 +174,9 @@ export class MemoryOrders implements OrderStore {
     const { order, account, limits } = c;
     const { charge } = order;
     const user = this.t.accounts.get(account.userId);
-    const postKey = `${account.userId}:${c.postWindowStart}`;
+    // The key's counters and POST window are those of the account its limits count in (a test-mode key's live one).
+    const counter = this.t.accounts.get(countedIn(order));
+    const postKey = `${countedIn(order)}:${c.postWindowStart}`;
     const idemKey = c.idempotency && `${account.userId}:${c.idempotency.keyHash}`;
     const held = idemKey ? this.t.idempotency.get(idemKey) : undefined;
     // The same conditions as the transaction's items, read in the adapter's order.
@@ -183,12 +185,15 @@ export class MemoryOrders implements OrderStore {
     if (held && heldAt(held.expiresAt, c.now)) return { kind: 'replay', record: clone(held.record) };
     const quoted = c.quoteId ? this.t.quotes.get(c.quoteId) : undefined;
     if (c.quoteId && (!quoted || quoted.userId !== account.userId || quoted.orderId || !quoteHeld(quoted, c.now))) return { kind: 'quote_used' };
+    const counts =
+      counter !== undefined &&
+      (!keyed || counter.activeTasks < limits.activeTasks) &&
+      (!awaitsApproval(order) || (counter.reviewsPending ?? 0) < limits.reviewsPending);
     const fits =
       user !== undefined &&
       // A test-mode order writes no ledger entry: nothing to follow the head as read.
       (!movesMoney(charge) || user.ledgerSeq === account.ledgerSeq) &&
-      (!keyed || user.activeTasks < limits.activeTasks) &&
-      (!awaitsApproval(order) || (user.reviewsPending ?? 0) < limits.reviewsPending) &&
+      (countedIn(order) !== account.userId || counts) &&
       (charge.cost === 0 || user.balance >= charge.cost) &&
       (charge.trial ? user.trialVideosLeft > 0 : user.trialVideosLeft <= 0) &&
       (!charge.heavyAllowanceMonth ||
@@ -202,7 +207,16 @@ export class MemoryOrders implements OrderStore {
           user.spendLimit === account.spendLimit)) &&
       // The alert as read decided whether a paid charge crosses its threshold: guarded as the debit guards it.
       (charge.cost === 0 || (user.lowBelow === account.lowBelow && !user.lowAlertSent === !account.lowAlertSent));
-    if (!fits) return { kind: 'account_changed', account: user && clone(user) };
+    if (!fits || !counts) {
+      // As the adapter's: the account as it is when its own item failed, with the live account's counters as they are
+      // when those failed (one item when the order counts in its own account).
+      const base = !fits ? user && clone(user) : account;
+      if (counts || countedIn(order) === account.userId) return { kind: 'account_changed', account: base };
+      return {
+        kind: 'account_changed',
+        account: base && counter && { ...base, activeTasks: counter.activeTasks, reviewsPending: counter.reviewsPending ?? 0 },
+      };
+    }
     if (c.event && this.t.events.has(c.event.id)) throw new Error(`event ${c.event.id} recorded twice`);
     // The order's own condition: its id taken is a lasting fault, thrown (a 500), not a conflict to try again.
     if (this.t.orders.has(order.id)) throw Object.assign(new Error(`order ${order.id} exists`), { name: 'TransactionCanceledException' });
@@ -212,8 +226,8 @@ export class MemoryOrders implements OrderStore {
     this.t.open.add(order.id);
     this.t.unstarted.add(order.id);
     if (order.deadlineAt) this.t.deadlines.set(order.id, order.deadlineAt);
-    if (keyed) user.activeTasks += 1;
-    if (awaitsApproval(order)) user.reviewsPending = (user.reviewsPending ?? 0) + 1;
+    if (keyed) counter.activeTasks += 1;
+    if (awaitsApproval(order)) counter.reviewsPending = (counter.reviewsPending ?? 0) + 1;
     user.balance -= charge.cost;
     if (charge.trial) user.trialVideosLeft -= 1;
     if (charge.heavyAllowanceMonth) {
@@ -322,11 +336,13 @@ export class MemoryOrders implements OrderStore {
     if (tr.event && this.t.events.has(tr.event.id)) throw new Error(`event ${tr.event.id} recorded twice`);
     const delta = counterDeltas(tr.order, tr);
     const user = this.t.accounts.get(stored.userId)!;
-    if (delta.activeTasks > 0 && tr.activeLimit !== undefined && user.activeTasks >= tr.activeLimit) return false;
+    // The key's counters on the account they are counted in (a test-mode order's live one).
+    const counter = this.t.accounts.get(countedIn(stored))!;
+    if (delta.activeTasks > 0 && tr.activeLimit !== undefined && counter.activeTasks >= tr.activeLimit) return false;
     apply(stored, tr.set, tr.remove, tr.now);
     stored.status = tr.to;
-    user.activeTasks += delta.activeTasks;
-    user.reviewsPending = (user.reviewsPending ?? 0) + delta.reviewsPending;
+    counter.activeTasks += delta.activeTasks;
+    counter.reviewsPending = (counter.reviewsPending ?? 0) + delta.reviewsPending;
     if (tr.refund) {
       const { charge } = tr.order;
       user.balance += charge.cost;
@@ -415,6 +431,12 @@ function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] =
   for (const k of remove) delete order[k];
 }
 
+/** Both lanes' views of an empty render queue of two slots (eta_seconds). */
+export const emptyQueues = () => {
+  const view = () => new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+  return { live: view(), test: view() };
+};
+
 /** The creation use case on these ports, with the default prices and limits, and no render queue. */
 export function memoryCreation(
   table: MemoryTable,
@@ -446,7 +468,7 @@ export function memoryCreation(
     prices,
     announce,
     throughput: { orderSeconds: 20 },
-    queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+    queues: emptyQueues(),
     metrics,
     log: { error: log },
   });
@@ -456,10 +478,10 @@ export function memoryCreation(
 export class MemoryAssets implements AssetStore {
   constructor(private readonly t: MemoryTable) {}
   private held = (a: Asset | undefined, now: Date) => (a && heldAt(epochSeconds(new Date(a.expiresAt)), now) ? a : undefined);
-  async create(asset: Asset, budget: { window: Window; limit: number }): Promise<boolean> {
+  async create(asset: Asset, budget: Budget): Promise<boolean> {
     if (this.t.assets.has(asset.id)) throw new Error(`asset ${asset.id} exists`);
     // As the adapter's window count: one transaction with the asset, nothing written when the day's budget is spent.
-    const key = `${asset.userId}:assets:${budget.window.start}`;
+    const key = `${budget.owner}:assets:${budget.window.start}`;
     if ((this.t.posts.get(key) ?? 0) >= budget.limit) return false;
     this.t.posts.set(key, (this.t.posts.get(key) ?? 0) + 1);
     this.t.assets.set(asset.id, clone(asset));
@@ -568,7 +590,7 @@ export function memoryQuoting(table: MemoryTable, prices: Prices = DEFAULT_PRICE
     planPrompt: planFromPrompt,
     deliverable: { ai_visual: true, voice_clone: true },
     prices,
-    queue: new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000),
+    queues: emptyQueues(),
   });
 }
 
@@ -781,7 +803,7 @@ export class MemoryEvents implements EventStore {
   async reopen(event: StoredEvent, r: Reopening): Promise<Reopened> {
     const stored = this.t.events.get(event.id);
     if (!stored || stored.delivery !== event.delivery || stored.attempts !== event.attempts) return 'moved';
-    const window = `${stored.userId}:${r.budget.window.start}`;
+    const window = `${r.budget.owner}:${r.budget.window.start}`;
     if ((this.t.resends.get(window) ?? 0) >= r.budget.limit) return 'over_budget';
     this.t.resends.set(window, (this.t.resends.get(window) ?? 0) + 1);
     Object.assign(stored, { delivery: 'pending', execution: r.execution, lastAttempt: r.lastAttempt, resentAt: r.now.toISOString() });

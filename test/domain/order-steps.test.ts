@@ -13,7 +13,7 @@ import { isTransient } from '../../functions/adapters/transient.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
 import type { VideoEvent } from '../../functions/core/ports.ts';
 import { reviewOrder } from '../../functions/core/review.ts';
-import { RenderQueue } from '../../functions/core/capacity.ts';
+import { RenderLanes, RenderQueue } from '../../functions/core/capacity.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
 import {
   MemoryCapacity,
@@ -42,6 +42,8 @@ let metrics: MemoryMetrics;
 let announced: VideoEvent[];
 let steps: OrderSteps;
 let capacity: MemoryCapacity;
+/** The test lane's queue (test-mode orders): its own slot. */
+let testCapacity: MemoryCapacity;
 let clock: number;
 const now = () => new Date(clock);
 
@@ -55,6 +57,7 @@ beforeEach(() => {
   metrics = new MemoryMetrics();
   announced = [];
   capacity = new MemoryCapacity();
+  testCapacity = new MemoryCapacity();
   clock = Date.parse('2026-11-23T10:00:00Z');
   steps = new OrderSteps(stepPorts());
 });
@@ -71,7 +74,10 @@ function stepPorts(): StepPorts {
     metrics,
     serviceAddress: 'video.example',
     scratch: { make: () => mkdtempSync(join(work, 'order-')), remove: (dir) => rm(dir, { recursive: true }) },
-    capacity: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
+    capacity: new RenderLanes({
+      live: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
+      test: new RenderQueue({ store: testCapacity, wakeup: testCapacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
+    }),
     announce: async (e) => void announced.push(e as VideoEvent),
     now,
   };
@@ -185,6 +191,7 @@ describe('order steps', () => {
   });
 
   it('carry a test-mode order with the test-mode generator, moving no money, done or failed', async () => {
+    table.addAccount({ userId: 'U', balance: 1000, testAccount: 'T' });
     table.addAccount({ userId: 'T', testOf: 'U' });
     const id = await order('T', { prompt: 'Calm 12 seconds video about green tea' });
     const failing = await order('T', { topic: 'Green tea' });
@@ -471,5 +478,29 @@ describe('order steps', () => {
     await steps.start(second);
     await steps.fail(second, { Error: 'GeneratorFailed' });
     assert.deepEqual([capacity.woken.map((w) => w.token), capacity.holders()], [['t1', 't2', 't3'], [third]], 'so does an error');
+  });
+
+  it("wait and render test-mode orders in the test lane's own slot: a live order after them takes the live slot at once", async () => {
+    table.addAccount({ userId: 'U', balance: 1000, testAccount: 'T' });
+    table.addAccount({ userId: 'T', testOf: 'U' });
+    const tests = [];
+    for (let i = 0; i < 8; i++) tests.push(await order('T', { topic: `Test tea ${i}` }));
+    tests.sort();
+    for (const [i, id] of tests.entries()) await steps.awaitSlot(id, `test-${i}`);
+    const live = await order('U', { topic: 'Live tea' });
+    await steps.awaitSlot(live, 'live');
+    assert.deepEqual([capacity.holders(), capacity.woken.map((w) => w.token)], [[live], ['live']], "the live slot is the live order's");
+    assert.deepEqual([testCapacity.holders(), testCapacity.woken.map((w) => w.token)], [[tests[0]], ['test-0']], 'one test order at a time');
+    assert.equal(testCapacity.waiting.size, 7, 'the others wait in the test lane');
+    assert.equal(capacity.waiting.size, 0, 'and none in the live lane');
+    // A test order done hands the test slot to the next test order, never to the live lane.
+    await steps.start(tests[0]!);
+    await steps.write(tests[0]!);
+    await steps.render(tests[0]!);
+    await steps.publish(tests[0]!);
+    assert.deepEqual([testCapacity.holders(), capacity.holders()], [[tests[1]], [live]]);
+    // A canceled waiting test order leaves the test lane's queue.
+    await steps.fail(tests[7]!, { Error: 'GeneratorFailed' });
+    assert.equal(testCapacity.waiting.size, 5);
   });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { RenderQueue } from '../../functions/core/capacity.ts';
+import { RenderLanes, RenderQueue } from '../../functions/core/capacity.ts';
 import { deliver } from '../../functions/core/deliveries.ts';
 import { eventExecution } from '../../functions/core/executions.ts';
 import { type AuditCursor, recoverEnded, sweep, SWEEP_BUDGET, type SweepPorts } from '../../functions/core/sweep.ts';
@@ -48,7 +48,10 @@ beforeEach(() => {
   const cancellation: CancelPorts = {
     orders,
     accounts: { get: async (userId) => table.account(userId) },
-    capacity: queue,
+    capacity: new RenderLanes({
+      live: queue,
+      test: new RenderQueue({ store: new MemoryCapacity(), wakeup: capacity, slots: 1, leaseSeconds: 60, botRun: 3, now }),
+    }),
     announce: async () => {},
     metrics,
     now,

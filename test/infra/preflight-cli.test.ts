@@ -37,8 +37,8 @@ describe('npm run preflight', () => {
       ),
       out,
     );
-    // prod's 6 render slots and 10 deliveries.
-    assert.match(out, /would reserve 16 and leave 34 unreserved/);
+    // prod's 6 render slots, 2 test-lane slots and 10 deliveries.
+    assert.match(out, /would reserve 18 and leave 32 unreserved/);
     assert.deepEqual(calls.sort(), ['cloudformation:DescribeStacks VideoService-prod', 'lambda:GetAccountSettings']);
   });
 
@@ -49,11 +49,11 @@ describe('npm run preflight', () => {
       stacks: {
         'VideoService-prod': { RenderFunctionName: 'VideoService-prod-steprendervideo-AbC', DeliverFunctionName: 'VideoService-prod-stepdeliverevent-DeF' },
       },
-      reserved: { 'VideoService-prod-steprendervideo-AbC': 6, 'VideoService-prod-stepdeliverevent-DeF': 10 },
+      reserved: { 'VideoService-prod-steprendervideo-AbC': 8, 'VideoService-prod-stepdeliverevent-DeF': 10 },
     };
     const { code, out, calls } = await preflight(account, '--stage', 'prod');
     assert.equal(code, 0, out);
-    assert.match(out, /^ok: VideoService-prod in eu-central-1 reserves 16 and leaves 100 unreserved/m);
+    assert.match(out, /^ok: VideoService-prod in eu-central-1 reserves 18 and leaves 100 unreserved/m);
     for (const fn of ['VideoService-prod-steprendervideo-AbC', 'VideoService-prod-stepdeliverevent-DeF'])
       assert.ok(calls.includes(`lambda:GetFunctionConcurrency ${fn}`), calls.join());
     // The same with one slot more, given as the deploy would be (outright, or from a demand that needs it): refused,
@@ -63,7 +63,7 @@ describe('npm run preflight', () => {
       await preflight(account, '--stage', 'prod', '-c', 'peakOrdersPerHour=1100'),
     ]) {
       assert.equal(more.code, 1, more.out);
-      assert.match(more.out, /renderSlots 7 \+ deliveryConcurrency 10/);
+      assert.match(more.out, /renderSlots 7 \+ testRenderSlots 2 \+ deliveryConcurrency 10/);
       assert.match(more.out, /lower renderSlots to 6 or less/);
     }
   });

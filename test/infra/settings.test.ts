@@ -70,6 +70,15 @@ describe('the render slots and deliveries of a deployment', () => {
     assert.equal(settings({ stage: 'prod', renderSlots: '3' }).renderSlots, 3);
     assert.equal(settings({ stage: 'prod', renderSlots: '3', peakOrdersPerHour: '10000' }).renderSlots, 3);
     assert.deepEqual([settings({ stage: 'prod' }).deliveryConcurrency, settings({ deliveryConcurrency: '5' }).deliveryConcurrency], [10, 5]);
+    // The test lane's slots are a setting of their own, never derived from the demand.
+    assert.deepEqual(
+      [
+        settings({}).testRenderSlots,
+        settings({ stage: 'prod' }).testRenderSlots,
+        settings({ stage: 'prod', testRenderSlots: '3', peakOrdersPerHour: '10000' }).testRenderSlots,
+      ],
+      [1, 2, 3],
+    );
   });
 
   it('refuse, naming the setting, a figure that sizes nothing', () => {
@@ -78,5 +87,6 @@ describe('the render slots and deliveries of a deployment', () => {
     assert.throws(() => settings({ peakOrdersPerHour: '0' }), /peakOrdersPerHour must be an integer >= 1/);
     assert.throws(() => settings({ renderSlots: '0' }), /Context renderSlots must be an integer >= 1/);
     assert.throws(() => settings({ deliveryConcurrency: '0' }), /Context deliveryConcurrency must be an integer >= 1/);
+    assert.throws(() => settings({ testRenderSlots: '0' }), /Context testRenderSlots must be an integer >= 1/);
   });
 });

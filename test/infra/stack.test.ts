@@ -171,7 +171,8 @@ describe('the CDK stack', () => {
       of(t, 'AWS::Lambda::Function').find((r) => r.Metadata?.['aws:cdk:path']?.endsWith('/step-render-video/Resource'))!;
     assert.deepEqual(
       [renderOf(template).Properties.ReservedConcurrentExecutions, renderOf(prod).Properties.ReservedConcurrentExecutions],
-      [STAGES.dev.renderSlots, STAGES.prod.renderSlots],
+      // Both lanes' slots: the live lane's and the test lane's (test-mode orders).
+      [STAGES.dev.renderSlots + STAGES.dev.testRenderSlots, STAGES.prod.renderSlots + STAGES.prod.testRenderSlots],
     );
     // Prod's slots are derived from its demand (lib/sizing.ts): 1,000 orders an hour at 15 s each, 70% busy.
     assert.equal(STAGES.prod.renderSlots, 6);
@@ -580,8 +581,9 @@ describe('the CDK stack', () => {
         assert.equal(f.Properties.MemorySize, 3008);
         assert.equal(f.Properties.Timeout, 900);
         assert.deepEqual(f.Properties.EphemeralStorage, { Size: 2048 });
-        // As many renders at once as the queue has slots (the stage's renderSlots), and every function knows it.
-        assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.renderSlots);
+        // As many renders at once as the queue's two lanes have slots (renderSlots and testRenderSlots), and every
+        // function knows both.
+        assert.equal(f.Properties.ReservedConcurrentExecutions, STAGES.dev.renderSlots + STAGES.dev.testRenderSlots);
       } else if (image) {
         assert.equal(f.Properties.MemorySize, 1024, id);
         assert.equal(f.Properties.Timeout, 30, id);
@@ -593,6 +595,7 @@ describe('the CDK stack', () => {
         assert.equal(f.Properties.ReservedConcurrentExecutions, undefined, id);
       }
       assert.equal(f.Properties.Environment.Variables.RENDER_SLOTS, String(STAGES.dev.renderSlots), id);
+      assert.equal(f.Properties.Environment.Variables.TEST_RENDER_SLOTS, String(STAGES.dev.testRenderSlots), id);
       assert.equal(f.Properties.Environment.Variables.LIMIT_RESENDS_PER_HOUR, String(STAGES.dev.limitResendsPerHour), id);
       assert.equal(f.Properties.Environment.Variables.LIMIT_REVIEWS_PENDING, String(STAGES.dev.limitReviewsPending), id);
     }

@@ -25,15 +25,15 @@ export function assetsContract(make: MakeStores, known: KnownDrifts) {
   scenario(make, known, 'an asset: written within the day’s budget, its owner’s only, listed newest first, gone at its expiry', async (s) => {
     const [owner, other] = [await s.user(), await s.user()];
     const t0 = new Date('2026-11-20T10:00:00Z');
-    const budget = { window: assetWindow(t0), limit: 2 };
+    const budget = (userId: string, at = t0) => ({ window: assetWindow(at), limit: 2, owner: userId });
     const [first, second, third] = [0, 1, 2].map((i) => assetOf(owner, after(t0, i * SECOND))) as [Asset, Asset, Asset];
-    assert.equal(await s.assets.create(first, budget), true);
-    assert.equal(await s.assets.create(second, budget), true);
-    assert.equal(await s.assets.create(third, budget), false, 'the day’s budget is spent');
+    assert.equal(await s.assets.create(first, budget(owner)), true);
+    assert.equal(await s.assets.create(second, budget(owner)), true);
+    assert.equal(await s.assets.create(third, budget(owner)), false, 'the day’s budget is spent');
     assert.equal(await s.assets.ownerOf(third.id, t0), undefined, 'nothing written of it');
     // Another key's budget is its own; the next day's window is a new one.
-    assert.equal(await s.assets.create(assetOf(other, t0), budget), true);
-    assert.equal(await s.assets.create(third, { window: assetWindow(after(t0, DAY)), limit: 2 }), true);
+    assert.equal(await s.assets.create(assetOf(other, t0), budget(other)), true);
+    assert.equal(await s.assets.create(third, budget(owner, after(t0, DAY))), true);
 
     assert.deepEqual(await s.assets.get(owner, first.id, t0), first);
     assert.equal(await s.assets.get(other, first.id, t0), undefined, 'another key reads none of it');
@@ -49,11 +49,23 @@ export function assetsContract(make: MakeStores, known: KnownDrifts) {
     assert.equal(await s.assets.ownerOf(first.id, expired), undefined);
   });
 
+  scenario(make, known, "an asset counts in its budget owner's window, whoever's asset it is (a test-mode key's in its live key's)", async (s) => {
+    const [live, test] = [await s.user(), await s.user()];
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const shared = { window: assetWindow(t0), limit: 2, owner: live };
+    assert.equal(await s.assets.create(assetOf(live, t0), shared), true);
+    assert.equal(await s.assets.create(assetOf(test, after(t0, SECOND)), shared), true);
+    const over = assetOf(test, after(t0, 2 * SECOND));
+    assert.equal(await s.assets.create(over, shared), false, 'the two keys spent one budget');
+    assert.equal(await s.assets.ownerOf(over.id, t0), undefined, 'nothing written of it');
+    assert.equal(await s.assets.create(over, { ...shared, owner: test }), true, "the test account's own window was never counted in");
+  });
+
   scenario(make, known, 'an asset’s check is recorded while it exists; a delete says whether it was there', async (s) => {
     const owner = await s.user();
     const t0 = new Date('2026-11-20T10:00:00Z');
     const asset = assetOf(owner, t0);
-    assert.equal(await s.assets.create(asset, { window: assetWindow(t0), limit: 10 }), true);
+    assert.equal(await s.assets.create(asset, { window: assetWindow(t0), limit: 10, owner }), true);
     await s.assets.recordCheck(asset, { status: 'ready', width: 1, height: 1, etag: '"e1"' });
     assert.deepEqual((await s.assets.get(owner, asset.id, t0))?.check, { status: 'ready', width: 1, height: 1, etag: '"e1"' });
     assert.equal(await s.assets.delete(asset), true);

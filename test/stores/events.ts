@@ -94,7 +94,7 @@ export function eventsContract(make: MakeStores, known: KnownDrifts) {
     await s.events.settled(e);
     const dropped = (await s.events.get(e.orderId, e.id))!;
     const now = new Date();
-    const budget = { window: resendWindow(now), limit: 2 };
+    const budget = { window: resendWindow(now), limit: 2, owner: user };
     assert.equal(await s.events.reopen(dropped, { execution: `${e.id}-resend`, lastAttempt: 3, now, budget }), 'reopened');
     const reopened = (await s.events.get(e.orderId, e.id))!;
     assert.deepEqual([reopened.delivery, reopened.execution, reopened.lastAttempt, reopened.attempts], ['pending', `${e.id}-resend`, 3, 2]);
@@ -115,7 +115,12 @@ export function eventsContract(make: MakeStores, known: KnownDrifts) {
     assert.equal((await s.events.get(other.orderId, other.id))!.delivery, 'dropped', 'nothing written');
     const nextHour = after(now, 60 * MINUTE);
     assert.equal(
-      await s.events.reopen(settledOther, { execution: `${other.id}-r`, lastAttempt: 1, now: nextHour, budget: { window: resendWindow(nextHour), limit: 2 } }),
+      await s.events.reopen(settledOther, {
+        execution: `${other.id}-r`,
+        lastAttempt: 1,
+        now: nextHour,
+        budget: { window: resendWindow(nextHour), limit: 2, owner: user },
+      }),
       'reopened',
     );
   });

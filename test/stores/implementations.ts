@@ -50,6 +50,8 @@ export interface Stores {
   assets: AssetStore;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
+  /** The test-mode account of a live user, as its first test key makes it (linked both ways). */
+  testUser(liveUserId: string): Promise<string>;
   /** The operator's top-up and spend limit (bin/admin.ts), beside the ports. */
   operator: { topUp(userId: string, amount: number, now: Date): Promise<void>; setSpendLimit(userId: string, monthly: number | undefined): Promise<void> };
 }
@@ -79,6 +81,11 @@ const memory: Implementation = {
       user: async (o = {}) => {
         const { userId } = t.addAccount({ userId: newUserId(), trialVideosLeft: o.trialVideos ?? 0, ...(o.plan ? { plan: o.plan } : {}) });
         if (o.balance) t.topUp(userId, o.balance);
+        return userId;
+      },
+      testUser: async (live) => {
+        const { userId } = t.addAccount({ userId: newUserId(), testOf: live });
+        t.accounts.get(live)!.testAccount = userId;
         return userId;
       },
       operator: {
@@ -152,6 +159,7 @@ function dynamodb(): Implementation {
               now: new Date(),
             })
           ).userId,
+        testUser: async (live) => (await accounts.issueTestKey(live, new Date())).testAccountId,
         operator: {
           topUp: async (userId, amount, now) => void (await accounts.topUp(userId, amount, now)),
           setSpendLimit: (userId, monthly) => accounts.setSpendLimit(userId, monthly),

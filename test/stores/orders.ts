@@ -154,6 +154,34 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
     assert.deepEqual((await s.accounts.get(user))!, held);
   });
 
+  scenario(make, known, "a test-mode order counts in its live account's active tasks and POST window, and gives its task back there", async (s) => {
+    const live = await s.user({ balance: 1000 });
+    const test = await s.testUser(live);
+    const limits = { ...DEFAULT_LIMITS, activeTasks: 2, postsPerMinute: 3 };
+    const t0 = new Date('2026-11-23T10:00:00Z');
+    const testOrder = (at: Date): Order => ({ ...orderOf(test, at, { cost: 0 }), charge: { cost: 0, trial: false, extras: [], test: true }, limitsOf: live });
+    const accountOf = async (userId: string) => (await s.accounts.get(userId))!;
+    assert.equal((await s.orders.create(commitOf(orderOf(live, t0), await accountOf(live), { limits }))).kind, 'created');
+    const first = testOrder(after(t0, SECOND));
+    assert.equal((await s.orders.create(commitOf(first, await accountOf(test), { limits }))).kind, 'created');
+    assert.deepEqual([(await accountOf(live)).activeTasks, (await accountOf(test)).activeTasks], [2, 0], 'both counted on the live account');
+    // The key's limit is the two keys' together: refused, with the live account's counters to price again against.
+    const read = await accountOf(test);
+    assert.deepEqual(await s.orders.create(commitOf(testOrder(after(t0, 2 * SECOND)), read, { limits })), {
+      kind: 'account_changed',
+      account: { ...read, activeTasks: 2, reviewsPending: 0 },
+    });
+    // Its close gives the task back to the live account.
+    const at = after(t0, 3 * SECOND);
+    const closed = { error: { code: 'canceled', message: 'canceled' }, finishedAt: at.toISOString() };
+    assert.equal(await s.orders.transition({ order: first, to: 'error', set: closed, now: at }), true);
+    assert.deepEqual([(await accountOf(live)).activeTasks, (await accountOf(test)).activeTasks], [1, 0]);
+    // Its POSTs count in the live key's window: the third of the minute fits, the fourth (a live order's) does not.
+    assert.equal((await s.orders.create(commitOf(testOrder(after(t0, 4 * SECOND)), await accountOf(test), { limits }))).kind, 'created');
+    const fourth = commitOf(orderOf(live, after(t0, 5 * SECOND)), await accountOf(live), { limits: { ...limits, activeTasks: 10 } });
+    assert.deepEqual(await s.orders.create(fourth), { kind: 'rate_limited' });
+  });
+
   scenario(make, known, 'a trial order takes the trial video and no doubloons; the bot takes no active task', async (s) => {
     const user = await s.user({ balance: 0, trialVideos: 1 });
     await created(s, user, new Date(), { trial: true, cost: 0 });

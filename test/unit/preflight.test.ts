@@ -12,19 +12,28 @@ import { ROOT } from '../../lib/paths.ts';
 import { STAGES } from '../../lib/stages.ts';
 
 const where = { stage: 'VideoService-prod', region: 'eu-central-1' };
-const wantedOf = (stage: (typeof STAGES)[keyof typeof STAGES]) => ({ renderSlots: stage.renderSlots, deliveryConcurrency: stage.deliveryConcurrency });
+const wantedOf = (stage: (typeof STAGES)[keyof typeof STAGES]) => ({
+  renderSlots: stage.renderSlots,
+  testRenderSlots: stage.testRenderSlots,
+  deliveryConcurrency: stage.deliveryConcurrency,
+});
 const prod = wantedOf(STAGES.prod);
 const prodSlots = prod.renderSlots;
-/** What prod reserves in all: its render slots and its deliveries. */
-const prodTotal = prod.renderSlots + prod.deliveryConcurrency;
+/** What prod reserves in all: its render slots (both lanes') and its deliveries. */
+const prodTotal = prod.renderSlots + prod.testRenderSlots + prod.deliveryConcurrency;
 
 describe('the concurrency preflight', () => {
   it("lets the first deploy reserve the stages' slots and deliveries in an account with the default quota of 1000", () => {
     for (const wanted of [wantedOf(STAGES.dev), prod]) {
-      const reserved = wanted.renderSlots + wanted.deliveryConcurrency;
+      const reserved = wanted.renderSlots + wanted.testRenderSlots + wanted.deliveryConcurrency;
       const facts = { quota: 1000, unreserved: 1000, held: 0, wanted };
       const v = concurrencyVerdict(facts);
-      assert.deepEqual(v, { ok: true, unreservedAfter: 1000 - reserved, maxSlots: 900 - wanted.deliveryConcurrency, quotaNeeded: 1000 });
+      assert.deepEqual(v, {
+        ok: true,
+        unreservedAfter: 1000 - reserved,
+        maxSlots: 900 - wanted.testRenderSlots - wanted.deliveryConcurrency,
+        quotaNeeded: 1000,
+      });
       assert.match(concurrencyAdvice(facts, v, where).join('\n'), new RegExp(`^ok: .* reserves ${reserved} and leaves ${1000 - reserved} unreserved`));
     }
   });
