@@ -5,7 +5,7 @@
  * actions each function really performs, and check that every one is granted here, and nothing more.
  */
 import { ASSET_FILES_PREFIX, ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
-import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, ETA, USE_ASSETS } from '../functions/app/grants.ts';
+import { type Access, ADMIT, CHANGE, CHANGE_WITH_EVENT, COPY_ASSETS, ETA, USE_ASSETS } from '../functions/app/grants.ts';
 import { OPERATIONS } from '../functions/http/operations.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 
@@ -67,6 +67,8 @@ export const ACCESS: Record<string, Access> = {
     describeExecutions: ['order', 'delivery'],
     // An order past its deadline is canceled (as by cancel-video).
     stopOrders: true,
+    // An unstarted order's copies of its assets made before its start (its creation may have died before them).
+    ...COPY_ASSETS,
   },
   // The recovery of one ended execution: the order or event read, a new execution's name recorded and started, a stray
   // marker's delete; an order past its deadline canceled (as by cancel-video: its slot given back, the next admitted).
@@ -80,7 +82,7 @@ export const ACCESS: Record<string, Access> = {
   // the caller's retry finds it gone).
   'check-asset': { assets: ['GetObject'] },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start, and
-  // the order's unstarted marker deleted; as an API creation, the key's assets it names checked and copied, and a
+  // the order's unstarted marker deleted; as an API creation, the key's assets it names checked, then copied, and a
   // charge crossing the low-balance threshold starts the balance.low delivery.
   'place-order': {
     table: [...ADMIT, ...ETA],

@@ -12,7 +12,7 @@ import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from '
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../functions/adapters/keys.ts';
 import { ASSET_FILES_PREFIX, ORDER_FILES_PREFIX } from '../functions/adapters/files.ts';
-import { ASSET_RETENTION_DAYS } from '../functions/core/assets.ts';
+import { ASSET_MARKER_DAYS, ASSET_RETENTION_DAYS } from '../functions/core/assets.ts';
 import { FILE_RETENTION_DAYS } from '../functions/core/orders.ts';
 import { logGroup, type LogSettings, removalPolicyOf } from './logs.ts';
 
@@ -66,6 +66,8 @@ export class Data extends Construct {
         { prefix: ORDER_FILES_PREFIX, expiration: Duration.days(FILE_RETENTION_DAYS) },
         // The keys' uploaded pictures, as their records' TTL (an order keeps its own copy under orders/).
         { prefix: ASSET_FILES_PREFIX, expiration: Duration.days(ASSET_RETENTION_DAYS) },
+        // A deleted asset's empty marker, which refuses its upload URL (If-None-Match: *) for longer than it works.
+        { prefix: ASSET_FILES_PREFIX, objectSizeLessThan: 1, expiration: Duration.days(ASSET_MARKER_DAYS) },
         { abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       removalPolicy,

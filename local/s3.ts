@@ -232,6 +232,36 @@ async function presignedRefusal(ctx: S3rverContext, credentials: Credentials, no
   return expected.query?.['X-Amz-Signature'] === given ? undefined : MISMATCH;
 }
 
+/**
+ * S3's preconditions, which s3rver ignores: a PUT with `If-None-Match: *` (a conditional write) where an object is,
+ * a copy whose `x-amz-copy-source-if-match` names another version of its source, a read whose `If-Match` does.
+ * Whether one fails (a missing object is s3rver's own answer). Checked before the write, not atomically with it as
+ * S3 does: one process's tests do not race a conditional write.
+ */
+async function unmetPrecondition(ctx: S3rverContext): Promise<boolean> {
+  const [bucket, ...key] = ctx.path.split('/').slice(1).map(decodeURIComponent);
+  const etagOf = async (b: string | undefined, k: string) =>
+    b && k && (await ctx.store.existsObject(b, k)) ? String((await ctx.store.getMetadata(b, k)).etag) : undefined;
+  const source = ctx.get('x-amz-copy-source');
+  if (ctx.method === 'PUT' && source && ctx.get('x-amz-copy-source-if-match')) {
+    const [b, ...k] = decodeURIComponent(source.replace(/^\//, '')).split('/');
+    const etag = await etagOf(b, k.join('/'));
+    return etag !== undefined && etag !== ctx.get('x-amz-copy-source-if-match');
+  }
+  if (ctx.method === 'PUT' && ctx.get('if-none-match') === '*') return (await etagOf(bucket, key.join('/'))) !== undefined;
+  if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.get('if-match')) {
+    const etag = await etagOf(bucket, key.join('/'));
+    return etag !== undefined && etag !== ctx.get('if-match');
+  }
+  return false;
+}
+
+/** Runs the request unless a precondition of it fails: 412 PreconditionFailed, as S3 answers. */
+async function whenPreconditionsHold(ctx: S3rverContext, next: () => Promise<void>): Promise<void> {
+  if (!(await unmetPrecondition(ctx))) return next();
+  refuse(ctx, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', 412);
+}
+
 export async function startS3(opts: {
   directory: string;
   bucket: string;
@@ -257,12 +287,12 @@ export async function startS3(opts: {
     const refusal = await ('X-Amz-Algorithm' in ctx.query ? presignedRefusal : headerRefusal)(ctx, credentials, new Date());
     if (refusal) return refuse(ctx, ...refusal);
     const fn = ctx.get(CALLER_HEADER);
-    if (!fn) return next();
+    if (!fn) return whenPreconditionsHold(ctx, next);
     const statements = opts.grants(fn);
     const [request, ...others] = requestsOf(ctx.method, ctx.path, ctx.query, ctx.get('x-amz-copy-source'));
     if (!request || ![request, ...others].every((r) => allows(statements, r))) return accessDenied(ctx);
     try {
-      await next();
+      await whenPreconditionsHold(ctx, next);
     } catch (err) {
       // S3 answers a missing key 404 only to a caller allowed s3:ListBucket on the bucket, in the context of this read:
       // the read's own, which has no s3:prefix.

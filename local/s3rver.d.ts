@@ -18,6 +18,11 @@ declare module 's3rver' {
     status: number;
     type: string;
     body: unknown;
+    /** s3rver's store of the objects (its filesystem store): what the preconditions read. */
+    store: {
+      existsObject(bucket: string, key: string): Promise<boolean>;
+      getMetadata(bucket: string, key: string): Promise<{ etag: string }>;
+    };
   }
   export default class S3rver {
     constructor(options: S3rverOptions);

@@ -203,18 +203,19 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     const { services } = await import('../functions/app/services.ts');
     const { ASSET_FILES_PREFIX } = await import('../functions/adapters/files.ts');
-    const { ASSET_RETENTION_DAYS } = await import('../functions/core/assets.ts');
+    const { ASSET_MARKER_DAYS, ASSET_RETENTION_DAYS } = await import('../functions/core/assets.ts');
     const { aws } = await import('../functions/adapters/aws.ts');
     nameCallers(await aws().s3());
     const {
       stores: { files },
       config,
     } = services();
-    // The local stand-ins of the S3 lifecycle rules: order files, and the keys' uploaded assets.
+    // The local stand-ins of the S3 lifecycle rules: order files, the keys' uploaded assets, deleted assets' markers.
     const expire = () =>
       Promise.all([
         files.expire(new Date(Date.now() - config.retentionDays * 86_400_000)),
         files.expire(new Date(Date.now() - ASSET_RETENTION_DAYS * 86_400_000), ASSET_FILES_PREFIX),
+        files.expire(new Date(Date.now() - ASSET_MARKER_DAYS * 86_400_000), ASSET_FILES_PREFIX, 1),
       ]).catch(() => undefined);
     await expire();
     const sweeper = setInterval(() => void expire(), 3_600_000);

@@ -83,19 +83,22 @@ export class OrderFiles implements FileStore {
     return this.deleteWhere(fileKeys.orderPrefix(orderId), () => true);
   }
 
-  /** The local stand-in of the S3 lifecycle rule: deletes files under `prefix` last written before `cutoff`. */
-  async expire(cutoff: Date, prefix = ORDER_FILES_PREFIX): Promise<number> {
-    return this.deleteWhere(prefix, (modified) => modified < cutoff);
+  /**
+   * The local stand-in of an S3 lifecycle rule: deletes files under `prefix` last written before `cutoff` (of fewer
+   * than `smallerThan` bytes, when given: the rule's ObjectSizeLessThan).
+   */
+  async expire(cutoff: Date, prefix = ORDER_FILES_PREFIX, smallerThan = Number.POSITIVE_INFINITY): Promise<number> {
+    return this.deleteWhere(prefix, (modified, size) => modified < cutoff && size < smallerThan);
   }
 
-  private async deleteWhere(prefix: string, keep: (modified: Date) => boolean): Promise<number> {
+  private async deleteWhere(prefix: string, keep: (modified: Date, size: number) => boolean): Promise<number> {
     const { DeleteObjectsCommand, ListObjectsV2Command } = await sdk.s3();
     const s3 = await this.s3();
     let deleted = 0;
     let token: string | undefined;
     do {
       const page = await s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
-      const objects = (page.Contents ?? []).filter((o) => keep(o.LastModified ?? new Date(0))).map((o) => ({ Key: o.Key! }));
+      const objects = (page.Contents ?? []).filter((o) => keep(o.LastModified ?? new Date(0), o.Size ?? 0)).map((o) => ({ Key: o.Key! }));
       if (objects.length) {
         await s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
         deleted += objects.length;
@@ -107,8 +110,10 @@ export class OrderFiles implements FileStore {
 }
 
 /**
- * The keys' assets: a presigned PUT whose signature binds the content type and the exact length (S3 refuses another
- * with 403 SignatureDoesNotMatch), the check's bounded read, the copies into orders (only of the version checked).
+ * The keys' assets: a presigned PUT whose signature binds the content type, the exact length (S3 refuses another with
+ * 403 SignatureDoesNotMatch) and `If-None-Match: *` (S3's conditional write: 412 PreconditionFailed when an object is
+ * at the key, so an upload only creates), the check's bounded read, the copies into orders (only of the version
+ * checked), and a delete that leaves an empty marker at the key, which a PUT then meets.
  */
 export class AssetObjects implements AssetFiles {
   constructor(
@@ -118,10 +123,17 @@ export class AssetObjects implements AssetFiles {
 
   async uploadUrl(asset: Asset, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
     const [{ PutObjectCommand }, { getSignedUrl }] = await Promise.all([sdk.s3(), sdk.presigner()]);
-    const put = new PutObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), ContentType: asset.contentType, ContentLength: asset.sizeBytes });
+    const put = new PutObjectCommand({
+      Bucket: this.bucketName,
+      Key: fileKeys.asset(asset),
+      ContentType: asset.contentType,
+      ContentLength: asset.sizeBytes,
+      IfNoneMatch: '*',
+    });
     // The presigner signs content-length as it signs any header it is given, but leaves content-type unsigned unless asked.
-    const url = await getSignedUrl(await this.client(), put, { expiresIn: seconds, signableHeaders: new Set(['content-type', 'content-length']) });
-    return { url, headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes) } };
+    const signableHeaders = new Set(['content-type', 'content-length', 'if-none-match']);
+    const url = await getSignedUrl(await this.client(), put, { expiresIn: seconds, signableHeaders });
+    return { url, headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes), 'If-None-Match': '*' } };
   }
 
   /**
@@ -148,7 +160,7 @@ export class AssetObjects implements AssetFiles {
     }
   }
 
-  async copyToOrder(asset: Asset, etag: string, orderId: string): Promise<boolean> {
+  async copyToOrder(asset: Pick<Asset, 'id' | 'userId'>, etag: string, orderId: string): Promise<boolean> {
     const { CopyObjectCommand } = await sdk.s3();
     try {
       await (await this.client()).send(
@@ -172,8 +184,9 @@ export class AssetObjects implements AssetFiles {
     await pipeline(out.Body as Readable, createWriteStream(toPath));
   }
 
+  /** The bytes replaced by an empty object (s3:PutObject), which the lifecycle rule on objects under 1 byte expires. */
   async delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<void> {
-    const { DeleteObjectCommand } = await sdk.s3();
-    await (await this.client()).send(new DeleteObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset) }));
+    const { PutObjectCommand } = await sdk.s3();
+    await (await this.client()).send(new PutObjectCommand({ Bucket: this.bucketName, Key: fileKeys.asset(asset), Body: new Uint8Array(0) }));
   }
 }

@@ -118,7 +118,7 @@ export function orderOf(item: Item): Order {
       return Object.fromEntries(
         Object.entries(assets).map(([id, v]) => {
           const a = new Fields(v as Item, `order asset ${id}`);
-          return [id, { contentType: a.oneOf('contentType', ASSET_TYPES), width: a.num('width'), height: a.num('height') }];
+          return [id, { contentType: a.oneOf('contentType', ASSET_TYPES), width: a.num('width'), height: a.num('height'), ...a.maybe('etag', a.str) }];
         }),
       );
     }),

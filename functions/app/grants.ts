@@ -7,7 +7,7 @@ import type { ProviderName } from '../generator/openai-http.ts';
 
 export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 export type BucketAction = 'GetObject' | 'PutObject';
-export type AssetAction = 'GetObject' | 'PutObject' | 'DeleteObject';
+export type AssetAction = 'GetObject' | 'PutObject';
 export type OrderMachineAction = 'StartExecution' | 'SendTaskSuccess';
 
 export interface Access {
@@ -17,7 +17,7 @@ export interface Access {
   bucket?: readonly BucketAction[];
   /**
    * Actions on the keys' uploaded assets (assets/*): PutObject to presign their upload (a presigned URL acts with its
-   * signer's grants), GetObject to check one and copy it into an order, DeleteObject.
+   * signer's grants) and to leave a deleted one's empty marker, GetObject to check one and copy it into an order.
    */
   assets?: readonly AssetAction[];
   /** s3:ListBucket on the bucket where s3:prefix is under assets/: a listing of an asset's key tells "not uploaded yet". */
@@ -65,11 +65,14 @@ export const GET: TableAction[] = [...AUTH, 'UpdateItem'];
  */
 export const CHANGE: TableAction[] = ['GetItem', 'UpdateItem'];
 export const CHANGE_WITH_EVENT: TableAction[] = [...CHANGE, 'PutItem', 'DeleteItem'];
+/** Copying the assets an order records into its files (a CopyObject: read the source, write the copy). */
+export const COPY_ASSETS = { assets: ['GetObject'], bucket: ['PutObject'] } as const satisfies Access;
 /**
  * Naming a key's assets in an order (creation, a review's edited script): each checked at its first use (a listing of
- * its key, the check function invoked, the verdict written on the asset) and copied into the order's files.
+ * its key, the check function invoked, the verdict written on the asset), then copied into the order's files once the
+ * order (or the decision) is written.
  */
-export const USE_ASSETS = { assets: ['GetObject'], listAssets: true, bucket: ['PutObject'], checkAssets: true } as const satisfies Access;
+export const USE_ASSETS = { ...COPY_ASSETS, listAssets: true, checkAssets: true } as const satisfies Access;
 /**
  * The render queue's admission: read a shard's slots and state (batches), the heads of its waits (queries) and the
  * order's hold, record a wait with its ticket, claim a slot (a transaction that puts the slot and the hold, deletes

@@ -49,6 +49,7 @@ import { AuditCursors } from '../adapters/audit.ts';
 import type { Order } from '../core/orders.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { cancel, cancelOrder, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
+import { closeInError } from '../core/close-order.ts';
 import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
@@ -162,6 +163,7 @@ function build() {
     announce,
     log: logger,
     assets: assetPorts,
+    close: (order, error) => closeInError(cancellation, order, error),
   });
   const viewing = { orders, links, queues: snapshots };
   const reviewing: ReviewPorts = { orders, workflow, limits: cfg.limits, throughput: cfg.throughput, assets: assetPorts };
@@ -223,7 +225,17 @@ function build() {
     steps,
     sweep: (graceSeconds = cfg.sweepGraceSeconds, full = false) =>
       sweep(
-        { ...recovery, queue, cursor, budget: cfg.sweepBudget, graceSeconds, reviewWaitSeconds: cfg.reviewDeadlineSeconds, isBusy: isTransient, log: logger },
+        {
+          ...recovery,
+          queue,
+          cursor,
+          budget: cfg.sweepBudget,
+          graceSeconds,
+          reviewWaitSeconds: cfg.reviewDeadlineSeconds,
+          assetCopies: assetPorts.files,
+          isBusy: isTransient,
+          log: logger,
+        },
         { full },
       ),
     recover: (ended: EndedExecution) => recoverEnded(recovery, ended),

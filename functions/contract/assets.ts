@@ -82,12 +82,14 @@ export const assetCreated = z
     upload: z
       .object({
         method: z.literal('PUT').check(z.describe('Always `PUT`.')),
-        url: z.url().check(z.describe('The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." URL`). No API key.')),
+        url: z
+          .url()
+          .check(z.describe('The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." -H "If-None-Match: *" URL`). No API key.')),
         headers: z
           .record(z.string(), z.string())
           .check(
             z.describe(
-              'The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared. The signature binds them: another type or length is refused (403 SignatureDoesNotMatch).',
+              'The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared, and `If-None-Match: *`. The signature binds them: another type or length, or no If-None-Match, is refused (403 SignatureDoesNotMatch). The URL only creates: a second PUT, or one after the asset’s DELETE, is refused with 412 PreconditionFailed.',
             ),
           ),
         expires_at: timestamp.check(z.describe('When the URL stops working: 15 minutes after the asset was created.')),
@@ -108,8 +110,8 @@ export const assetCreated = z
           expires_at: '2026-12-25T07:20:00.000Z',
           upload: {
             method: 'PUT',
-            url: 'https://files.example.com/assets/01JD.../ast_01m88sdrykmmkkdgyfr9yzsa5f?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&...',
-            headers: { 'Content-Type': 'image/png', 'Content-Length': '48213' },
+            url: 'https://files.example.com/assets/01JD.../ast_01m88sdrykmmkkdgyfr9yzsa5f?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bif-none-match&...',
+            headers: { 'Content-Type': 'image/png', 'Content-Length': '48213', 'If-None-Match': '*' },
             expires_at: '2026-11-25T07:35:00.000Z',
           },
         },

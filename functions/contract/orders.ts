@@ -316,7 +316,11 @@ export type QuoteResponse = z.infer<typeof quoteResponse>;
 export const creationResponse = z
   .object({
     id: orderId,
-    status: orderStatus.check(z.describe('`queued`: every new order starts there; a repeated Idempotency-Key answers the status as it is now.')),
+    status: orderStatus.check(
+      z.describe(
+        '`queued`: every new order starts there; `error` when an asset it names was deleted between its check and the order’s copy of it (refunded at once, `asset_unavailable`); a repeated Idempotency-Key answers the status as it is now.',
+      ),
+    ),
     cost: cost.check(z.describe('Doubloons charged at creation, all at once; refunded in full if the order ends in error.')),
     eta_seconds: etaSeconds,
   })
@@ -401,7 +405,7 @@ export const orderRecord = z
             .string()
             .check(
               z.describe(
-                'Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days), `internal_error`, `canceled` (POST /videos/{id}/cancel) or `deadline_exceeded` (`deadline_seconds`).',
+                'Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days), `internal_error`, `canceled` (POST /videos/{id}/cancel), `deadline_exceeded` (`deadline_seconds`) or `asset_unavailable` (an asset it names was deleted before the order’s copy of it was made).',
               ),
             ),
           message: z.string().check(z.describe('For humans; the wording may change.')),

@@ -7,8 +7,12 @@
  *   signature at byte 0, then ffmpeg with the declared format forced and a pixel cap the decoder enforces from the
  *   header, at most 4096 x 4096); a definite verdict is recorded on the asset, "not uploaded yet" is not (the upload
  *   may still come);
- * - an order keeps its own copy of the exact bytes checked (copied only while they are unchanged): a deleted or
- *   replaced asset does not change an order made before, and the render reads only the copies recorded on its order.
+ * - an upload only creates (its presigned PUT carries `If-None-Match: *`): a second PUT, or one after the asset's
+ *   DELETE (which leaves an empty marker at its key), meets an object there and is refused (412);
+ * - the check happens before the order is charged (a refusal is 422, nothing charged, nothing stored); the order
+ *   records the version checked (its ETag), and its own copy of those bytes is made only once the order is committed,
+ *   as it starts: a refused or replayed request stores nothing, a deleted asset does not change an order made before,
+ *   and the render reads only the copies recorded on its order.
  */
 import { ASSET_ID_RE, type AssetContentType, type AssetCreated, type AssetView } from '../contract/assets.ts';
 import type { OrderParams } from '../contract/orders.ts';
@@ -22,6 +26,11 @@ import { assetWindow, type Budget, limitsOwner } from './limits.ts';
 export const ASSET_RETENTION_DAYS = 30;
 /** How long the presigned upload URL works. */
 export const UPLOAD_URL_SECONDS = 15 * 60;
+/**
+ * How long the empty marker a deleted asset leaves at its key is kept (an S3 lifecycle rule on objects under 1 byte):
+ * longer than any upload URL works, so none can write there after the delete.
+ */
+export const ASSET_MARKER_DAYS = 1;
 
 /** What the check found: usable (with its header's facts and the version checked), or refused, why. */
 export type AssetCheck = { status: 'ready'; width: number; height: number; etag: string } | { status: 'refused'; reason: string };
@@ -43,6 +52,8 @@ export interface OrderAsset {
   contentType: AssetContentType;
   width: number;
   height: number;
+  /** The version checked: the order's copy is made of these bytes only (absent on orders copied before it was recorded). */
+  etag?: string;
 }
 
 export interface AssetStore {
@@ -67,17 +78,23 @@ export interface AssetStore {
 
 /** The bytes (S3 on AWS): the presigned upload, the bounded read the check makes, the copies into orders. */
 export interface AssetFiles {
-  /** A URL that accepts one PUT of exactly this type and length for `seconds`, and the headers it must carry. */
+  /**
+   * A URL that accepts one PUT of exactly this type and length for `seconds`, only while nothing is stored at the
+   * asset's key (no second upload, none after its deletion), and the headers it must carry.
+   */
   uploadUrl(asset: Asset, seconds: number): Promise<{ url: string; headers: Record<string, string> }>;
   /** The stored object's length and version, or undefined when nothing was uploaded. */
   stat(asset: Asset): Promise<{ size: number; etag: string } | undefined>;
   /** Writes the object to a local file, while its version is `etag`; false when it changed or went. */
   readTo(asset: Pick<Asset, 'id' | 'userId'>, etag: string, toPath: string): Promise<boolean>;
   /** Copies the object, while its version is `etag`, into the order's files; false when it changed or went. */
-  copyToOrder(asset: Asset, etag: string, orderId: string): Promise<boolean>;
+  copyToOrder(asset: Pick<Asset, 'id' | 'userId'>, etag: string, orderId: string): Promise<boolean>;
   /** The order's copy of an asset, written to a local file (the render). */
   readCopy(orderId: string, assetId: string, toPath: string): Promise<void>;
-  /** The asset's bytes (a DELETE, an account's deletion). */
+  /**
+   * Deletes the asset's bytes (a DELETE, an account's deletion), leaving an empty marker at its key for a day
+   * (ASSET_MARKER_DAYS): an upload URL still valid meets an object there and is refused.
+   */
   delete(asset: Pick<Asset, 'id' | 'userId'>): Promise<void>;
 }
 
@@ -196,11 +213,14 @@ export async function readOwnAsset(p: Pick<AssetPorts, 'assets'>, userId: string
   throw owner === undefined ? notFound('asset') : forbidden('asset');
 }
 
-/** DELETE /assets/{id}: the record and the bytes. Orders made before keep their copies. */
+/**
+ * DELETE /assets/{id}: the bytes (their marker written), then the record, so that a failure leaves the asset for a
+ * repeat. Orders made before keep their copies.
+ */
 export async function deleteAsset(p: AssetPorts, userId: string, assetId: string | undefined, now: Date): Promise<void> {
   const asset = await readOwnAsset(p, userId, assetId, now);
-  await p.assets.delete(asset);
   await p.files.delete(asset);
+  await p.assets.delete(asset);
 }
 
 /** GET /assets: a page of the caller's assets, newest first. */
@@ -228,21 +248,20 @@ export const sceneAssetRefs = (scenes: readonly Pick<Scene, 'image'>[], field: s
   scenes.flatMap((s, i) => (s.image ? [{ field: `${field} (scene ${i + 1} Image)`, id: s.image }] : []));
 
 /**
- * Makes the named assets the order's: each must be the user's and usable (checked now at its first use, the verdict
- * recorded), and is copied into the order's files as the version checked. 422 naming the field otherwise, before the
- * order is charged. An asset the order already has is not copied again.
+ * The check phase of naming assets in an order, before anything is charged or stored: each must be the user's and
+ * usable (checked now at its first use, the verdict recorded); 422 naming the field otherwise. What the order records
+ * of each, with the version checked. An asset the order already has is not checked again.
  */
-export async function attachAssets(
-  p: AssetPorts,
+export async function checkAssets(
+  p: Pick<AssetPorts, 'assets' | 'files' | 'images'>,
   userId: string,
-  orderId: string,
   refs: readonly AssetRef[],
   now: Date,
   has: Readonly<Record<string, OrderAsset>> = {},
 ): Promise<Record<string, OrderAsset>> {
-  const attached: Record<string, OrderAsset> = {};
+  const checked: Record<string, OrderAsset> = {};
   for (const ref of refs) {
-    if (has[ref.id] || attached[ref.id]) continue;
+    if (has[ref.id] || checked[ref.id]) continue;
     const refuse = (reason: string) => new InvalidParams(ref.field, `the asset ${ref.id} ${reason}`);
     const asset = await p.assets.get(userId, ref.id, now);
     if (!asset) throw refuse('is not an asset of this key (none by this id, another key’s, or past its 30 days)');
@@ -254,13 +273,34 @@ export async function attachAssets(
       await p.assets.recordCheck(asset, check);
     }
     if (check.status === 'refused') throw refuse(check.reason);
-    // A PUT to the URL again may replace the bytes (within its 15 minutes): only the version checked is copied.
-    if (!(await p.files.copyToOrder(asset, check.etag, orderId))) {
-      throw refuse('was replaced or deleted since it was checked; upload it as a new asset');
-    }
-    attached[ref.id] = { contentType: asset.contentType, width: check.width, height: check.height };
+    checked[ref.id] = { contentType: asset.contentType, width: check.width, height: check.height, etag: check.etag };
   }
-  return attached;
+  return checked;
+}
+
+/** How an order ends when an asset it names went between its check and its copy (it is refunded in full). */
+export const ASSET_GONE = {
+  code: 'asset_unavailable',
+  message: 'An asset the order names was deleted before the order’s copy of it was made; the order was refunded',
+} as const;
+
+/**
+ * The copy phase, once the order is committed (as it starts): its own copy of each asset it records, of the version
+ * checked. The ids whose copy could not be made because the asset went (or changed) since; a store's failure throws.
+ * A copy made again is the same bytes: every start of the order (its creation's, a repeat's, the audit's) may copy.
+ */
+export async function copyAssets(
+  files: Pick<AssetFiles, 'copyToOrder'>,
+  order: { id: string; userId: string; assets?: Readonly<Record<string, OrderAsset>> },
+  only?: readonly string[],
+): Promise<string[]> {
+  const lost: string[] = [];
+  for (const [id, a] of Object.entries(order.assets ?? {})) {
+    // An order recorded before the version was: its copies were made at its creation.
+    if ((only && !only.includes(id)) || a.etag === undefined) continue;
+    if (!(await files.copyToOrder({ id, userId: order.userId }, a.etag, order.id))) lost.push(id);
+  }
+  return lost;
 }
 
 /** The check of an upload: undefined when there is nothing to check yet. */

@@ -9,7 +9,7 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
 import { newOrderId, shardOf } from './ids.ts';
 import { limitsOwner, minuteWindow, type Throughput } from './limits.ts';
-import { type AssetPorts, assetRefsOf, attachAssets } from './assets.ts';
+import { ASSET_GONE, type AssetPorts, assetRefsOf, checkAssets, copyAssets } from './assets.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
 import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
@@ -56,9 +56,14 @@ export interface OrderCreationPorts extends RequestDeps {
   metrics: Metrics;
   /** Hands the balance.low event a charge recorded to webhook delivery. */
   announce: Announce;
-  log: { error(message: string, ...extra: Record<string, unknown>[]): void };
-  /** The key's assets an order may name (`placement.image`, `logo`): checked and copied into the order before its charge. */
+  log: { error(message: string, ...extra: Record<string, unknown>[]): void; warn(message: string, ...extra: Record<string, unknown>[]): void };
+  /**
+   * The key's assets an order may name (`placement.image`, `logo`): checked before the charge, copied into the order
+   * once it is committed, as it starts.
+   */
   assets: AssetPorts;
+  /** Ends an order in error, refunded (core/close-order.ts closeInError): one whose asset went before its copy. */
+  close(order: Order, error: { code: string; message: string }): Promise<Order | undefined>;
 }
 
 /** One request's order, before any attempt to commit it: what every attempt shares. */
@@ -75,7 +80,7 @@ interface Draft {
   keyHash?: string;
   eta: number;
   quote?: Quote;
-  /** The assets the order names, checked and copied into its files. */
+  /** The assets the order names, checked (the version each check read); copied once the order is committed. */
   assets?: Order['assets'];
 }
 
@@ -91,10 +96,12 @@ export class OrderCreation {
     this.deps.metrics.count('OrdersCreated');
     // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
     // audit sweep starts it (as does a repeat of the same Idempotency-Key).
-    await this.start(committed.order);
+    const closed = await this.start(committed.order, true);
+    // Closed at once (its asset went before its copy): it waits for nothing.
+    if (closed) this.deps.queues[isLive(input.account) ? 'live' : 'test'].drop(committed.order.id);
     // A failed hand-over leaves the event's pending marker, written with the charge: the sweep starts its delivery.
     if (committed.event) await this.deps.announce(committed.event);
-    return { kind: 'created', response: committed.response };
+    return { kind: 'created', response: closed ? { ...committed.response, status: closed.status } : committed.response };
   }
 
   /** The request's draft, committed within the retry budgets; the process's queue view forgets an order not created. */
@@ -154,16 +161,16 @@ export class OrderCreation {
   }
 
   /**
-   * The assets the order names, made its own before anything is charged (422 naming the field when one is unusable).
-   * A repeat of a creation that went through is its replay even when an asset went since: the order has its copies.
-   * (The copies of a request that is then refused or replayed stay unreferenced until the order files' lifecycle rule.)
+   * The assets the order names, checked before anything is charged (422 naming the field when one is unusable); no
+   * copy yet, so a request then refused (402, 409, 429) or replayed stores nothing. A repeat of a creation that went
+   * through is its replay even when an asset went since: the order has its copies.
    */
   private async withAssets(d: Draft): Promise<Committed | undefined> {
     const refs = assetRefsOf(d.asked.params);
     if (!refs.length) return undefined;
     const { account, now } = d.input;
     try {
-      d.assets = await attachAssets(this.deps.assets, account.userId, d.id, refs, now);
+      d.assets = await checkAssets(this.deps.assets, account.userId, refs, now);
       return undefined;
     } catch (err) {
       const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(account.userId, d.keyHash, now) : undefined;
@@ -258,19 +265,29 @@ export class OrderCreation {
   }
 
   /**
-   * Starts the order's workflow (a director-mode order), then drops its unstarted marker; or queues it for the
-   * admission that starts it (any other), the marker dropped by the write that records its wait. A failure before
-   * that leaves the marker, and the audit starts the order; after it, the order waits, and a later admission (a
-   * release's, the audit's) starts it.
+   * Makes the order's copies of its assets, then starts its workflow (a director-mode order) and drops its unstarted
+   * marker, or queues it for the admission that starts it (any other), the marker dropped by the write that records
+   * its wait. A failure before that leaves the marker, and the audit copies and starts the order; after it, the order
+   * waits, and a later admission (a release's, the audit's) starts it.
+   * An asset gone before its copy: at the creation's own start (`fresh`: no copy can have been made) the order is
+   * closed in error, refunded, and returned; at a repeat's start its copies may have been made by the first, so it
+   * goes on (a copy that is missing fails its render, refunded too).
    */
-  private async start(order: Order): Promise<void> {
+  private async start(order: Order, fresh = false): Promise<Order | undefined> {
+    let closed: Order | undefined;
     try {
-      if (!order.params.director_mode) return await this.deps.admission.enqueue(order);
-      await this.deps.workflow.start(order);
+      const lost = await copyAssets(this.deps.assets.files, order);
+      if (lost.length && fresh) closed = await this.deps.close(order, ASSET_GONE);
+      else {
+        if (lost.length) this.deps.log.warn('an asset went before a repeated start copied it', { orderId: order.id, assets: lost });
+        if (!order.params.director_mode) return void (await this.deps.admission.enqueue(order));
+        await this.deps.workflow.start(order);
+      }
     } catch (cause) {
-      return this.startFailed(order.id, cause);
+      return void this.startFailed(order.id, cause);
     }
     await this.deps.orders.started(order).catch(() => undefined);
+    return closed;
   }
 
   /** A charged order whose workflow did not start: logged and counted (an alarm reads the count). */

@@ -12,7 +12,7 @@
  *   execution goes on from it (the lapsed execution's own lapse step, having seen the decision, yields to it).
  */
 import type { ReviewDecision } from '../contract/review.ts';
-import { type AssetPorts, attachAssets, sceneAssetRefs } from './assets.ts';
+import { type AssetPorts, checkAssets, copyAssets, type OrderAsset, sceneAssetRefs } from './assets.ts';
 import { parseScript } from './script-text.ts';
 import { activeTasksExceeded, InvalidParams, notAwaitingReview, regenLimitReached } from './errors.ts';
 import { newExecution } from './executions.ts';
@@ -29,7 +29,10 @@ export interface ReviewPorts {
   limits: Pick<Limits, 'activeTasks'>;
   /** The Retry-After of a review refused at the limit: a typical order's seconds. */
   throughput: Throughput;
-  /** The key's assets an edited script's `Image:` lines name: checked and copied into the order (422 naming `text`). */
+  /**
+   * The key's assets an edited script's `Image:` lines name: checked before the decision is written (422 naming
+   * `text`), copied into the order once it is.
+   */
   assets?: AssetPorts;
   workflow: Pick<Workflow, 'start' | 'state'> & {
     /**
@@ -69,6 +72,8 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   if (order.status === 'running' && token !== undefined) {
     // A decision recorded by an earlier review whose hand-off failed and could not be undone: hand it off now.
     if (recordedKind(order) !== kindOf(decision)) throw notAwaitingReview('running with an earlier decision');
+    // Its copies too, should that review have failed before them (a copy made again is the same bytes).
+    if (p.assets) await copyAssets(p.assets.files, order);
     await handOff(p, order, token, recordedDecision(order), now);
     return (await p.orders.get(order.id)) ?? order;
   }
@@ -76,10 +81,11 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   if (decision.action === 'regen' && (order.regens ?? 0) >= MAX_REGENS) throw regenLimitReached(MAX_REGENS);
   const set = decisionFields(order, decision);
   const refs = set.script ? sceneAssetRefs(set.script.scenes, 'text') : [];
+  let added: Record<string, OrderAsset> = {};
   if (refs.length) {
     if (!p.assets) throw new InvalidParams('text', 'Image lines are not accepted here');
-    const attached = await attachAssets(p.assets, userId, order.id, refs, now, order.assets);
-    if (Object.keys(attached).length) set.assets = { ...order.assets, ...attached };
+    added = await checkAssets(p.assets, userId, refs, now, order.assets);
+    if (Object.keys(added).length) set.assets = { ...order.assets, ...added };
   }
   // Running again holds one of the key's active tasks: refused at the limit, the order stays in awaiting_review.
   const activeLimit = countsAgainstKey(order) ? p.limits.activeTasks : undefined;
@@ -91,10 +97,51 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   const running: Order = { ...order, ...set, status: 'running' };
   // What the decision replaced, put back should its hand-off fail.
   const undo: Partial<Order> = decision.action === 'edit' ? { script: order.script! } : decision.action === 'regen' ? { regens: order.regens ?? 0 } : {};
+  if (set.assets) {
+    // The copies only now that the decision is written: a review refused (409, 429) stores nothing.
+    if (order.assets) undo.assets = order.assets;
+    await copyOrUndo(p, running, Object.keys(added), { set: undo, remove: order.assets ? [] : ['assets'], ...(token !== undefined ? { token } : {}) }, now);
+  }
   if (token === undefined) await carryOn(p, running, now);
   else await handOff(p, running, token, decision, now, undo);
   return (await p.orders.get(order.id)) ?? running;
 }
+
+/**
+ * Makes the order's copies of the assets the decision added. One that went since its check (or a store's failure)
+ * puts the order back in awaiting_review as it was, while it holds this token, and the review is refused: 422 naming
+ * `text` (or the store's error). A failed undo leaves the decision for a repeat, as a failed hand-off's does.
+ */
+async function copyOrUndo(
+  p: ReviewPorts,
+  order: Order,
+  ids: string[],
+  undo: { set: Partial<Order>; remove: (keyof Order)[]; token?: string },
+  now: Date,
+): Promise<void> {
+  let lost: string[];
+  try {
+    lost = await copyAssets(p.assets!.files, order, ids);
+  } catch (err) {
+    await putBack(p, order, undo, now);
+    throw err;
+  }
+  if (!lost.length) return;
+  await putBack(p, order, undo, now);
+  throw new InvalidParams('text', `the asset ${lost[0]} was deleted since it was checked; upload it as a new asset`);
+}
+
+const putBack = (p: ReviewPorts, order: Order, undo: { set: Partial<Order>; remove: (keyof Order)[]; token?: string }, now: Date) =>
+  p.orders
+    .transition({
+      order,
+      to: 'awaiting_review',
+      set: undo.set,
+      remove: ['reviewed', 'regenNote', ...undo.remove],
+      ...(undo.token !== undefined ? { reviewToken: undo.token } : {}),
+      now,
+    })
+    .catch(() => false);
 
 /**
  * Completes the wait with the decision. When that fails, `undo` (the fields the decision replaced) puts the order back

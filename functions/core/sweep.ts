@@ -13,6 +13,7 @@
  *   stated budget of Step Functions calls a run. It also frees dead render slots, admits waiting orders in case a
  *   wake-up was lost, and measures the queue.
  */
+import { type AssetFiles, copyAssets } from './assets.ts';
 import { pastDeadline } from './cancel-order.ts';
 import type { RenderLanes } from './capacity.ts';
 import { type EventRef, type EventStore, type EventWorkflow, isSettled, type StoredEvent } from './deliveries.ts';
@@ -56,6 +57,11 @@ export interface SweepPorts extends RecoveryPorts {
   queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'stats'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
   budget: AuditBudget;
+  /**
+   * The orders' copies of their assets: an order whose creation died after its commit has none yet, so the audit
+   * makes them before it starts the order.
+   */
+  assetCopies?: Pick<AssetFiles, 'copyToOrder'>;
   /** A marker younger than this is left alone: its workflow's start is normally on its way. */
   graceSeconds: number;
   /** How long a review wait lasts before it lapses: an order at review longer than that (and an hour) is checked. */
@@ -332,6 +338,10 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
     const order = await p.orders.get(marked.id);
     if (!isClosed(order)) {
       if (!allowance.take('starts')) return;
+      // Of the versions its creation checked. One gone since is passed over: the creation may have copied it before
+      // its start failed (a copy that is missing fails the render, and the order is refunded).
+      const lost = p.assetCopies ? await copyAssets(p.assetCopies, order!) : [];
+      if (lost.length) p.log.warn('an asset went before the audit copied it', { orderId: marked.id, assets: lost });
       // Under its name: a no-op when the creation's start did happen (the same name and input, or it already ended).
       await p.workflow.start(order!);
       result.started++;

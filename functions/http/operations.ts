@@ -113,7 +113,8 @@ const creation = {
   // The creation: the transaction, the queue's snapshot; the start of a director-mode order, or any other queued and
   // admitted (its execution started with its slot, or a running wait completed); the order's unstarted marker deleted.
   // A charge crossing the key's low-balance threshold records balance.low with it and starts its delivery; the assets
-  // it names checked and copied into the order.
+  // it names checked before the transaction and copied into the order after it (one gone meanwhile: the order closed
+  // in error and refunded, as a cancel does).
   access: {
     table: [...POST, ...ADMIT, ...ETA],
     orderMachine: ['StartExecution', 'SendTaskSuccess'],
@@ -243,7 +244,7 @@ export const reviewVideo = {
   id: 'reviewVideo',
   route: { method: 'POST', path: '/videos/{id}/review', handler: 'review-video', auth: true },
   // A lost review wait is answered with a new execution (where the order's execution stands decides its name). An
-  // edited script's `Image:` assets checked and copied into the order.
+  // edited script's `Image:` assets checked before the decision is written and copied into the order after it.
   access: { table: [...POST, 'GetItem'], orderMachine: ['SendTaskSuccess', 'StartExecution'], describeExecutions: ['order'], ...USE_ASSETS },
   body: reviewBody,
   answers: { 200: { description: 'The order, now running', schema: orderRecord } },
@@ -397,8 +398,8 @@ export const resendEvents = {
   },
 } as const satisfies Operation;
 
-const ASSET_CURL_UPLOAD = `# the PUT the answer's upload describes (no API key): the declared type and length only
-curl -s -T logo.png -H 'Content-Type: image/png' "$UPLOAD_URL"`;
+const ASSET_CURL_UPLOAD = `# the PUT the answer's upload describes (no API key): the declared type and length only, once
+curl -s -T logo.png -H 'Content-Type: image/png' -H 'If-None-Match: *' "$UPLOAD_URL"`;
 
 export const createAsset = {
   id: 'createAsset',
@@ -410,8 +411,8 @@ export const createAsset = {
   answers: { 201: { description: 'The asset, and where to upload its bytes', schema: assetCreated } },
   summary: 'Create an asset (a picture of yours) and get its upload URL',
   description:
-    'Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type` and exact `Content-Length`: storage refuses another type or length (403). Upload the bytes there with no API key, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. ' +
-    'The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names. A key may create at most 100 assets a UTC day (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the day’s end).',
+    'Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type`, the exact `Content-Length` and `If-None-Match: *`: storage refuses another type or length (403), and a second PUT or one after the asset’s DELETE (412). Upload the bytes there with no API key and the headers the answer lists, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. ' +
+    'The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names, made once the order is created (a refused request stores nothing). A key may create at most 100 assets a UTC day (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the day’s end).',
   tag: 'Assets',
   examples: {
     curl: `curl -s -X POST "$BASE/assets" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \\\n  -d '{"kind": "image", "content_type": "image/png", "size_bytes": 48213}'\n${ASSET_CURL_UPLOAD}`,
@@ -457,13 +458,14 @@ export const getAsset = {
 export const deleteAsset = {
   id: 'deleteAsset',
   route: { method: 'DELETE', path: '/assets/{id}', handler: 'delete-asset', auth: true },
-  // The asset read (the owner item for 403 or 404), it and its owner item deleted (one transaction), its bytes deleted.
-  access: { table: [...POST, 'DeleteItem'], assets: ['DeleteObject'] },
+  // The asset read (the owner item for 403 or 404); its bytes replaced by an empty marker (a PutObject: an upload URL
+  // still valid meets it, 412), then it and its owner item deleted (one transaction).
+  access: { table: [...POST, 'DeleteItem'], assets: ['PutObject'] },
   answers: { 204: { description: 'Deleted' } },
   errors: ['forbidden', 'not_found'],
   summary: 'Delete an asset and its bytes',
   description:
-    'The asset and its uploaded bytes are deleted now. Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).',
+    'The asset and its uploaded bytes are deleted now, and its upload URL no longer writes (a PUT to it is refused with 412). Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).',
   tag: 'Assets',
   examples: {
     curl: `curl -s -X DELETE "$BASE/assets/ast_..." -H "X-API-Key: $KEY"`,

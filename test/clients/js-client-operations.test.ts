@@ -79,6 +79,9 @@ describe('the JavaScript client, its newer calls', () => {
     assert.deepEqual(listed, [asset.id]);
     await client.deleteAsset(asset.id);
     await assert.rejects(client.getAsset(asset.id), (e: ApiError) => e.status === 404);
+    // Its upload URL writes nothing after the delete (the listed If-None-Match meets the deleted asset's marker).
+    const { 'Content-Length': _, ...headers } = asset.upload.headers;
+    assert.equal((await fetch(asset.upload.url, { method: 'PUT', headers, body: new Uint8Array(png) })).status, 412);
     // The storage refuses bytes of another length than declared: the upload's own error.
     const created = await client.createAsset({ kind: 'image', content_type: 'image/png', size_bytes: png.length + 1 });
     const put = await fetch(created.upload.url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: new Uint8Array(png) });

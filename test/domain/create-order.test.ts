@@ -6,7 +6,7 @@ import type { CreateOrderInput, OrderCreation } from '../../functions/core/creat
 import { IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
 import type { AppError } from '../../functions/core/errors.ts';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
-import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryCreation, memoryQuoting } from './memory.ts';
+import { MemoryMetrics, MemoryTable, MemoryWorkflow, memoryAssets, memoryCreation, memoryQuoting, uploadedAsset } from './memory.ts';
 import type { OrderQuoting } from '../../functions/core/quote-order.ts';
 
 const now = new Date('2026-11-23T10:00:30Z');
@@ -198,5 +198,67 @@ describe('order creation', () => {
     // The same key with the same body on the API is another request: 422, not a replay of the bot's order.
     table.posts.clear();
     await assert.rejects(creation.create(input('U', explicit('Tea'), { idempotencyKey: 'b1' })), (e: AppError) => e.code === 'invalid_params');
+  });
+});
+
+describe('assets an order names: checked before its charge, copied once it is committed', () => {
+  let assets: ReturnType<typeof memoryAssets>;
+  beforeEach(() => {
+    assets = memoryAssets(table);
+    creation = memoryCreation(table, workflow, metrics, (m) => errors.push(m), undefined, undefined, undefined, assets);
+  });
+  const withLogo = (logo: string, extra: object = {}) => explicit('Tea', { logo, ...extra });
+
+  it('copies nothing for a refused (402, 409, 429) or replayed creation, and the created order’s assets as it starts', async () => {
+    table.addAccount({ userId: 'Z', balance: 0 });
+    const poor = await uploadedAsset(assets, 'Z', now);
+    assert.equal(await codeOf(creation.create(input('Z', withLogo(poor)))), 'insufficient_funds');
+    assert.equal((await assets.assets.get('Z', poor, now))?.check?.status, 'ready', 'checked all the same');
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const logo = await uploadedAsset(assets, 'U', now);
+    assert.equal(await codeOf(creation.create(input('U', { ...withLogo(logo), maxCost: 1 }))), 'max_cost_exceeded');
+    table.posts.set(`U:${Date.parse('2026-11-23T10:00:00Z')}`, DEFAULT_LIMITS.postsPerMinute);
+    assert.equal(await codeOf(creation.create(input('U', withLogo(logo)))), 'rate_limited');
+    table.posts.clear();
+    assert.deepEqual([...assets.files.copies.keys()], [], 'no copy for a refused request');
+
+    const r = await creation.create(input('U', withLogo(logo), { idempotencyKey: 'k1' }));
+    const order = table.orders.get(r.response.id)!;
+    assert.deepEqual(order.assets, { [logo]: { contentType: 'image/png', width: 1, height: 1, etag: assets.files.objects.get(logo)!.etag } });
+    assert.deepEqual([...assets.files.copies.keys()], [`${r.response.id}/${logo}`]);
+    assert.deepEqual(workflow.started, [r.response.id]);
+    const again = await creation.create(input('U', withLogo(logo), { idempotencyKey: 'k1' }));
+    assert.deepEqual([again.kind, again.response.id, [...assets.files.copies.keys()]], ['replayed', r.response.id, [`${r.response.id}/${logo}`]]);
+  });
+
+  it('closes the order in error, refunded in full, when its asset went between its check and its copy', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const logo = await uploadedAsset(assets, 'U', now);
+    const real = assets.files.copyToOrder.bind(assets.files);
+    // A DELETE landing between the check and the copy: the bytes go, replaced by the marker.
+    assets.files.copyToOrder = async (asset, etag, orderId) => {
+      await assets.files.delete(asset);
+      return real(asset, etag, orderId);
+    };
+    const r = await creation.create(input('U', withLogo(logo)));
+    assert.deepEqual([r.kind, r.response.status], ['created', 'error']);
+    const order = table.orders.get(r.response.id)!;
+    assert.deepEqual([order.status, order.error?.code, order.refunded], ['error', 'asset_unavailable', true]);
+    assert.deepEqual([table.account('U').balance, table.account('U').activeTasks], [1000, 0]);
+    assert.deepEqual([workflow.started, [...assets.files.copies.keys()], table.unstarted.has(r.response.id)], [[], [], false]);
+  });
+
+  it('keeps an order whose copy the store failed queued and unstarted: a repeat of its key copies and starts it', async () => {
+    table.addAccount({ userId: 'U', balance: 1000 });
+    const logo = await uploadedAsset(assets, 'U', now);
+    const real = assets.files.copyToOrder.bind(assets.files);
+    assets.files.copyToOrder = async () => {
+      throw Object.assign(new Error('Slow down'), { name: 'SlowDown' });
+    };
+    const r = await creation.create(input('U', withLogo(logo), { idempotencyKey: 'k1' }));
+    assert.deepEqual([r.response.status, workflow.started, errors, table.unstarted.has(r.response.id)], ['queued', [], ['workflow start failed'], true]);
+    assets.files.copyToOrder = real;
+    const again = await creation.create(input('U', withLogo(logo), { idempotencyKey: 'k1' }));
+    assert.deepEqual([again.kind, workflow.started, [...assets.files.copies.keys()]], ['replayed', [r.response.id], [`${r.response.id}/${logo}`]]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createAsset, deleteAsset } from '../../functions/core/assets.ts';
+import { ASSET_GONE, createAsset, deleteAsset } from '../../functions/core/assets.ts';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
@@ -17,6 +17,7 @@ import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
 import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
 import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TEST_SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
+import { PNG_1x1 } from './memory.ts';
 
 /** What the clients were told, and what follows from it. */
 export interface Model {
@@ -113,6 +114,8 @@ export class Create implements Cmd {
     }
     // A refused creation charges nothing: no charge entry, no spend counted (a render cut off meanwhile may refund).
     if (!r.ok || r.value.kind === 'replayed') {
+      // Nor does it store anything (the invariants check every copy has its order): counted to show the case is reached.
+      if (asset) count(`creations naming their own asset ${r.ok ? 'replayed' : 'refused'} (nothing copied)`);
       // One process, nothing concurrent: a creation is never left contending with itself (a guard its own price fails).
       assert.ok(r.ok || r.code !== 'service_unavailable', `${this.user}: a creation contended: ${r.ok || r.error.message}`);
       assert.equal(chargesOf(w, this.user), chargesBefore, `${this.user}: a ${r.ok ? 'replay' : r.code} charged nothing`);
@@ -164,21 +167,33 @@ export class Create implements Cmd {
     }${this.logo !== undefined ? `, logo #${this.logo}` : ''})`;
 }
 
-/** A 1 x 1 PNG, and the header of a 20,000 x 20,000 one (a decompression bomb): what the check reads of each. */
-const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNg+M8AAAICAQB7CYF4AAAAAElFTkSuQmCC', 'base64');
+/** The header of a 20,000 x 20,000 PNG (a decompression bomb): what the check reads of it. */
 const PNG_BOMB = Buffer.from(PNG_1x1);
 PNG_BOMB.writeUInt32BE(20_000, 16);
 PNG_BOMB.writeUInt32BE(20_000, 20);
 
-/** A client's assets: one uploaded (a picture, or a bomb), or one deleted. */
+/**
+ * A client's assets: one uploaded (a picture, or a bomb), one deleted, or a second PUT to the upload URL of one (a
+ * bomb of the same length), deleted or not: an upload only creates, so it is refused and changes nothing.
+ */
 export class AssetOp implements Cmd {
   constructor(
     readonly user: User,
-    readonly op: 'upload' | 'bomb' | 'delete',
+    readonly op: 'upload' | 'bomb' | 'delete' | 'putAgain',
     readonly n: number,
   ) {}
   check = () => true;
   async run(m: Model, w: World) {
+    if (this.op === 'putAgain') {
+      const target = pick(
+        m.assets.filter((a) => a.owner === this.user),
+        this.n,
+      );
+      if (!target) return;
+      assert.equal(w.assets.files.upload(target, PNG_BOMB), false, `a second PUT of ${target.id} (deleted: ${target.deleted}) is refused`);
+      count(`uploads again refused (${target.deleted ? 'after the delete' : 'over the bytes'})`);
+      return;
+    }
     if (this.op === 'delete') {
       const mine = m.assets.filter((a) => a.owner === this.user && !a.deleted);
       const target = pick(mine, this.n);
@@ -189,7 +204,7 @@ export class AssetOp implements Cmd {
     }
     const bytes = this.op === 'bomb' ? PNG_BOMB : PNG_1x1;
     const created = await createAsset(w.assets, w.table.account(this.user), { kind: 'image', content_type: 'image/png', size_bytes: bytes.length }, w.now());
-    w.assets.files.upload(created, bytes);
+    assert.ok(w.assets.files.upload(created, bytes), 'the first upload is stored');
     m.assets.push({ id: created.id, owner: this.user, usable: this.op === 'upload', deleted: false });
   }
   toString = () => `asset(${this.user}, ${this.op}${this.op === 'delete' ? ` #${this.n}` : ''})`;
@@ -230,12 +245,15 @@ export class Review implements Cmd {
     readonly user: User,
     readonly order: number,
     readonly action: 'approve' | 'edit' | 'regen',
+    /** An edit's `Image:` line: the model's asset of this index (any key's, usable or not, deleted or not). */
+    readonly image: number | undefined = undefined,
   ) {}
   check = () => true;
   async run(m: Model, w: World) {
     const id = pick(m.ordersOf.get(this.user) ?? [], this.order);
     if (!id) return;
-    const text = 'Scene one of the edit\n\nScene two of the edit';
+    const asset = this.action === 'edit' && this.image !== undefined ? pick(m.assets, this.image) : undefined;
+    const text = `Scene one of the edit${asset ? `\nImage: ${asset.id}` : ''}\n\nScene two of the edit`;
     const decision =
       this.action === 'edit'
         ? { action: 'edit' as const, text }
@@ -246,13 +264,16 @@ export class Review implements Cmd {
     const atLimit = activeOf(w, limitsOf(w, this.user)) >= DEFAULT_LIMITS.activeTasks;
     const r = await w.review(this.user, id, decision);
     if (before.status !== 'awaiting_review') return;
+    const unusable = asset && (asset.owner !== this.user || !asset.usable || asset.deleted) && !before.assets?.[asset.id];
     if (this.action === 'regen' && (before.regens ?? 0) >= MAX_REGENS) assert.ok(!r.ok && r.code === 'regen_limit_reached', 'a regen past the cap is 409');
+    else if (unusable) assert.ok(!r.ok && r.code === 'invalid_params', `an edit naming ${asset.owner}'s asset ${asset.id} is 422`);
     else if (atLimit)
       assert.ok(!r.ok && r.code === 'active_tasks_exceeded' && r.error.retryAfterSeconds, 'a review at the active limit is 429 with Retry-After');
     else assert.ok(r.ok, `a review of an order awaiting it: ${r.ok || r.code}`);
     if (!r.ok) assert.equal(w.table.orders.get(id)!.status, 'awaiting_review', 'a refused review leaves the order awaiting it');
+    if (asset && !unusable) count(r.ok ? 'edits naming their own asset' : 'edits naming their own asset refused (nothing copied)');
   }
-  toString = () => `review(${this.user}, order #${this.order}, ${this.action})`;
+  toString = () => `review(${this.user}, order #${this.order}, ${this.action}${this.image !== undefined ? `, image #${this.image}` : ''})`;
 }
 
 export class Cancel implements Cmd {
@@ -556,6 +577,12 @@ export class WebhookOp implements Cmd {
 /** What must hold after every command. */
 export function invariants(m: Model, w: World) {
   const orders = [...w.table.orders.values()];
+  // Nothing stored before it is paid for: every copy is of an asset its order records (a refused or replayed creation,
+  // or a refused review, copied nothing).
+  for (const key of w.assets.files.copies.keys()) {
+    const [orderId, assetId] = key.split('/') as [string, string];
+    assert.ok(w.table.orders.get(orderId)?.assets?.[assetId], `${key}: a copy no order records (stored by a refused or replayed request)`);
+  }
   const linesOf = new Map<string, typeof w.table.ledger>();
   for (const l of w.table.ledger) linesOf.set(l.orderId, [...(linesOf.get(l.orderId) ?? []), l]);
   for (const u of USERS) {
@@ -602,11 +629,14 @@ export function invariants(m: Model, w: World) {
     assert.equal(m.charged.get(o.id), o.charge.cost, `${o.id}: charged what its creation answered`);
     if (m.quotedCost.has(o.id)) assert.equal(o.charge.cost, m.quotedCost.get(o.id), `${o.id}: charged its quote`);
     assert.deepEqual(o.clientMetadata, m.metadata.get(o.id), `${o.id}: keeps the metadata its creation sent, and only that`);
-    // Assets never cross keys: an order holds copies of its own key's usable assets only, each copied into it.
+    // Assets never cross keys: an order holds copies of its own key's usable assets only, each copied into it (an
+    // order that could not have its copy is closed in error, refunded), of the bytes checked.
     for (const id of Object.keys(o.assets ?? {})) {
       const asset = m.assets.find((a) => a.id === id);
       assert.ok(asset && asset.owner === o.userId && asset.usable, `${o.id} of ${o.userId} holds the asset ${id} of ${asset?.owner}`);
-      assert.ok(w.assets.files.copies.has(`${o.id}/${id}`), `${o.id}: its copy of ${id}`);
+      const copy = w.assets.files.copies.get(`${o.id}/${id}`);
+      assert.ok(copy || (o.status === 'error' && o.error?.code === ASSET_GONE.code), `${o.id}: its copy of ${id}`);
+      assert.ok(!copy || copy.length > 0, `${o.id}: its copy of ${id} holds the bytes checked, not a deleted asset's marker`);
     }
     assert.ok(refunds.length <= 1, `${o.id}: refunded at most once`);
     assert.ok((o.regens ?? 0) <= MAX_REGENS, `${o.id}: rewritten ${o.regens} times, over ${MAX_REGENS}`);
@@ -748,8 +778,8 @@ const create = fc
   .map(([u, r, t, x, d, c, q, k, meta, logo]) => new Create(u, r, t, x, d, c, q, k, meta, logo));
 const step = fc.tuple(fc.nat(30), fc.nat(9)).map(([n, f]) => new Step(n, f === 0));
 const review = fc
-  .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const))
-  .map(([u, n, a]) => new Review(u, n, a));
+  .tuple(user, fc.nat(20), fc.constantFrom('approve' as const, 'approve' as const, 'edit' as const, 'regen' as const), fc.option(fc.nat(8)))
+  .map(([u, n, a, image]) => new Review(u, n, a, image ?? undefined));
 const other: fc.Arbitrary<Other> = fc.oneof(
   fc.option(fc.constantFrom(100, 250, 1000, 1800), { nil: null }).map((below) => ({ kind: 'alert' as const, below })),
   fc.nat(20).map((order) => ({ kind: 'cancel' as const, order })),
@@ -797,7 +827,7 @@ export const commandArbs = [
     .map(([u, op, n]) => new WebhookOp(u, op, n)),
   fc.tuple(user, fc.constantFrom('resendSince' as const, 'resendOne' as const), fc.nat(20)).map(([u, op, n]) => new WebhookOp(u, op, n)),
   fc
-    .tuple(user, fc.constantFrom('upload' as const, 'upload' as const, 'bomb' as const, 'delete' as const), fc.nat(8))
+    .tuple(user, fc.constantFrom('upload' as const, 'upload' as const, 'bomb' as const, 'delete' as const, 'putAgain' as const), fc.nat(8))
     .map(([u, op, n]) => new AssetOp(u, op, n)),
 ];
 

@@ -7,6 +7,7 @@
 import { createVideoBody, type OrderParams } from '../../functions/contract/orders.ts';
 import type { ReviewDecision } from '../../functions/contract/review.ts';
 import { cancel, type CancelPorts, cancelOrder, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
+import { closeInError } from '../../functions/core/close-order.ts';
 import { emptyShardState, RenderLanes, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
 import {
   DEFAULT_RESENDS_PER_HOUR,
@@ -260,7 +261,8 @@ export class World {
       queues: queueViews,
       metrics: this.metrics,
       announce,
-      log: { error: () => undefined },
+      log: { error: () => undefined, warn: () => undefined },
+      close: (order, error) => closeInError(this.cancellation, order, error),
     });
   }
 
@@ -352,7 +354,13 @@ export class World {
   review(userId: string, orderId: string, decision: ReviewDecision) {
     const workflow = { ...this.workflow, answerReview: (token: string, d: ReviewDecision) => this.engine.succeed(token, { action: d.action }) };
     return this.call(() =>
-      reviewOrder({ orders: this.orders, workflow, limits: DEFAULT_LIMITS, throughput: { orderSeconds: 20 } }, userId, orderId, decision, this.now()),
+      reviewOrder(
+        { orders: this.orders, workflow, limits: DEFAULT_LIMITS, throughput: { orderSeconds: 20 }, assets: this.assets },
+        userId,
+        orderId,
+        decision,
+        this.now(),
+      ),
     );
   }
 
@@ -390,6 +398,7 @@ export class World {
           },
         },
         budget: { ...SWEEP_BUDGET },
+        assetCopies: this.assets.files,
         isBusy: () => false,
         log: { warn: () => {} },
         graceSeconds,

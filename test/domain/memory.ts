@@ -14,6 +14,7 @@ import {
   type AssetFiles,
   type AssetPorts,
   type AssetStore,
+  createAsset,
   type ImageCheck,
   type ImageVerdict,
   inspectUpload,
@@ -21,6 +22,7 @@ import {
 } from '../../functions/core/assets.ts';
 import { decodeImage } from '../../functions/generator/image-decode.ts';
 import { OrderCreation } from '../../functions/core/create-order.ts';
+import { closeInError } from '../../functions/core/close-order.ts';
 import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
 import { epochSeconds, heldAt } from '../../functions/core/expiry.ts';
@@ -470,7 +472,13 @@ export function memoryCreation(
     throughput: { orderSeconds: 20 },
     queues: emptyQueues(),
     metrics,
-    log: { error: log },
+    log: { error: log, warn: log },
+    close: (order, error) =>
+      closeInError(
+        { orders, accounts: { get: async (id) => table.account(id) }, capacity: { release: async () => undefined }, announce, metrics, now: () => new Date() },
+        order,
+        error,
+      ),
   });
 }
 
@@ -512,18 +520,23 @@ export class MemoryAssets implements AssetStore {
   }
 }
 
-/** The bucket's asset objects and the orders' copies; `upload` is a client's PUT to the presigned URL. */
+/**
+ * The bucket's asset objects and the orders' copies; `upload` is a client's PUT to the presigned URL, which only
+ * creates (If-None-Match: *): false, and nothing written, where an object is (an upload, or a deleted asset's marker).
+ */
 export class MemoryAssetFiles implements AssetFiles {
   objects = new Map<string, { bytes: Uint8Array; etag: string }>();
   copies = new Map<string, Uint8Array>();
   private versions = 0;
-  upload(asset: Pick<Asset, 'id'>, bytes: Uint8Array) {
+  upload(asset: Pick<Asset, 'id'>, bytes: Uint8Array): boolean {
+    if (this.objects.has(asset.id)) return false;
     this.objects.set(asset.id, { bytes, etag: `"v${++this.versions}"` });
+    return true;
   }
   async uploadUrl(asset: Asset, seconds: number) {
     return {
       url: `https://files.example/assets/${asset.userId}/${asset.id}?seconds=${seconds}`,
-      headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes) },
+      headers: { 'Content-Type': asset.contentType, 'Content-Length': String(asset.sizeBytes), 'If-None-Match': '*' },
     };
   }
   async stat(asset: Asset) {
@@ -536,7 +549,7 @@ export class MemoryAssetFiles implements AssetFiles {
     writeFileSync(toPath, o.bytes);
     return true;
   }
-  async copyToOrder(asset: Asset, etag: string, orderId: string) {
+  async copyToOrder(asset: Pick<Asset, 'id'>, etag: string, orderId: string) {
     const o = this.objects.get(asset.id);
     if (o?.etag !== etag) return false;
     this.copies.set(`${orderId}/${asset.id}`, o.bytes);
@@ -547,8 +560,9 @@ export class MemoryAssetFiles implements AssetFiles {
     if (!copy) throw new Error(`no copy of ${assetId} in ${orderId}`);
     writeFileSync(toPath, copy);
   }
+  /** As the adapter's: the bytes replaced by an empty marker, which a later upload meets. */
   async delete(asset: Pick<Asset, 'id'>) {
-    this.objects.delete(asset.id);
+    this.objects.set(asset.id, { bytes: new Uint8Array(0), etag: `"v${++this.versions}"` });
   }
 }
 
@@ -582,6 +596,16 @@ export const memoryAssets = (table: MemoryTable, files = new MemoryAssetFiles())
   files,
   images: new LocalImageCheck(files),
 });
+
+/** A 1 x 1 PNG: a picture the check passes. */
+export const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNg+M8AAAICAQB7CYF4AAAAAElFTkSuQmCC', 'base64');
+
+/** A client's POST /assets and the PUT of its bytes: the asset's id. */
+export async function uploadedAsset(assets: ReturnType<typeof memoryAssets>, userId: string, now: Date, bytes: Uint8Array = PNG_1x1): Promise<string> {
+  const created = await createAsset(assets, { userId }, { kind: 'image', content_type: 'image/png', size_bytes: bytes.length }, now);
+  assets.files.upload(created, bytes);
+  return created.id;
+}
 
 /** The quoting use case on these ports, with the default prices, and an empty render queue. */
 export function memoryQuoting(table: MemoryTable, prices: Prices = DEFAULT_PRICES) {

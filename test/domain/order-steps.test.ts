@@ -25,6 +25,8 @@ import {
   MemoryOrders,
   MemoryTable,
   MemoryWorkflow,
+  memoryAssets,
+  uploadedAsset,
 } from './memory.ts';
 
 /** The review's limits: the defaults. */
@@ -277,6 +279,38 @@ describe('order steps', () => {
     workflow.goneTokens.add('token-2');
     await reviewOrder({ orders, workflow, ...atLimits }, 'U', other, { action: 'approve' }, now());
     assert.deepEqual([table.orders.get(other)!.execution, workflow.started.slice(3)], [undefined, [other]]);
+  });
+
+  it('check the assets of an edit before its decision is written and copy them after: a refused review copies nothing', async () => {
+    const assets = memoryAssets(table);
+    const id = await atReview('Green tea', 'token-1');
+    const script = table.orders.get(id)!.script;
+    const first = await uploadedAsset(assets, 'U', now());
+    const edit = (asset: string) => ({ action: 'edit' as const, text: `Caption: Tea time\nImage: ${asset}` });
+    // At the key's active-task limit: 429, the asset checked, nothing copied.
+    const full = { limits: { ...DEFAULT_LIMITS, activeTasks: 0 }, throughput: { orderSeconds: 20 } };
+    await assert.rejects(reviewOrder({ orders, workflow, ...full, assets }, 'U', id, edit(first), now()), (e: AppError) => e.code === 'active_tasks_exceeded');
+    assert.equal((await assets.assets.get('U', first, now()))?.check?.status, 'ready');
+    assert.deepEqual([...assets.files.copies.keys()], []);
+    // Its bytes gone between the check and the copy: 422 naming text, the order reviewable as it was.
+    const real = assets.files.copyToOrder.bind(assets.files);
+    assets.files.copyToOrder = async (asset, etag, orderId) => {
+      await assets.files.delete(asset);
+      return real(asset, etag, orderId);
+    };
+    await assert.rejects(
+      reviewOrder({ orders, workflow, ...atLimits, assets }, 'U', id, edit(first), now()),
+      (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('text: '),
+    );
+    const back = table.orders.get(id)!;
+    assert.deepEqual([back.status, back.reviewToken, back.reviewed, back.script, back.assets], ['awaiting_review', 'token-1', undefined, script, undefined]);
+    assert.deepEqual([table.account('U').activeTasks, workflow.answered, [...assets.files.copies.keys()]], [0, [], []]);
+    // Another asset: copied once the decision is written, then handed off.
+    assets.files.copyToOrder = real;
+    const second = await uploadedAsset(assets, 'U', now());
+    const reviewed = await reviewOrder({ orders, workflow, ...atLimits, assets }, 'U', id, edit(second), now());
+    assert.deepEqual([reviewed.status, Object.keys(reviewed.assets ?? {}), [...assets.files.copies.keys()]], ['running', [second], [`${id}/${second}`]]);
+    assert.deepEqual(workflow.answered, [{ taskToken: 'token-1', action: 'edit' }]);
   });
 
   it('leave the order reviewable when the hand-off fails, so that a repeated review succeeds', async () => {

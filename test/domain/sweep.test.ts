@@ -21,8 +21,10 @@ import {
   MemoryTable,
   MemoryWebhooks,
   MemoryWorkflow,
+  memoryAssets,
   recordEvent,
   ScriptedReceiver,
+  uploadedAsset,
 } from './memory.ts';
 
 let table: MemoryTable;
@@ -121,6 +123,35 @@ describe('the recovery sweep', () => {
     // A second sweep finds it closed: nothing more.
     await sweep(ports);
     assert.equal(table.ledger.filter((l) => l.orderId === late && l.kind === 'refund').length, 1);
+  });
+
+  it('makes the copies of an order whose creation died before them, of the versions checked, then starts it', async () => {
+    const assets = memoryAssets(table);
+    const logo = await uploadedAsset(assets, 'U', now());
+    const real = assets.files.copyToOrder.bind(assets.files);
+    // The creation dies between its commit and its copies (here: the store refuses them).
+    assets.files.copyToOrder = async () => {
+      throw new Error('the process died');
+    };
+    const creation = memoryCreation(table, workflow, metrics, () => undefined, undefined, undefined, undefined, assets);
+    const request = { route: 'POST /videos' as const, params: createVideoBody.parse({ topic: 'Tea', logo }) };
+    const { id } = (await creation.create({ account: table.account('U'), request, now: now() })).response;
+    assert.deepEqual([workflow.started, [...assets.files.copies.keys()]], [[], []]);
+    assets.files.copyToOrder = real;
+    clock += 61_000;
+    const warned: string[] = [];
+    assert.equal((await sweep({ ...ports, assetCopies: assets.files, log: { warn: (m) => void warned.push(m) } })).started, 1);
+    assert.deepEqual([workflow.started, [...assets.files.copies.keys()], warned], [[id], [`${id}/${logo}`], []]);
+    // One whose asset went meanwhile is started all the same (its creation may have copied it): its render decides.
+    assets.files.copyToOrder = async () => {
+      throw new Error('the process died');
+    };
+    const other = (await creation.create({ account: table.account('U'), request, now: now() })).response.id;
+    assets.files.copyToOrder = real;
+    await assets.files.delete({ id: logo });
+    clock += 61_000;
+    assert.equal((await sweep({ ...ports, assetCopies: assets.files, log: { warn: (m) => void warned.push(m) } })).started, 1);
+    assert.deepEqual([workflow.started, warned], [[id, other], ['an asset went before the audit copied it']]);
   });
 
   it('starts an order charged while its workflow could not start, once it is past the grace, and nothing twice', async () => {

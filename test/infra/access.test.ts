@@ -180,7 +180,8 @@ describe('least privilege', () => {
       const png = execFileSync(FFMPEG, ['-v', 'error', ...lavfi, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-']);
       const asset = await t.api('POST', '/assets', { key, body: { kind: 'image', content_type: 'image/png', size_bytes: png.length } });
       assert.equal(asset.status, 201, asset.text);
-      const put = await fetch(asset.body.upload.url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(png) });
+      const { 'Content-Length': _, ...headers } = asset.body.upload.headers;
+      const put = await fetch(asset.body.upload.url, { method: 'PUT', headers, body: new Uint8Array(png) });
       assert.equal(put.status, 200);
       return asset.body.id as string;
     };
@@ -324,7 +325,8 @@ describe('least privilege', () => {
     assert.equal((await waitForStatus(t, key, waiting.body.id, ['done', 'error'])).status, 'done');
 
     // The sweep: a slot whose dead holder's lease ended is reclaimed and given to the order waiting for it; then an
-    // order charged while Step Functions could not be reached is started.
+    // order charged while Step Functions could not be reached is started; a director-mode one, left with its
+    // unstarted marker, has its copy of the logo made (again) before its start.
     const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString(), shard: 0 };
     assert.ok(await hold(ghost), 'the ghost holds the slot');
     const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', ...VIDEO } });
@@ -338,9 +340,12 @@ describe('least privilege', () => {
     await t.stack.sfn.goAway();
     const unstarted = await t.api('POST', '/videos', { key, body: { topic: 'Juice', ...VIDEO } });
     assert.equal(unstarted.status, 201);
+    const marked = await t.api('POST', '/videos', { key, body: { topic: 'Kefir', ...VIDEO, director_mode: true, logo } });
+    assert.equal(marked.status, 201);
     await t.stack.sfn.listen();
     const second = await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')));
-    assert.deepEqual([second.started, second.reclaimed], [1, 0]);
+    assert.deepEqual([second.started, second.reclaimed], [2, 0]);
+    await waitForStatus(t, key, marked.body.id, ['awaiting_review']);
     for (const id of [blocked.body.id, unstarted.body.id]) assert.equal((await waitForStatus(t, key, id, ['done', 'error'])).status, 'done');
     // An event recorded while Step Functions could not be reached: the step that recorded it returns only after its
     // delivery's start has failed (the SDK's retries included), and the sweep starts that delivery.
@@ -378,7 +383,7 @@ describe('least privilege', () => {
     assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { event_id: errorEvent } })).body.resent, [errorEvent]);
     assert.deepEqual((await t.api('POST', `/webhooks/${hook.body.id}/resend`, { key, body: { since: '2026-01-01T00:00:00Z' } })).body.resent, []);
     assert.equal((await t.api('DELETE', `/webhooks/${hook.body.id}`, { key })).status, 204);
-    // The picture deleted, its bytes with it (the orders keep their copies).
+    // The picture deleted, its bytes replaced by the empty marker (the orders keep their copies).
     assert.equal((await t.api('DELETE', `/assets/${logo}`, { key })).status, 204);
 
     // By the function each call ran as: the custom methods' function runs several handlers, with the union of their grants.

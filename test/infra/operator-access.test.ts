@@ -3,7 +3,7 @@
  * resources: every command of bin/admin.ts runs in its own process against the local stack, as on AWS with TABLE_NAME
  * and the other outputs set, with each AWS call it makes recorded (test/support/record-aws-calls.ts), and the grants
  * each command needed must be exactly the rows of the documented table that name it. The user is made as rich as an
- * operator's account gets: a webhook, a paid order rendered to its files, a plan, then deleted.
+ * operator's account gets: a webhook, a picture, a paid order rendered to its files, a plan, then deleted.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -37,6 +37,11 @@ describe("the operators' permissions (docs/deploy.md)", () => {
     assert.deepEqual(await admin('revoke-key', '--user', user, '--test'), { revoked: true, livemode: false });
     const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
     assert.equal((await t.api('POST', '/webhooks', { key, body: { url: hook } })).status, 201);
+    // A picture of the user's own, uploaded: delete-user replaces its bytes with the empty marker.
+    const picture = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNg+M8AAAICAQB7CYF4AAAAAElFTkSuQmCC', 'base64');
+    const asset = await t.api('POST', '/assets', { key, body: { kind: 'image', content_type: 'image/png', size_bytes: picture.length } });
+    const { 'Content-Length': _, ...uploadHeaders } = asset.body.upload.headers;
+    assert.equal((await fetch(asset.body.upload.url, { method: 'PUT', headers: uploadHeaders, body: new Uint8Array(picture) })).status, 200);
     assert.equal((await admin('top-up', '--user', user, '--amount', '5')).balance, 1005);
     assert.equal((await admin('set-plan', '--user', user, '--plan', 'creator')).plan, 'creator');
     assert.equal((await admin('set-plan', '--user', user)).plan, null);

@@ -558,6 +558,8 @@ describe('the CDK stack', () => {
           Match.objectLike({ Prefix: 'orders/', ExpirationInDays: 30, Status: 'Enabled' }),
           // The keys' uploaded pictures go after their 30 days too (their records' TTL).
           Match.objectLike({ Prefix: 'assets/', ExpirationInDays: 30, Status: 'Enabled' }),
+          // A deleted picture's empty marker (which refuses its upload URL) after a day.
+          Match.objectLike({ Prefix: 'assets/', ObjectSizeLessThan: 1, ExpirationInDays: 1, Status: 'Enabled' }),
         ]),
       },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'files/' }),

@@ -42,9 +42,10 @@ async function createAsset(key: string, bytes: Buffer, contentType = 'image/png'
   return res.body as { id: string; status: string; upload: Upload & { method: string; expires_at: string } };
 }
 
-/** The client's PUT to the presigned URL, with no API key: S3's status and error code. */
+/** The client's PUT to the presigned URL, with no API key (fetch sets Content-Length from the body): S3's status and error code. */
 async function put(upload: Upload, bytes: Buffer, headers: Record<string, string> = upload.headers) {
-  const res = await fetch(upload.url, { method: 'PUT', headers: { 'Content-Type': headers['Content-Type']! }, body: new Uint8Array(bytes) });
+  const { 'Content-Length': _, ...sent } = { ...upload.headers, ...headers };
+  const res = await fetch(upload.url, { method: 'PUT', headers: sent, body: new Uint8Array(bytes) });
   const text = await res.text();
   return { status: res.status, code: /<Code>([^<]+)<\/Code>/.exec(text)?.[1] };
 }
@@ -78,7 +79,7 @@ describe('assets', () => {
     assert.equal(asset.status, 'unchecked');
     assert.equal(asset.upload.method, 'PUT');
     assert.ok(asset.upload.url.startsWith(`${t.stack.env.S3_ENDPOINT}/`), 'the presigned URL points at the local S3 store');
-    assert.deepEqual(asset.upload.headers, { 'Content-Type': 'image/png', 'Content-Length': String(green.length) });
+    assert.deepEqual(asset.upload.headers, { 'Content-Type': 'image/png', 'Content-Length': String(green.length), 'If-None-Match': '*' });
     const validFor = Date.parse(asset.upload.expires_at) - Date.now();
     assert.ok(validFor > 14 * 60_000 && validFor <= 15 * 60_000, `valid 15 minutes (${validFor} ms)`);
 

@@ -56,7 +56,8 @@ describe('isolation between users', () => {
       // The owner's picture, uploaded and checked (an order of the owner's names it).
       const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC', 'base64');
       const asset = await t.api('POST', '/assets', { key: owner.apiKey, body: { kind: 'image', content_type: 'image/png', size_bytes: png.length } });
-      const put = await fetch(asset.body.upload.url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(png) });
+      const { 'Content-Length': _, ...headers } = asset.body.upload.headers;
+      const put = await fetch(asset.body.upload.url, { method: 'PUT', headers, body: new Uint8Array(png) });
       assert.equal(put.status, 200);
       const owned = await t.api('POST', '/videos', {
         key: owner.apiKey,

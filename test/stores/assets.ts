@@ -2,9 +2,12 @@
  * The assets' part of the store contract: an asset and its owner's mark written with the key's count of the day, and
  * nothing when that budget is spent; read only by its owner, its owner told for the 403; listed newest first in pages;
  * gone at its expiry (TTL deletes lazily: an expired record still in the table is not read); its check recorded only
- * while it exists; a delete says whether it was there.
+ * while it exists; a delete says whether it was there. And their bytes (`assetFilesContract`).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Asset } from '../../functions/core/assets.ts';
 import { newAssetId } from '../../functions/core/ids.ts';
 import { assetWindow } from '../../functions/core/limits.ts';
@@ -74,5 +77,55 @@ export function assetsContract(make: MakeStores, known: KnownDrifts) {
     // A check recorded after the delete writes nothing back.
     await s.assets.recordCheck(asset, { status: 'refused', reason: 'late' });
     assert.equal(await s.assets.get(owner, asset.id, t0), undefined);
+  });
+}
+
+/**
+ * The assets' bytes (core/assets.ts AssetFiles): an upload URL writes once, and nothing after the asset's delete (its
+ * marker is there); the check reads and the copy copies only the version it names, and a deleted asset's is gone.
+ */
+export function assetFilesContract(make: MakeStores, known: KnownDrifts) {
+  scenario(make, known, 'an asset’s bytes: uploaded once, read and copied as the version checked, and no upload after its delete', async (s) => {
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const [asset, never] = [assetOf('U1', t0), assetOf('U1', after(t0, SECOND))];
+    // Of the declared length: the URL is signed for it.
+    const bytes = Buffer.alloc(asset.sizeBytes, 'first ');
+    const upload = await s.assetFiles.uploadUrl(asset, 60);
+    assert.equal(upload.headers['If-None-Match'], '*', 'the upload only creates');
+    assert.equal(await s.assetFiles.stat(asset), undefined, 'nothing before the upload');
+    assert.equal(await s.clientPut(asset, upload, bytes), 200);
+    const stored = await s.assetFiles.stat(asset);
+    assert.equal(stored?.size, bytes.length);
+    const etag = stored!.etag;
+    assert.equal(await s.clientPut(asset, upload, Buffer.alloc(asset.sizeBytes, 'other ')), 412, 'a second PUT is refused');
+    assert.equal((await s.assetFiles.stat(asset))?.etag, etag, 'and changes nothing');
+    const read = mkdtempSync(join(tmpdir(), 'asset-read-'));
+    try {
+      assert.equal(await s.assetFiles.readTo(asset, etag, join(read, 'bytes')), true);
+      assert.deepEqual(readFileSync(join(read, 'bytes')), bytes);
+      assert.equal(await s.assetFiles.readTo(asset, '"another version"', join(read, 'other')), false);
+    } finally {
+      rmSync(read, { recursive: true, force: true });
+    }
+
+    const [order, other] = ['vid_01kfa00000000000000000000a', 'vid_01kfa00000000000000000000b'];
+    assert.equal(await s.assetFiles.copyToOrder(asset, '"another version"', other), false, 'only the version named is copied');
+    assert.equal(await s.assetFiles.copyToOrder(asset, etag, order), true);
+    const dir = mkdtempSync(join(tmpdir(), 'asset-copy-'));
+    try {
+      await s.assetFiles.readCopy(order, asset.id, join(dir, 'copy'));
+      assert.deepEqual(readFileSync(join(dir, 'copy')), bytes);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    await s.assetFiles.delete(asset);
+    assert.equal(await s.clientPut(asset, upload, bytes), 412, 'no upload after the delete');
+    assert.equal(await s.assetFiles.readTo(asset, etag, join(tmpdir(), `asset-gone-${asset.id}`)), false, 'its bytes are gone');
+    assert.equal(await s.assetFiles.copyToOrder(asset, etag, other), false);
+    // Deleted before any upload: its URL writes nothing either.
+    const late = await s.assetFiles.uploadUrl(never, 60);
+    await s.assetFiles.delete(never);
+    assert.equal(await s.clientPut(never, late, bytes), 412);
   });
 }

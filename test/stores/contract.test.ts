@@ -5,7 +5,7 @@
  * entry says why and the scenario is reported as todo there.
  */
 import { after, before, describe } from 'node:test';
-import { assetsContract } from './assets.ts';
+import { assetFilesContract, assetsContract } from './assets.ts';
 import { capacityContract } from './capacity.ts';
 import { eventsContract, filesContract, webhooksContract } from './events.ts';
 import type { KnownDrifts } from './fixtures.ts';
@@ -30,5 +30,6 @@ for (const impl of IMPLEMENTATIONS) {
     describe('webhooks', () => webhooksContract(make, known));
     describe('files', () => filesContract(make, known));
     describe('assets', () => assetsContract(make, known));
+    describe('asset files', () => assetFilesContract(make, known));
   });
 }

@@ -13,11 +13,11 @@ import { Accounts } from '../../functions/adapters/accounts.ts';
 import { Assets } from '../../functions/adapters/assets.ts';
 import { Capacity } from '../../functions/adapters/capacity.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
-import { OrderFiles } from '../../functions/adapters/files.ts';
+import { AssetObjects, OrderFiles } from '../../functions/adapters/files.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
 import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
-import type { AssetStore } from '../../functions/core/assets.ts';
+import type { Asset, AssetFiles, AssetStore } from '../../functions/core/assets.ts';
 import type { CapacityStore } from '../../functions/core/capacity.ts';
 import type { EventStore } from '../../functions/core/deliveries.ts';
 import { newUserId } from '../../functions/core/ids.ts';
@@ -27,6 +27,7 @@ import { ensureTable, startDynamoDbLocal } from '../../local/dynamodb.ts';
 import { startS3 } from '../../local/s3.ts';
 import {
   MemoryAccounts,
+  MemoryAssetFiles,
   MemoryAssets,
   MemoryCapacity,
   MemoryEvents,
@@ -48,6 +49,9 @@ export interface Stores {
   webhooks: WebhookStore;
   files: FileStore;
   assets: AssetStore;
+  assetFiles: AssetFiles;
+  /** A client's PUT of an asset's bytes to its upload URL, with the headers it lists: the status (200, or 412 refused). */
+  clientPut(asset: Asset, upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array): Promise<number>;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
   /** The test-mode account of a live user, as its first test key makes it (linked both ways). */
@@ -69,6 +73,7 @@ const memory: Implementation = {
   start: async () => undefined,
   make: async () => {
     const t = new MemoryTable();
+    const assetFiles = new MemoryAssetFiles();
     return {
       orders: new MemoryOrders(t),
       quotes: new MemoryQuotes(t),
@@ -78,6 +83,9 @@ const memory: Implementation = {
       webhooks: new MemoryWebhooks(t),
       files: new MemoryFiles(),
       assets: new MemoryAssets(t),
+      assetFiles,
+      // The URL is the memory store's own: its PUT is the store's upload, which honours the listed If-None-Match.
+      clientPut: async (asset, upload, bytes) => (upload.headers['If-None-Match'] === '*' && assetFiles.upload(asset, bytes) ? 200 : 412),
       user: async (o = {}) => {
         const { userId } = t.addAccount({ userId: newUserId(), trialVideosLeft: o.trialVideos ?? 0, ...(o.plan ? { plan: o.plan } : {}) });
         if (o.balance) t.topUp(userId, o.balance);
@@ -150,6 +158,14 @@ function dynamodb(): Implementation {
         webhooks: new Webhooks(ddb, table),
         files: new OrderFiles(async () => s3, BUCKET),
         assets: new Assets(ddb, table),
+        assetFiles: new AssetObjects(async () => s3, BUCKET),
+        clientPut: async (_asset, upload, bytes) => {
+          // fetch sets Content-Length from the body.
+          const { 'Content-Length': _, ...headers } = upload.headers;
+          const res = await fetch(upload.url, { method: 'PUT', headers, body: new Uint8Array(bytes) });
+          await res.arrayBuffer();
+          return res.status;
+        },
         user: async (o = {}) =>
           (
             await accounts.createUser({

@@ -334,17 +334,19 @@ export class VideoClient {
 
   /**
    * Uploads a picture: POST /assets, then the PUT of the bytes to its presigned URL (no key; the declared type and
-   * exact length only). The type is read from the bytes unless given. Name the answer's `id` in an order
-   * (`placement.image`, `logo`). Throws UploadError when the storage refuses the PUT.
+   * exact length only, with every header the answer lists). The type is read from the bytes unless given. Name the
+   * answer's `id` in an order (`placement.image`, `logo`). Throws UploadError when the storage refuses the PUT.
    */
   async uploadAsset(file: Uint8Array, contentType?: AssetContentType, options: CallOptions = {}): Promise<AssetCreated> {
     const type = contentType ?? sniffImageType(file);
     if (!type) throw new TypeError('Not a PNG, JPEG or WebP picture: pass its contentType if it is one');
     const asset = await this.createAsset({ kind: 'image', content_type: type, size_bytes: file.length }, options);
+    // The headers the URL was signed with (Content-Type, If-None-Match); fetch sets Content-Length from the body,
+    // which is the declared length.
+    const headers = Object.fromEntries(Object.entries(asset.upload.headers).filter(([name]) => name.toLowerCase() !== 'content-length'));
     const res = await fetch(asset.upload.url, {
       method: asset.upload.method,
-      // fetch sets Content-Length from the body, which is the declared length.
-      headers: { 'content-type': type },
+      headers,
       body: new Uint8Array(file),
       signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? this.timeoutMs * 4), ...(options.signal ? [options.signal] : [])]),
     });

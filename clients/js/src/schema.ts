@@ -535,15 +535,15 @@ export interface paths {
         put?: never;
         /**
          * Create an asset (a picture of yours) and get its upload URL
-         * @description Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type` and exact `Content-Length`: storage refuses another type or length (403). Upload the bytes there with no API key, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names. A key may create at most 100 assets a UTC day (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the day’s end).
+         * @description Declares a picture (PNG, JPEG or WebP, at most 10 MiB) and answers its asset id and a presigned PUT URL, valid 15 minutes, whose signature binds the declared `Content-Type`, the exact `Content-Length` and `If-None-Match: *`: storage refuses another type or length (403), and a second PUT or one after the asset’s DELETE (412). Upload the bytes there with no API key and the headers the answer lists, then name the asset in an order: `placement.image` (the product in the placement scene), `logo` (a corner mark on every scene), or an `Image: <asset id>` line of an edited script. The upload is checked when an order first names it: its real type from its bytes, at most 4096 x 4096 pixels read from its header (a file that would decode to more is refused without being decoded); an order naming an unusable asset is refused with 422 naming the field, before any charge. Assets are the key’s own and are deleted after 30 days; an order keeps its own copy of the pictures it names, made once the order is created (a refused request stores nothing). A key may create at most 100 assets a UTC day (a deployment setting): past that budget, 429 `rate_limited` with Retry-After (the seconds to the day’s end).
          *
          *     **curl**
          *
          *     ```sh
          *     curl -s -X POST "$BASE/assets" -H "X-API-Key: $KEY" -H 'Content-Type: application/json' \
          *       -d '{"kind": "image", "content_type": "image/png", "size_bytes": 48213}'
-         *     # the PUT the answer's upload describes (no API key): the declared type and length only
-         *     curl -s -T logo.png -H 'Content-Type: image/png' "$UPLOAD_URL"
+         *     # the PUT the answer's upload describes (no API key): the declared type and length only, once
+         *     curl -s -T logo.png -H 'Content-Type: image/png' -H 'If-None-Match: *' "$UPLOAD_URL"
          *     ```
          *
          *     **JavaScript**
@@ -599,7 +599,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an asset and its bytes
-         * @description The asset and its uploaded bytes are deleted now. Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).
+         * @description The asset and its uploaded bytes are deleted now, and its upload URL no longer writes (a PUT to it is refused with 412). Orders created before keep their own copy and render with it; a new order naming the asset is refused (422).
          *
          *     **curl**
          *
@@ -1258,7 +1258,7 @@ export interface components {
         CreationResponse: {
             /** @description The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque. */
             id: string;
-            /** @description `queued`: every new order starts there; a repeated Idempotency-Key answers the status as it is now. */
+            /** @description `queued`: every new order starts there; `error` when an asset it names was deleted between its check and the order’s copy of it (refunded at once, `asset_unavailable`); a repeated Idempotency-Key answers the status as it is now. */
             status: components["schemas"]["OrderStatus"];
             /** @description Doubloons charged at creation, all at once; refunded in full if the order ends in error. */
             cost: number;
@@ -1467,7 +1467,7 @@ export interface components {
             };
             /** @description In error: why the order failed. A failed order is not an HTTP error: it reads normally and is refunded. */
             error?: {
-                /** @description Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days), `internal_error`, `canceled` (POST /videos/{id}/cancel) or `deadline_exceeded` (`deadline_seconds`). */
+                /** @description Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days), `internal_error`, `canceled` (POST /videos/{id}/cancel), `deadline_exceeded` (`deadline_seconds`) or `asset_unavailable` (an asset it names was deleted before the order’s copy of it was made). */
                 code: string;
                 /** @description For humans; the wording may change. */
                 message: string;
@@ -1901,10 +1901,11 @@ export interface components {
          *       "expires_at": "2026-12-25T07:20:00.000Z",
          *       "upload": {
          *         "method": "PUT",
-         *         "url": "https://files.example.com/assets/01JD.../ast_01m88sdrykmmkkdgyfr9yzsa5f?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost&...",
+         *         "url": "https://files.example.com/assets/01JD.../ast_01m88sdrykmmkkdgyfr9yzsa5f?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-SignedHeaders=content-length%3Bcontent-type%3Bhost%3Bif-none-match&...",
          *         "headers": {
          *           "Content-Type": "image/png",
-         *           "Content-Length": "48213"
+         *           "Content-Length": "48213",
+         *           "If-None-Match": "*"
          *         },
          *         "expires_at": "2026-11-25T07:35:00.000Z"
          *       }
@@ -1952,10 +1953,10 @@ export interface components {
                 method: "PUT";
                 /**
                  * Format: uri
-                 * @description The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." URL`). No API key.
+                 * @description The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." -H "If-None-Match: *" URL`). No API key.
                  */
                 url: string;
-                /** @description The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared. The signature binds them: another type or length is refused (403 SignatureDoesNotMatch). */
+                /** @description The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared, and `If-None-Match: *`. The signature binds them: another type or length, or no If-None-Match, is refused (403 SignatureDoesNotMatch). The URL only creates: a second PUT, or one after the asset’s DELETE, is refused with 412 PreconditionFailed. */
                 headers: {
                     [key: string]: string;
                 };

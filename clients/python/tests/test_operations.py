@@ -240,6 +240,11 @@ class AssetsTest(unittest.TestCase):
         client.delete_asset(asset["id"])
         with self.assertRaises(NotFoundError):
             client.get_asset(asset["id"])
+        # Its upload URL writes nothing after the delete: the listed If-None-Match meets the deleted asset's marker.
+        again = urllib.request.Request(asset["upload"]["url"], data=png, headers=dict(asset["upload"]["headers"]), method="PUT")
+        with self.assertRaises(urllib.error.HTTPError) as late:
+            urllib.request.urlopen(again)
+        self.assertEqual(late.exception.code, 412)
         # Bytes of another length than declared: the storage refuses the presigned PUT.
         declared = client.create_asset("image/png", len(png) + 1)
         req = urllib.request.Request(declared["upload"]["url"], data=png, headers={"Content-Type": "image/png"}, method="PUT")

@@ -273,8 +273,9 @@ class VideoClient:
 
     def upload_asset(self, file: Union[str, bytes], content_type: Optional[AssetContentType] = None) -> AssetCreated:
         """Uploads a picture (a path or its bytes): POST /assets, then the PUT of the bytes to its presigned URL (no key;
-        the declared type and exact length only). The type is read from the bytes unless given. Name the answer's `id`
-        in an order (`placement.image`, `logo`). Raises UploadError when the storage refuses the PUT."""
+        the declared type and exact length only, with every header the answer lists). The type is read from the bytes
+        unless given. Name the answer's `id` in an order (`placement.image`, `logo`). Raises UploadError when the
+        storage refuses the PUT."""
         if isinstance(file, str):
             with open(file, "rb") as f:
                 file = f.read()
@@ -283,7 +284,8 @@ class VideoClient:
             raise ValueError("not a PNG, JPEG or WebP picture: pass its content_type if it is one")
         asset = self.create_asset(kind, len(file))
         upload = asset["upload"]
-        req = urllib.request.Request(upload["url"], data=file, headers={"Content-Type": kind}, method=upload["method"])
+        # The headers the URL was signed with: Content-Type, Content-Length, If-None-Match (it only creates).
+        req = urllib.request.Request(upload["url"], data=file, headers=dict(upload["headers"]), method=upload["method"])
         try:
             with urllib.request.urlopen(req, timeout=self.timeout * 4) as res:
                 res.read()
