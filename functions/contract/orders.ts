@@ -318,7 +318,7 @@ export const creationResponse = z
     id: orderId,
     status: orderStatus.check(
       z.describe(
-        '`queued`: every new order starts there; `error` when an asset it names was deleted between its check and the order’s copy of it (refunded at once, `asset_unavailable`); a repeated Idempotency-Key answers the status as it is now.',
+        '`queued`: every new order starts there (one whose asset was deleted between its check and the order’s copy of it is closed at once in error, `asset_unavailable`, refunded: its GET and `video.error` say so); a repeated Idempotency-Key answers the status as it is now.',
       ),
     ),
     cost: cost.check(z.describe('Doubloons charged at creation, all at once; refunded in full if the order ends in error.')),

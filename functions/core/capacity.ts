@@ -442,6 +442,14 @@ export class RenderLanes {
     return this.of(order).release(order.id, done, waiting);
   }
 
+  /**
+   * The slot of an order no longer on record (a made-up or deleted one, whose lane nothing says): freed in whichever
+   * lane holds it, and each lane given its chance to admit, as a release of a known order does in its own.
+   */
+  async releaseUnrecorded(orderId: string): Promise<void> {
+    for (const lane of LANES) await this.lanes[lane].release(orderId);
+  }
+
   async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
     let freed = 0;
     for (const lane of LANES) freed += await this.lanes[lane].reclaim(isClosed);

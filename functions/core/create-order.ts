@@ -101,7 +101,8 @@ export class OrderCreation {
     if (closed) this.deps.queues[isLive(input.account) ? 'live' : 'test'].drop(committed.order.id);
     // A failed hand-over leaves the event's pending marker, written with the charge: the sweep starts its delivery.
     if (committed.event) await this.deps.announce(committed.event);
-    return { kind: 'created', response: closed ? { ...committed.response, status: closed.status } : committed.response };
+    // Answered queued all the same, as the spec has every creation answered; a GET (and its video.error) tells the rest.
+    return { kind: 'created', response: committed.response };
   }
 
   /** The request's draft, committed within the retry budgets; the process's queue view forgets an order not created. */

@@ -60,7 +60,7 @@ export interface StepPorts {
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
   /** The render queue of the order's lane: its wait for a slot, and the release of its slot when it leaves rendering. */
-  capacity: Pick<RenderLanes, 'awaitSlot' | 'release'>;
+  capacity: Pick<RenderLanes, 'awaitSlot' | 'release' | 'releaseUnrecorded'>;
   announce: Announce;
   now: () => Date;
 }
@@ -301,10 +301,10 @@ export class OrderSteps {
     });
   }
 
-  /** A closed order's slot, in its lane (an order gone with its account holds none the sweep does not reclaim). */
+  /** A closed order's slot, in its lane; an order no longer on record, in whichever lane holds it. */
   private async releaseClosed(orderId: string): Promise<void> {
     const order = await this.p.orders.get(orderId);
-    if (order) await this.p.capacity.release(order);
+    await (order ? this.p.capacity.release(order) : this.p.capacity.releaseUnrecorded(orderId));
   }
 
   private generatorOf(order: Pick<Order, 'charge'>): Generator {

@@ -241,7 +241,7 @@ describe('assets an order names: checked before its charge, copied once it is co
       return real(asset, etag, orderId);
     };
     const r = await creation.create(input('U', withLogo(logo)));
-    assert.deepEqual([r.kind, r.response.status], ['created', 'error']);
+    assert.deepEqual([r.kind, r.response.status], ['created', 'queued']);
     const order = table.orders.get(r.response.id)!;
     assert.deepEqual([order.status, order.error?.code, order.refunded], ['error', 'asset_unavailable', true]);
     assert.deepEqual([table.account('U').balance, table.account('U').activeTasks], [1000, 0]);

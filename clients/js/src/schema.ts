@@ -1258,7 +1258,7 @@ export interface components {
         CreationResponse: {
             /** @description The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque. */
             id: string;
-            /** @description `queued`: every new order starts there; `error` when an asset it names was deleted between its check and the order’s copy of it (refunded at once, `asset_unavailable`); a repeated Idempotency-Key answers the status as it is now. */
+            /** @description `queued`: every new order starts there (one whose asset was deleted between its check and the order’s copy of it is closed at once in error, `asset_unavailable`, refunded: its GET and `video.error` say so); a repeated Idempotency-Key answers the status as it is now. */
             status: components["schemas"]["OrderStatus"];
             /** @description Doubloons charged at creation, all at once; refunded in full if the order ends in error. */
             cost: number;
