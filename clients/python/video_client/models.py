@@ -84,7 +84,8 @@ class ErrorInfo(TypedDict):
 
     code: str
     """Machine-readable: `generation_failed`, `generator_unavailable`, `review_expired` (no review within 7 days),
-    `internal_error`, `canceled` (POST /videos/{id}/cancel) or `deadline_exceeded` (`deadline_seconds`).
+    `internal_error`, `canceled` (POST /videos/{id}/cancel), `deadline_exceeded` (`deadline_seconds`) or
+    `asset_unavailable` (an asset it names was deleted before the order’s copy of it was made).
     """
     message: str
     """For humans; the wording may change."""
@@ -179,7 +180,10 @@ class CreationResponse(TypedDict):
     id: str
     """The order's id: `vid_` and 26 lower-case characters (a ULID, so ids sort by creation time). Otherwise opaque."""
     status: OrderStatus
-    """`queued`: every new order starts there; a repeated Idempotency-Key answers the status as it is now."""
+    """`queued`: every new order starts there (one whose asset was deleted between its check and the order’s copy of
+    it is closed at once in error, `asset_unavailable`, refunded: its GET and `video.error` say so); a repeated
+    Idempotency-Key answers the status as it is now.
+    """
     cost: int
     """Doubloons charged at creation, all at once; refunded in full if the order ends in error."""
     eta_seconds: int
@@ -514,10 +518,14 @@ class AssetUpload(TypedDict):
     method: Literal["PUT"]
     """Always `PUT`."""
     url: str
-    """The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." URL`). No API key."""
+    """The presigned storage URL to PUT the bytes to (`curl -T file -H "Content-Type: ..." -H "If-None-Match: *" URL`).
+    No API key.
+    """
     headers: Dict[str, str]
-    """The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared. The signature binds
-    them: another type or length is refused (403 SignatureDoesNotMatch).
+    """The headers the PUT must carry, exactly: `Content-Type` and `Content-Length` as declared, and
+    `If-None-Match: *`. The signature binds them: another type or length, or no If-None-Match, is refused (403
+    SignatureDoesNotMatch). The URL only creates: a second PUT, or one after the asset’s DELETE, is refused with 412
+    PreconditionFailed.
     """
     expires_at: str
     """When the URL stops working: 15 minutes after the asset was created."""
