@@ -78,8 +78,8 @@ export const ACCESS: Record<string, Access> = {
     startDelivery: true,
     stopOrders: true,
   },
-  // The asset check: the version checked read whole (the caller listed it just before; one deleted since is 403, and
-  // the caller's retry finds it gone).
+  // The asset check: the version listed read whole, on its ETag (one deleted since has its empty marker there: 412,
+  // answered as gone).
   'check-asset': { assets: ['GetObject'] },
   // The bot's order: the account read, the queue's snapshot, the creation transaction, a replay's read; the start, and
   // the order's unstarted marker deleted; as an API creation, the key's assets it names checked, then copied, and a

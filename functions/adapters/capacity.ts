@@ -24,7 +24,7 @@ import type { QueueView } from '../core/eta.ts';
 import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { batchGet, type Cancelled, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts } from './dynamo.ts';
+import { batchGet, type Cancelled, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts, updateExpression } from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
@@ -74,7 +74,7 @@ function stateUpdate(
   return {
     TableName: tableName,
     Key: keys.queueState(shard, lane),
-    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].filter(Boolean).join(' '),
+    UpdateExpression: updateExpression(sets, adds),
     ...(condition ? { ConditionExpression: condition.expr } : {}),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,

@@ -25,6 +25,10 @@ const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name ===
  * One more in a fixed window's counter, refused once it holds `limit` (the per-minute POSTs, the hourly resends). An
  * Update's input, also usable as a transaction item; the counter expires a minute after its window ends.
  */
+/** An UpdateExpression of SET and ADD clauses, each left out when it has no term. */
+export const updateExpression = (set: readonly string[], add: readonly string[]): string =>
+  [set.length ? `SET ${set.join(', ')}` : '', add.length ? `ADD ${add.join(', ')}` : ''].filter(Boolean).join(' ');
+
 export function windowCountUpdate(tableName: string, key: Record<string, string>, windowEnd: number, limit: number) {
   return {
     TableName: tableName,

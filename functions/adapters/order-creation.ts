@@ -5,7 +5,7 @@ import { shardOf } from '../core/ids.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent } from '../core/ports.ts';
 import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
 import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
-import { transact, type TransactItem } from './dynamo.ts';
+import { transact, type TransactItem, updateExpression } from './dynamo.ts';
 import { idempotencyRecordOf } from './records.ts';
 import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 
@@ -150,7 +150,7 @@ function termsUpdate(tableName: string, userId: string, t: Terms): TransactItem 
   return {
     Update: {
       ...check,
-      UpdateExpression: [t.set.length ? `SET ${t.set.join(', ')}` : '', t.add.length ? `ADD ${t.add.join(', ')}` : ''].filter(Boolean).join(' '),
+      UpdateExpression: updateExpression(t.set, t.add),
     },
   };
 }

@@ -34,7 +34,6 @@ import { LinkKeyStore } from '../adapters/secrets.ts';
 import { AssetObjects, OrderFiles } from '../adapters/files.ts';
 import { Assets } from '../adapters/assets.ts';
 import { InvokedImageCheck } from '../adapters/image-check.ts';
-import { decodeImage } from '../generator/image-decode.ts';
 import { type Asset, createAsset, deleteAsset, inspectUpload, listAssets, readOwnAsset, SIGNATURE_BYTES, toAssetView } from '../core/assets.ts';
 import { Orders } from '../adapters/orders.ts';
 import { Quotes } from '../adapters/quotes.ts';
@@ -240,8 +239,11 @@ function build() {
       ),
     recover: (ended: EndedExecution) => recoverEnded(recovery, ended),
     /** The first-use check of an upload's version `etag`, decoded in `dir` as the render will open it. */
-    checkAsset: (asset: Pick<Asset, 'id' | 'userId' | 'contentType'>, etag: string, dir: string) =>
-      inspectUpload({ files: assetFiles, decode: decodeImage, readStart: (path) => readStart(path, SIGNATURE_BYTES) }, asset, etag, join(dir, 'upload')),
+    checkAsset: async (asset: Pick<Asset, 'id' | 'userId' | 'contentType'>, etag: string, dir: string) => {
+      // Loaded on first use, as the renderer is (generator/index.ts): no other function loads ffmpeg's module.
+      const { decodeImage } = await import('../generator/image-decode.ts');
+      return inspectUpload({ files: assetFiles, decode: decodeImage, readStart: (path) => readStart(path, SIGNATURE_BYTES) }, asset, etag, join(dir, 'upload'));
+    },
     /** The stores themselves, for tests and operators (bin/admin.ts, bin/smoke.ts, the local runtime); no handler uses them. */
     stores: { accounts, orders, quotes, files, webhooks, events, workflow, assets: assetPorts },
   };

@@ -15,7 +15,7 @@ import { type Channel, countsAgainstKey, type Order } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
 import type { AccountStore, Announce, IdempotencyRecord, Metrics, OrderEvent, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, chargeFor, isLive, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
-import type { Lane } from './capacity.ts';
+import { type Lane, laneOf } from './capacity.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
@@ -98,7 +98,7 @@ export class OrderCreation {
     // audit sweep starts it (as does a repeat of the same Idempotency-Key).
     const closed = await this.start(committed.order, true);
     // Closed at once (its asset went before its copy): it waits for nothing.
-    if (closed) this.deps.queues[isLive(input.account) ? 'live' : 'test'].drop(committed.order.id);
+    if (closed) this.deps.queues[laneOf(committed.order)].drop(committed.order.id);
     // A failed hand-over leaves the event's pending marker, written with the charge: the sweep starts its delivery.
     if (committed.event) await this.deps.announce(committed.event);
     // Answered queued all the same, as the spec has every creation answered; a GET (and its video.error) tells the rest.

@@ -27,6 +27,8 @@ export class OrderClosed extends Error {
     message: string,
     /** The order is open, but another execution carries it. */
     readonly superseded = false,
+    /** The order as the step read it (closed), if it is on record at all. */
+    readonly order?: Order,
   ) {
     super(message);
   }
@@ -93,7 +95,7 @@ export class OrderSteps {
   /** The order, for a step of `execution` (its workflow's execution name, when the workflow passes it). */
   private async load(orderId: string, execution?: string): Promise<Order> {
     const order = await this.p.orders.get(orderId);
-    if (!order || order.status === 'done' || order.status === 'error') throw new OrderClosed(`Order ${orderId} is closed`);
+    if (!order || order.status === 'done' || order.status === 'error') throw new OrderClosed(`Order ${orderId} is closed`, false, order);
     // A fence: of two executions of one order, only the one the order names goes on.
     if (execution !== undefined && execution !== orderExecution(order)) {
       throw new OrderClosed(`Order ${orderId} is carried by ${orderExecution(order)}, not ${execution}`, true);
@@ -277,7 +279,7 @@ export class OrderSteps {
       } catch (err) {
         // A closed order may still hold its slot, if the run that closed it stopped before releasing it; a superseded
         // execution's failure is not the order's, and the slot is the newer execution's.
-        if (err instanceof OrderClosed) return err.superseded ? undefined : this.releaseClosed(orderId);
+        if (err instanceof OrderClosed) return err.superseded ? undefined : this.releaseClosed(orderId, err.order);
         throw err;
       }
       return (await this.close(order, failure)) ? undefined : AGAIN;
@@ -301,9 +303,8 @@ export class OrderSteps {
     });
   }
 
-  /** A closed order's slot, in its lane; an order no longer on record, in whichever lane holds it. */
-  private async releaseClosed(orderId: string): Promise<void> {
-    const order = await this.p.orders.get(orderId);
+  /** A closed order's slot, in its lane (the order as read); an order no longer on record, in whichever lane holds it. */
+  private async releaseClosed(orderId: string, order: Order | undefined): Promise<void> {
     await (order ? this.p.capacity.release(order) : this.p.capacity.releaseUnrecorded(orderId));
   }
 

@@ -95,12 +95,17 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
     throw notAwaitingReview(current?.status ?? order.status);
   }
   const running: Order = { ...order, ...set, status: 'running' };
-  // What the decision replaced, put back should its hand-off fail.
-  const undo: Partial<Order> = decision.action === 'edit' ? { script: order.script! } : decision.action === 'regen' ? { regens: order.regens ?? 0 } : {};
+  // What the decision replaced (or added), put back should its copies or its hand-off fail.
+  const undo: Undo = {
+    set: decision.action === 'edit' ? { script: order.script! } : decision.action === 'regen' ? { regens: order.regens ?? 0 } : {},
+    remove: [],
+    ...(token !== undefined ? { token } : {}),
+  };
   if (set.assets) {
+    if (order.assets) undo.set.assets = order.assets;
+    else undo.remove.push('assets');
     // The copies only now that the decision is written: a review refused (409, 429) stores nothing.
-    if (order.assets) undo.assets = order.assets;
-    await copyOrUndo(p, running, Object.keys(added), { set: undo, remove: order.assets ? [] : ['assets'], ...(token !== undefined ? { token } : {}) }, now);
+    await copyOrUndo(p, running, Object.keys(added), undo, now);
   }
   if (token === undefined) await carryOn(p, running, now);
   else await handOff(p, running, token, decision, now, undo);
@@ -112,13 +117,7 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
  * puts the order back in awaiting_review as it was, while it holds this token, and the review is refused: 422 naming
  * `text` (or the store's error). A failed undo leaves the decision for a repeat, as a failed hand-off's does.
  */
-async function copyOrUndo(
-  p: ReviewPorts,
-  order: Order,
-  ids: string[],
-  undo: { set: Partial<Order>; remove: (keyof Order)[]; token?: string },
-  now: Date,
-): Promise<void> {
+async function copyOrUndo(p: ReviewPorts, order: Order, ids: string[], undo: Undo, now: Date): Promise<void> {
   let lost: string[];
   try {
     lost = await copyAssets(p.assets!.files, order, ids);
@@ -131,7 +130,11 @@ async function copyOrUndo(
   throw new InvalidParams('text', `the asset ${lost[0]} was deleted since it was checked; upload it as a new asset`);
 }
 
-const putBack = (p: ReviewPorts, order: Order, undo: { set: Partial<Order>; remove: (keyof Order)[]; token?: string }, now: Date) =>
+/** What a decision replaced or added, and the review token the order holds: what puts it back in awaiting_review. */
+type Undo = { set: Partial<Order>; remove: (keyof Order)[]; token?: string };
+
+/** The order back in awaiting_review as it was before the decision, while it holds the token; false if it moved on. */
+const putBack = (p: ReviewPorts, order: Order, undo: Undo, now: Date) =>
   p.orders
     .transition({
       order,
@@ -147,14 +150,12 @@ const putBack = (p: ReviewPorts, order: Order, undo: { set: Partial<Order>; remo
  * Completes the wait with the decision. When that fails, `undo` (the fields the decision replaced) puts the order back
  * in awaiting_review, while it still holds this token; a failed undo leaves the pending decision for a repeat.
  */
-async function handOff(p: ReviewPorts, order: Order, token: string, decision: ReviewDecision, now: Date, undo?: Partial<Order>): Promise<void> {
+async function handOff(p: ReviewPorts, order: Order, token: string, decision: ReviewDecision, now: Date, undo?: Undo): Promise<void> {
   let answered: boolean;
   try {
     answered = await p.workflow.answerReview(token, decision);
   } catch (err) {
-    if (undo) {
-      await p.orders.transition({ order, to: 'awaiting_review', set: undo, remove: ['reviewed', 'regenNote'], reviewToken: token, now }).catch(() => undefined);
-    }
+    if (undo) await putBack(p, order, undo, now);
     throw err;
   }
   // The token is spent. Should this write fail, the workflow's next step forgets it (OrderSteps.forgetReviewToken).

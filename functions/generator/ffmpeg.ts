@@ -22,7 +22,8 @@ export function checkFfmpegRelease(path: string, release: string): void {
 }
 
 let checked = false;
-function checkOnce(): void {
+/** The release check of the ffmpeg in use, once a process (FFMPEG_RELEASE: the render's image). */
+export function checkOnce(): void {
   if (checked || !process.env.FFMPEG_RELEASE) return;
   checkFfmpegRelease(FFMPEG, process.env.FFMPEG_RELEASE);
   checked = true;

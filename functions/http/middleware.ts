@@ -1,8 +1,8 @@
 /**
  * The middy chain every route handler runs in: request id and the error envelope, the maintenance switch, API-key
- * authentication, the count in the key's window (of POSTs, which DELETEs share, or of GETs), and the JSON body validated by the route's schema (as Powertools' parser
- * does). A handler receives a request typed by its route's options and returns a reply; it never formats an error
- * itself.
+ * authentication, the count in the key's window (of POSTs, which DELETEs share, or of GETs), and the JSON body
+ * validated by the route's schema (as Powertools' parser does). A handler receives a request typed by its route's
+ * options and returns a reply; it never formats an error itself.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';

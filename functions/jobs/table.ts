@@ -17,6 +17,7 @@ export const EXECUTION_STATUS_CHANGE = 'Step Functions Execution Status Change';
 
 /**
  * Entries other functions invoke and wait for (Lambda's synchronous Invoke; on one machine the local Lambda endpoint,
- * local/lambda.ts). The asset check runs in the render's image, so an upload is decoded by the render's own ffmpeg.
+ * local/lambda.ts). The asset check runs in the render's image (lib/functions.ts IMAGE_FUNCTIONS), so an upload is
+ * decoded by the render's own ffmpeg.
  */
-export const INVOKED = [{ name: 'check-asset', image: true }] as const;
+export const INVOKED = [{ name: 'check-asset' }] as const;
