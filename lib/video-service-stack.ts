@@ -179,7 +179,7 @@ export class VideoServiceStack extends Stack {
     for (const r of RESERVING) new CfnOutput(this, r.output, { value: this.functions.get(r.fn)!.functionName });
     recordVersion(this, settings.version);
     // The stack's last resources: the files bucket's access logging, then a retained table's protection.
-    const finished = data.finishCreate(logs);
+    data.finishCreate(logs);
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
     acknowledgeFindings({
       functions: this.functions,

@@ -41,6 +41,7 @@ describe('the render image', () => {
     const froms = readFileSync(join(ROOT, 'lib', 'render-image', 'Dockerfile'), 'utf8')
       .split('\n')
       .filter((l) => l.startsWith('FROM '));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument references
     assert.deepEqual(froms, ['FROM ${DEBIAN_IMAGE} AS ffmpeg', 'FROM ${LAMBDA_IMAGE}']);
   });
 

@@ -696,9 +696,11 @@ describe('the CDK stack', () => {
     const context = join(out, render.Metadata!['aws:asset:path']!);
     const dockerfile = readFileSync(join(context, 'Dockerfile'), 'utf8');
     for (const line of [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference
       'FROM ${DEBIAN_IMAGE} AS ffmpeg',
       'apt-get install -y --no-install-recommends ffmpeg',
       'RUN sh /usr/local/bin/collect-ffmpeg.sh /usr/bin/ffmpeg /opt/ffmpeg "$FFMPEG_RELEASE"',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference
       'FROM ${LAMBDA_IMAGE}',
       'ENV FFMPEG_PATH=/opt/ffmpeg/bin/ffmpeg FFMPEG_RELEASE=$FFMPEG_RELEASE',
     ])
