@@ -130,5 +130,21 @@ export function bucketStatements(a: Access): { Action: string[]; Resource: strin
   ];
 }
 
+/**
+ * A function's statements on the order state machine, in IAM's terms. StartExecution takes the state machine
+ * (resource type stateMachine); the task-token actions (SendTaskSuccess, and SendTaskFailure and SendTaskHeartbeat,
+ * which no code calls) take no resource type, so AWS documents `Resource: "*"` for them: the token names the task
+ * (Service Authorization Reference, "Actions, resources, and condition keys for AWS Step Functions";
+ * https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html).
+ */
+export function orderMachineStatements(a: Access, machineArn: string): { actions: string[]; resources: string[] }[] {
+  const start = (a.orderMachine ?? []).filter((x) => x === 'StartExecution');
+  const tokens = (a.orderMachine ?? []).filter((x) => x !== 'StartExecution');
+  return [
+    ...(start.length ? [{ actions: start.map((x) => `states:${x}`), resources: [machineArn] }] : []),
+    ...(tokens.length ? [{ actions: tokens.map((x) => `states:${x}`), resources: ['*'] }] : []),
+  ];
+}
+
 /** Each deployed function's statements on the files bucket: what the local stack is given (local/ may not import lib/). */
 export const BUCKET_GRANTS = Object.fromEntries(Object.entries(FUNCTION_ACCESS).map(([name, a]) => [name, bucketStatements(a)]));

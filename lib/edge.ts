@@ -4,7 +4,7 @@
  * ACLs live), and an origin check on every route, so that nothing reaches a function without passing the ACL. The
  * optional custom domain sits on CloudFront then, and on API Gateway without the edge.
  */
-import { ArnFormat, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, CrossStackReferences, Duration, Fn, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
 import { ApiMapping, DomainName, type HttpApi, type IHttpRouteAuthorizer, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -72,6 +72,12 @@ function routesStatement(keys: readonly string[]): Statement {
   return statements.length === 1 ? statements[0]! : { orStatement: { statements } };
 }
 
+/** AWS WAF logs to a CloudWatch Logs group only if its name starts with this. */
+export const WAF_LOG_PREFIX = 'aws-waf-logs-';
+/** WAF's log group: the prefix WAF requires, the stage, and the start of the stack id's UUID (unique per stack). */
+export const wafLogGroupName = (stack: Stack, stage: string) =>
+  `${WAF_LOG_PREFIX}video-service-${stage}-${Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', stack.stackId))))}`;
+
 /** The web ACL (scope CLOUDFRONT, so created in us-east-1) and the log of the requests it blocks. */
 export class EdgeAclStack extends Stack {
   readonly webAclArn: string;
@@ -116,9 +122,11 @@ export class EdgeAclStack extends Stack {
     // strong reference would add a custom resource (a Lambda function) on each side to copy it through SSM.
     CrossStackReferences.of(acl).produce(ReferenceStrength.WEAK);
     this.webAclArn = acl.attrArn;
-    // Only the blocked requests are logged: who was refused, and by which rule. WAF's log groups need this prefix.
+    // Only the blocked requests are logged: who was refused, and by which rule. WAF's log groups need this prefix. A
+    // retained group outlives its stack (prod), so the name ends with the first part of the stack id's UUID, as the
+    // state machines' groups do (lib/workflow.ts): the edge stack of a redeploy after a teardown gets a name of its own.
     const blocked = new LogGroup(this, 'BlockedRequests', {
-      logGroupName: `aws-waf-logs-${name}`,
+      logGroupName: wafLogGroupName(this, stage),
       retention: props.logs.retentionDays as RetentionDays,
       removalPolicy: removalPolicyOf(props.logs.removal),
     });

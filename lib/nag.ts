@@ -19,6 +19,10 @@ export const REASONS = {
     "authorizer would answer refusals without the contract's 401 error envelope. The download route is open by design " +
     '(7-day HMAC-signed links need no key) and $default only answers 404.',
   xray: 'X-Ray PutTraceSegments and PutTelemetryRecords accept no resource narrower than *.',
+  xrayAndTaskTokens:
+    'X-Ray PutTraceSegments and PutTelemetryRecords accept no resource narrower than *, and neither does states:SendTaskSuccess: ' +
+    "AWS's Service Authorization Reference lists no resource type for the task-token actions (the token names the task), so a " +
+    'statement naming the state machine would not be the documented grant.',
   machineLogs: 'Step Functions log delivery (logs:CreateLogDelivery and the rest) and X-Ray accept no resource narrower than *.',
   machineInvoke: 'The state machine invokes its step functions and their versions (function ARN and ARN:*), no other function.',
   orderFiles: 'Order files are objects under orders/<order id>/; the grant names that prefix of the one bucket.',
@@ -36,8 +40,15 @@ export const REASONS = {
     'secret without changing the header CloudFront sends.',
   edgeLogs:
     "Every request that reaches the API is in the API's access log (one JSON line each), and AWS WAF logs every request " +
-    'it blocks (log group aws-waf-logs-video-service-<stage>, us-east-1): CloudFront standard logs would be a third copy, ' +
+    'it blocks (log group aws-waf-logs-video-service-<stage>-<stack id>, us-east-1): CloudFront standard logs would be a third copy, ' +
     'in a bucket that needs ACLs.',
+  filesLogging:
+    "The files bucket's server access logging is on, into the access-log bucket (prefix files/), switched on by the stack's " +
+    'last resource (FilesAccessLogging, PutBucketLogging) rather than by the bucket itself: logs S3 delivers during a create ' +
+    'would leave the access-log bucket non-empty, which stops the rollback of a failed create (lib/data.ts, finishCreate).',
+  accessLogsLogging:
+    "The access-log bucket is the files bucket's server access log destination (FilesAccessLogging): logging it too would " +
+    'need a third bucket, and S3 advises against a bucket logging into itself (every delivery would be logged, without end).',
   edgeGeo: 'The API serves its customers wherever they are: API keys decide who may call, not the country of the address.',
   edgeDefaultCertificate:
     "Without the stage's custom domain the distribution answers with CloudFront's default *.cloudfront.net certificate, for " +
@@ -61,6 +72,10 @@ export interface Findings {
   /** The edge, when the stage has it: the origin-verify secret and the distribution (on CloudFront's certificate or not). */
   edge?: { secret: Secret; distribution: IConstruct; defaultCertificate: boolean };
   bucket: Bucket;
+  /** The files bucket, whose access logging the stack's last resource switches on (lib/data.ts, finishCreate). */
+  filesLogging: { bucket: Bucket; destination: Bucket };
+  /** The functions that complete task tokens (states:SendTaskSuccess, granted on * as AWS documents it). */
+  taskTokenUsers: LambdaFunction[];
   /** The functions granted actions on order files. */
   fileUsers: LambdaFunction[];
   /** The functions with grants on the keys' assets (assets/*). */
@@ -72,13 +87,16 @@ export interface Findings {
 export function acknowledgeFindings(f: Findings): void {
   if (!f.routesAuthorized) acknowledge(f.routes, 'APIG4', REASONS.routes);
   acknowledge(f.secret, 'SMG4', REASONS.secretRotation);
+  acknowledge(f.filesLogging.bucket, 'S1', REASONS.filesLogging);
+  acknowledge(f.filesLogging.destination, 'S1', REASONS.accessLogsLogging);
   if (f.edge) {
     acknowledge(f.edge.secret, 'SMG4', REASONS.originRotation);
     acknowledge(f.edge.distribution, 'CFR3', REASONS.edgeLogs);
     acknowledge(f.edge.distribution, 'CFR1', REASONS.edgeGeo);
     if (f.edge.defaultCertificate) acknowledge(f.edge.distribution, 'CFR4', REASONS.edgeDefaultCertificate);
   }
-  for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', REASONS.xray);
+  const tokenUsers = new Set(f.taskTokenUsers);
+  for (const fn of f.functions.values()) acknowledge(fn.role!, 'IAM5[Resource::*]', tokenUsers.has(fn) ? REASONS.xrayAndTaskTokens : REASONS.xray);
   for (const fn of f.fileUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/orders/*]`, REASONS.orderFiles);
   for (const fn of f.assetUsers) acknowledge(fn.role!, `IAM5[Resource::${arnOf(f.bucket)}/assets/*]`, REASONS.assetFiles);
   const stack = Stack.of(f.routes);

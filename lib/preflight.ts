@@ -76,3 +76,28 @@ export function concurrencyAdvice(f: ConcurrencyFacts, v: ConcurrencyVerdict, wh
       : `no renderSlots fits the quota as it is (every reservation must leave ${MINIMUM_UNRESERVED} unreserved): only a larger quota helps`,
   ];
 }
+
+/**
+ * What AWS answers CreateDistribution in an account it has not yet verified for CloudFront (403 AccessDenied), which
+ * rolls back the create of a stage with the edge on at its distribution. AWS documents no call that says beforehand
+ * whether an account is verified; one that already holds the stage's distribution plainly is.
+ */
+export const CLOUDFRONT_UNVERIFIED =
+  'Your account must be verified before you can add new CloudFront resources. To verify your account, please contact AWS Support';
+/** Where that message sends the account's owner. */
+export const SUPPORT_CENTER = 'https://console.aws.amazon.com/support/home#/';
+
+/**
+ * The CloudFront check of a stage with the edge on, as lines to print: nothing to say when the edge is off or the
+ * stack already has its distribution (output DistributionId); else a warning with the support path and the way to
+ * deploy without the edge first. A warning, not a refusal: an account AWS has verified holds no distribution either.
+ */
+export function edgeAdvice(w: { stack: string; edge: boolean; distributionId?: string }): string[] {
+  if (!w.edge) return [];
+  if (w.distributionId) return [`ok: ${w.stack} has its CloudFront distribution (${w.distributionId})`];
+  return [
+    `warning: ${w.stack} creates a CloudFront distribution (the edge is on), and AWS refuses one in an account it has not verified for CloudFront ("${CLOUDFRONT_UNVERIFIED}"): the create then rolls back at the distribution`,
+    `  in a new account, before the first deploy: open a case in the AWS Support Center (${SUPPORT_CENTER}), service CloudFront, asking to verify the account, and deploy once AWS confirms`,
+    '  or deploy without the edge first (-c edge=false, or edge.enabled false in lib/stages.ts) and turn it on once AWS has verified the account: a refused distribution then rolls back only that update (docs/deploy.md, CloudFront on a new account)',
+  ];
+}

@@ -13,7 +13,7 @@ import { BOT_FUNCTIONS } from '../functions/bot/table.ts';
 import { EXECUTION_LISTENERS, EXECUTION_STATUS_CHANGE, INVOKED, JOBS } from '../functions/jobs/table.ts';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { bucketStatements, FUNCTION_ACCESS } from './access.ts';
+import { bucketStatements, FUNCTION_ACCESS, orderMachineStatements } from './access.ts';
 import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { Api } from './api.ts';
 import { FrontDoor } from './edge.ts';
@@ -95,9 +95,9 @@ export class VideoServiceStack extends Stack {
         fn.addToRolePolicy(new PolicyStatement({ actions: s.Action, resources: [resource], ...(s.Condition ? { conditions: s.Condition } : {}) }));
       }
       // Explicit statements rather than CDK's grantTaskResponse and grantRead, which add actions no code performs
-      // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret).
-      if (access.orderMachine?.length) {
-        fn.addToRolePolicy(new PolicyStatement({ actions: access.orderMachine.map((a) => `states:${a}`), resources: [orderMachineArn] }));
+      // (SendTaskFailure, SendTaskHeartbeat, DescribeSecret) and name the state machine for the task-token actions.
+      for (const { actions, resources } of orderMachineStatements(access, orderMachineArn)) {
+        fn.addToRolePolicy(new PolicyStatement({ actions, resources }));
       }
       if (access.startDelivery) machines.delivery!.grantStartExecution(fn);
       if (access.describeExecutions?.length) {
@@ -178,7 +178,8 @@ export class VideoServiceStack extends Stack {
     // The deploy's concurrency check reads what these functions reserve today (bin/preflight.ts).
     for (const r of RESERVING) new CfnOutput(this, r.output, { value: this.functions.get(r.fn)!.functionName });
     recordVersion(this, settings.version);
-    const tableProtection = data.protectTable(logs);
+    // The stack's last resources: the files bucket's access logging, then a retained table's protection.
+    data.finishCreate(logs);
     const invokedBy = (machine: 'order' | 'delivery') => STEPS.filter((s) => s.machine === machine).map((s) => this.functions.get(s.module)!);
     acknowledgeFindings({
       functions: this.functions,
@@ -193,7 +194,10 @@ export class VideoServiceStack extends Stack {
         ? { edge: { secret: front.originSecret, distribution: front.distribution, defaultCertificate: !settings.domain } }
         : {}),
       bucket: data.bucket,
-      ...(tableProtection ? { tableProtection } : {}),
+      filesLogging: { bucket: data.bucket, destination: data.accessLogs },
+      taskTokenUsers: [...this.functions]
+        .filter(([name]) => orderMachineStatements(FUNCTION_ACCESS[name] ?? {}, '').some((s) => s.resources[0] === '*'))
+        .map(([, fn]) => fn),
       fileUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.bucket?.length).map(([, fn]) => fn),
       assetUsers: [...this.functions].filter(([name]) => FUNCTION_ACCESS[name]?.assets?.length).map(([, fn]) => fn),
       executionReaders: [...this.functions]

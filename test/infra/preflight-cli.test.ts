@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { ROOT } from '../../lib/paths.ts';
+import { CLOUDFRONT_UNVERIFIED, SUPPORT_CENTER } from '../../lib/preflight.ts';
 import { STAGES } from '../../lib/stages.ts';
 import { type DeployAccount, startDeployApis } from '../support/deploy-apis.ts';
 
@@ -40,6 +41,30 @@ describe('npm run preflight', () => {
     // prod's 6 render slots, 2 test-lane slots and 10 deliveries.
     assert.match(out, /would reserve 18 and leave 32 unreserved/);
     assert.deepEqual(calls.sort(), ['cloudformation:DescribeStacks VideoService-prod', 'lambda:GetAccountSettings']);
+    // prod's edge: no distribution yet, so the warning that a new account may be refused one, with the support path.
+    assert.ok(out.includes(`warning: VideoService-prod creates a CloudFront distribution`), out);
+    assert.ok(out.includes(CLOUDFRONT_UNVERIFIED) && out.includes(SUPPORT_CENTER), out);
+    assert.match(out, /-c edge=false/);
+  });
+
+  it("warns about CloudFront's account verification only where the edge is on and the stack has no distribution yet", async () => {
+    const roomy = { quota: 1000, unreserved: 1000, reserved: {} };
+    const first = await preflight({ ...roomy, stacks: {} }, '--stage', 'prod');
+    // A warning: the concurrency fits, so the exit code stays 0.
+    assert.equal(first.code, 0, first.out);
+    assert.match(first.out, /^warning: VideoService-prod creates a CloudFront distribution/m);
+    const withIt = await preflight({ ...roomy, stacks: { 'VideoService-prod': { DistributionId: 'E2EXAMPLE' } } }, '--stage', 'prod');
+    assert.equal(withIt.code, 0, withIt.out);
+    assert.match(withIt.out, /^ok: VideoService-prod has its CloudFront distribution \(E2EXAMPLE\)$/m);
+    assert.doesNotMatch(withIt.out, /warning/);
+    for (const args of [
+      ['--stage', 'dev'],
+      ['--stage', 'prod', '-c', 'edge=false'],
+    ]) {
+      const off = await preflight({ ...roomy, stacks: {} }, ...args);
+      assert.equal(off.code, 0, off.out);
+      assert.doesNotMatch(off.out, /CloudFront/, args.join(' '));
+    }
   });
 
   it("passes an update that keeps the functions' reservations at the account minimum, reading them from the stack", async () => {

@@ -18,7 +18,7 @@ import { BOT_FUNCTIONS } from '../../functions/bot/table.ts';
 import { EXECUTION_LISTENERS, INVOKED, JOBS } from '../../functions/jobs/table.ts';
 import { BUCKET_GRANTS, FUNCTION_ACCESS } from '../../lib/access.ts';
 import { ROOT } from '../../lib/paths.ts';
-import { FFMPEG_RELEASE } from '../../lib/render-image.ts';
+import { FFMPEG_RELEASE, RENDER_IMAGE_BUILD } from '../../lib/render-image.ts';
 import { STAGES } from '../../lib/stages.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { checkAgainstContract, checkFetchesTo } from '../support/contract.ts';
@@ -75,6 +75,12 @@ function statementsOf(logicalId: string): { Action: string | string[]; Resource:
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (s: { Action: string | string[] }) => [s.Action].flat();
+/**
+ * The stack's own functions: not CDK's providers (the dev buckets' emptying, and the AwsCustomResource of the stack's
+ * last resources, lib/data.ts finishCreate), which CDK sizes and runs itself.
+ */
+const serviceFunctions = () =>
+  ofType('AWS::Lambda::Function').filter(([, r]) => !/AutoDeleteObjects|\/AWS679f53fac002430cb0da5b7982bd2287\//.test(r.Metadata?.['aws:cdk:path'] ?? ''));
 
 const BOT_ROLE = 'arn:aws:iam::123456789012:role/chat-bot';
 /** The prod synth's version, as the pipeline passes its commit. */
@@ -155,6 +161,50 @@ describe('the CDK stack', () => {
       others.filter((id) => !protection.DependsOn?.includes(id)),
       [],
       'the protection waits for every other resource',
+    );
+    // The files bucket's access logging is switched on by a resource created after every other one but the table's
+    // protection, in both stages: until the create is through, S3 writes no log into the access-log bucket, so the
+    // rollback of a failed create finds it empty and deletes it (a bucket with objects cannot be deleted).
+    for (const t of [template, prod]) {
+      const buckets = Object.entries(t.Resources as Record<string, Resource>).filter(([, r]) => r.Type === 'AWS::S3::Bucket');
+      assert.deepEqual(
+        buckets.map(([, r]) => r.Properties.LoggingConfiguration),
+        buckets.map(() => undefined),
+        'no bucket logs from its creation',
+      );
+      const loggings = Object.entries(t.Resources as Record<string, Resource & { DependsOn?: string[] }>).filter(
+        ([, r]) => r.Type === 'Custom::AWS' && JSON.stringify(r.Properties.Create).includes('PutBucketLogging'),
+      );
+      assert.equal(loggings.length, 1);
+      const [loggingId, logging] = loggings[0]!;
+      const filesId = buckets.find(([id]) => id.startsWith('DataFiles') && !id.startsWith('DataFilesAccessLogs'))![0];
+      const logsId = buckets.find(([id]) => id.startsWith('DataFilesAccessLogs'))![0];
+      for (const phase of ['Create', 'Update']) {
+        const call = JSON.stringify(logging.Properties[phase]);
+        assert.ok(call.includes(`"Ref":"${filesId}"`) && call.includes(`"Ref":"${logsId}"`) && call.includes('\\"TargetPrefix\\":\\"files/\\"'), call);
+      }
+      assert.match(JSON.stringify(logging.Properties.Delete), /BucketLoggingStatus\\":\{\}/, 'deleted (a rollback), it switches logging off');
+      const last = new Set(
+        Object.keys(t.Resources).filter((id) => /^(FilesAccessLogging|TableDeletionProtection)/.test(id) || t.Resources[id].Type === 'AWS::CDK::Metadata'),
+      );
+      assert.deepEqual(
+        Object.keys(t.Resources).filter((id) => !last.has(id) && !logging.DependsOn?.includes(id)),
+        [],
+        `${loggingId} waits for every resource but the table's protection`,
+      );
+      // S3 may deliver the files bucket's logs, and only those, into the access-log bucket's files/ prefix.
+      const policy = Object.values(t.Resources as Record<string, Resource>).find(
+        (r) => r.Type === 'AWS::S3::BucketPolicy' && r.Properties.Bucket.Ref === logsId,
+      )!;
+      const delivery = policy.Properties.PolicyDocument.Statement.find(
+        (x: { Principal?: { Service?: string } }) => x.Principal?.Service === 'logging.s3.amazonaws.com',
+      );
+      assert.deepEqual(delivery.Action, 's3:PutObject');
+      assert.deepEqual(delivery.Condition.ArnLike['aws:SourceArn'], { 'Fn::GetAtt': [filesId, 'Arn'] });
+    }
+    assert.ok(
+      protection.DependsOn?.some((id) => id.startsWith('FilesAccessLogging')),
+      'the protection comes after the logging',
     );
     // Prod keeps its data through updates (a replacement too) and the stack's deletion, but a rolled-back create deletes
     // what it made, so the retry of a failed first deploy finds no table, bucket, secret or log group in its way.
@@ -436,6 +486,37 @@ describe('the CDK stack', () => {
     }
   });
 
+  it("grants Step Functions' actions on the resources AWS documents: task tokens on *, starts on the machine, reads and stops on its executions", () => {
+    // Service Authorization Reference (list_awsstepfunctions): StartExecution takes stateMachine*, DescribeExecution and
+    // StopExecution execution*, and SendTaskSuccess/Failure/Heartbeat no resource type at all (Resource "*").
+    const byAction = new Map<string, Set<string>>();
+    let tokenUsers = 0;
+    for (const [id, r] of ofType('AWS::Lambda::Function')) {
+      const name = r.Metadata?.['aws:cdk:path']?.split('/')[1];
+      for (const s of statementsOf(id)) {
+        for (const a of actionsOf(s).filter((x) => x.startsWith('states:'))) {
+          const text = JSON.stringify(s.Resource);
+          const kind =
+            text === '"*"' ? '*' : text.includes(':execution:') ? 'executions' : /:stateMachine:|"Ref":"\w*machine\w*"/.test(text) ? 'machine' : text;
+          if (!byAction.has(a)) byAction.set(a, new Set());
+          byAction.get(a)!.add(kind);
+          if (a === 'states:SendTaskSuccess') {
+            tokenUsers++;
+            // Alone in its statement: the * reaches no other action.
+            assert.deepEqual(actionsOf(s), ['states:SendTaskSuccess'], `${name}: ${JSON.stringify(s)}`);
+          }
+        }
+      }
+    }
+    assert.ok(tokenUsers > 5, `${tokenUsers} functions complete task tokens`);
+    assert.deepEqual(Object.fromEntries([...byAction].map(([a, kinds]) => [a, [...kinds].sort()])), {
+      'states:SendTaskSuccess': ['*'],
+      'states:StartExecution': ['machine'],
+      'states:DescribeExecution': ['executions'],
+      'states:StopExecution': ['executions'],
+    });
+  });
+
   it('gives each AI provider to the functions that call it, its key only as a secret they may read, and its address to those taking orders', () => {
     const prodFn = (kind: string, name: string) =>
       Object.values(prod.Resources as Record<string, Resource>).find((r) => r.Metadata?.['aws:cdk:path'] === `VideoService-prod/${kind}-${name}/Resource`)!;
@@ -568,7 +649,6 @@ describe('the CDK stack', () => {
           Match.objectLike({ Prefix: 'assets/', ObjectSizeLessThan: 1, ExpirationInDays: 1, Status: 'Enabled' }),
         ]),
       },
-      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'files/' }),
     });
     assertions.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
@@ -577,7 +657,7 @@ describe('the CDK stack', () => {
   });
 
   it('runs every function on Node 24 with X-Ray, on arm64 but the render step and the asset check, sized for the render and limited to the slots', () => {
-    for (const [id, f] of ofType('AWS::Lambda::Function').filter(([, r]) => !r.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects'))) {
+    for (const [id, f] of serviceFunctions()) {
       const render = id.startsWith('steprendervideo');
       // The render step and the asset check are images of AWS's Node.js 24 base image (lib/render-image/Dockerfile).
       const image = render || id.startsWith('jobcheckasset');
@@ -612,14 +692,16 @@ describe('the CDK stack', () => {
   it("builds the render step as an image with Debian's maintained ffmpeg, of the release the function checks, from any host", () => {
     const [, render] = fn('step', 'render-video');
     assert.equal(render.Properties.PackageType, 'Image');
-    assert.deepEqual(render.Metadata!['aws:asset:docker-build-args'], { FFMPEG_RELEASE });
+    assert.deepEqual(render.Metadata!['aws:asset:docker-build-args'], { FFMPEG_RELEASE, ...RENDER_IMAGE_BUILD });
     const context = join(out, render.Metadata!['aws:asset:path']!);
     const dockerfile = readFileSync(join(context, 'Dockerfile'), 'utf8');
     for (const line of [
-      'FROM public.ecr.aws/docker/library/debian:trixie-slim AS ffmpeg',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference
+      'FROM ${DEBIAN_IMAGE} AS ffmpeg',
       'apt-get install -y --no-install-recommends ffmpeg',
       'RUN sh /usr/local/bin/collect-ffmpeg.sh /usr/bin/ffmpeg /opt/ffmpeg "$FFMPEG_RELEASE"',
-      'FROM public.ecr.aws/lambda/nodejs:24',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference
+      'FROM ${LAMBDA_IMAGE}',
       'ENV FFMPEG_PATH=/opt/ffmpeg/bin/ffmpeg FFMPEG_RELEASE=$FFMPEG_RELEASE',
     ])
       assert.ok(dockerfile.includes(line), line);
@@ -675,7 +757,7 @@ describe('the CDK stack', () => {
       functionCount,
       "each function's error rate, 3 of 5",
     );
-    for (const [id, f] of ofType('AWS::Lambda::Function').filter(([, r]) => !r.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects'))) {
+    for (const [id, f] of serviceFunctions()) {
       const near = ofType('AWS::CloudWatch::Alarm').filter(
         ([, a]) => a.Properties.MetricName === 'Duration' && JSON.stringify(a.Properties.Dimensions).includes(id),
       );
@@ -755,7 +837,11 @@ describe('the edge in front of prod (per-caller fairness)', () => {
       DefaultBehavior: 'DROP',
       Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
     });
-    assert.match(one(prodEdge, 'AWS::Logs::LogGroup')[1].Properties.LogGroupName, /^aws-waf-logs-/);
+    // WAF's prefix, and a name of its own per stack: the retained group of a torn-down stack does not block the next.
+    const [, wafLogs] = one(prodEdge, 'AWS::Logs::LogGroup');
+    assert.deepEqual(wafLogs.Properties.LogGroupName['Fn::Join'][1].slice(0, 1), ['aws-waf-logs-video-service-prod-']);
+    assert.match(JSON.stringify(wafLogs.Properties.LogGroupName), /"Ref":"AWS::StackId"/);
+    assert.equal((wafLogs as { DeletionPolicy?: string }).DeletionPolicy, 'RetainExceptOnCreate');
   });
 
   it("answers an address past a limit 429 with Retry-After, in the contract's error envelope as the document lists it for every route", () => {

@@ -56,8 +56,8 @@ export function grantsOf(commandName: string, input: Record<string, any>): strin
   return actionsOf(commandName, input).flatMap((a) => {
     const [service, action, machine] = a.split(':') as [string, string, string?];
     if (machine) return [`${service}:${action} on ${action === 'StartExecution' ? '' : 'executions of '}${machineArn(machine)}`];
-    // A task token names no machine; only the order machine's states wait for one.
-    if (action === 'SendTaskSuccess') return [`${a} on ${machineArn('order')}`];
+    // A task token names no machine: the action takes no resource type, so AWS documents it on * (lib/access.ts).
+    if (action === 'SendTaskSuccess') return [`${a} on *`];
     if (service === 'dynamodb') return [`${a} on table/<TableName>${input.IndexName ? `/index/${input.IndexName}` : ''}`];
     if (action === 'ListBucket') return [`${a} on <BucketName>`];
     if (service === 's3') return [...new Set(keys.map((k) => `${a} on <BucketName>/${k.split('/')[0]}/*`))];
