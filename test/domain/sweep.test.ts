@@ -496,6 +496,14 @@ describe('the due deadlines', () => {
   });
 });
 
+/** An order's done event whose delivery execution started and ended with `status`, and its status-change event. */
+async function endedDelivery(orderId: string, status: 'TIMED_OUT' | 'ABORTED') {
+  const event = doneEvent(orderId);
+  await delivery.start(event);
+  delivery.end(event.id);
+  return { event, ended: { machine: 'delivery' as const, name: eventExecution(event), input: { orderId: event.orderId, eventId: event.id }, status } };
+}
+
 describe('recovery of an ended execution (its status-change event)', () => {
   it('counts an execution stopped from outside (aborted, current, its order open or event unsettled), and no other end', async () => {
     const stopped = await create('Tea');
@@ -514,15 +522,7 @@ describe('recovery of an ended execution (its status-change event)', () => {
     assert.equal(await recoverEnded(ports, ended(canceled, 'ABORTED')), 'closed');
     assert.equal(metrics.of('ExecutionsAbortedUnexpectedly'), 1);
     // A delivery stopped from outside, its event unsettled.
-    const event = doneEvent('vid_01jz0000000000000000000004');
-    await delivery.start(event);
-    delivery.end(event.id);
-    const stoppedDelivery = {
-      machine: 'delivery' as const,
-      name: eventExecution(event),
-      input: { orderId: event.orderId, eventId: event.id },
-      status: 'ABORTED' as const,
-    };
+    const { ended: stoppedDelivery } = await endedDelivery('vid_01jz0000000000000000000004', 'ABORTED');
     assert.equal(await recoverEnded(ports, stoppedDelivery), 'restarted');
     assert.equal(metrics.of('ExecutionsAbortedUnexpectedly'), 2);
   });
@@ -565,15 +565,7 @@ describe('recovery of an ended execution (its status-change event)', () => {
     assert.deepEqual([table.orders.get(late)!.status, table.orders.get(late)!.error?.code], ['error', 'deadline_exceeded']);
     assert.equal(await recoverEnded(ports, { machine: 'order', name: late, input: { orderId: late }, status: 'FAILED' }), 'closed');
     assert.equal(table.open.has(late), false);
-    const event = doneEvent('vid_01jz0000000000000000000003');
-    await delivery.start(event);
-    delivery.end(event.id);
-    const ended = {
-      machine: 'delivery' as const,
-      name: eventExecution(event),
-      input: { orderId: event.orderId, eventId: event.id },
-      status: 'TIMED_OUT' as const,
-    };
+    const { event, ended } = await endedDelivery('vid_01jz0000000000000000000003', 'TIMED_OUT');
     assert.equal(await recoverEnded(ports, ended), 'restarted');
     assert.deepEqual(delivery.started, [event.id, table.events.get(event.id)!.execution]);
     assert.equal(await recoverEnded(ports, ended), 'superseded');

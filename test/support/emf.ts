@@ -23,9 +23,11 @@ export interface EmfCapture {
   sums(from?: number): Record<string, number>;
 }
 
+/** The EMF record a line holds (Powertools writes each whole, in one write), after anything else on the line. */
 export function parseEmf(line: string): EmfRecord[] {
-  if (!line.startsWith('{') || !line.includes('"_aws"')) return [];
-  const emf = JSON.parse(line) as Record<string, unknown> & {
+  const at = line.indexOf('{"_aws"');
+  if (at < 0) return [];
+  const emf = JSON.parse(line.slice(at)) as Record<string, unknown> & {
     _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
   };
   return emf._aws.CloudWatchMetrics.map((group) => ({
@@ -43,13 +45,11 @@ export function parseEmf(line: string): EmfRecord[] {
 export function captureEmf(): EmfCapture {
   const found: EmfRecord[] = [];
   const write = process.stdout.write.bind(process.stdout);
-  let partial = '';
   before(() => {
-    // Every chunk passes on as written; whole lines are read for EMF records.
+    // Every chunk passes on as written. A chunk is read on its own: the test runner's own reports share stdout, with
+    // no line ends of theirs.
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      const lines = (partial + String(chunk)).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) found.push(...parseEmf(line));
+      for (const line of String(chunk).split('\n')) found.push(...parseEmf(line));
       return write(chunk, ...rest);
     }) as typeof process.stdout.write;
   });
