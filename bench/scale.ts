@@ -273,13 +273,14 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
       sfn('StartExecution');
       if (sweepAt !== undefined) sweepCalls.starts++;
       const name = order.execution ?? order.id;
-      if (executions.has(name)) return;
+      if (executions.has(name)) return false;
       executions.set(name, 'running');
       const o = orders.get(order.id);
       if (o && !o.started) {
         o.started = true;
         queue.push(now + 300, { kind: 'begin', id: o.id });
       }
+      return true;
     },
     async state(order: Order) {
       if (sweepAt !== undefined) sweepCalls.describes++;
@@ -292,7 +293,10 @@ export async function runScale(designName: DesignName, scale: number, old?: OldC
     async start(e: { id: string; execution?: string }) {
       sfn('StartExecution');
       if (sweepAt !== undefined) sweepCalls.starts++;
-      deliveries.set(e.execution ?? e.id, 'running');
+      const name = e.execution ?? e.id;
+      if (deliveries.has(name)) return false;
+      deliveries.set(name, 'running');
+      return true;
     },
     async state(e: { id: string; execution?: string }) {
       if (sweepAt !== undefined) sweepCalls.describes++;
@@ -602,8 +606,8 @@ interface Wiring {
   /** The moment a DynamoDB call is counted at. */
   at: () => number;
   wakeup: { wake(token: string, slot: number, orderId: string): Promise<boolean> };
-  workflow: { start(o: Order): Promise<void>; state(o: Order): Promise<'running' | 'missing'>; stop(): Promise<void> };
-  delivery: { start(e: { id: string; execution?: string }): Promise<void>; state(e: { id: string; execution?: string }): Promise<'running' | 'missing'> };
+  workflow: { start(o: Order): Promise<boolean>; state(o: Order): Promise<'running' | 'missing'>; stop(): Promise<void> };
+  delivery: { start(e: { id: string; execution?: string }): Promise<boolean>; state(e: { id: string; execution?: string }): Promise<'running' | 'missing'> };
   now: () => number;
   processes: number;
   /** After the model's cancel of an order past its deadline (the audit's `expire`): its lateness and its event. */
@@ -823,6 +827,10 @@ class CountedCapacity extends MemoryCapacity {
   override async head(shard: number, channel: Channel) {
     this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
     return super.head(shard, channel);
+  }
+  override async waiter(shard: number, channel: Channel, orderId: string) {
+    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
+    return super.waiter(shard, channel, orderId);
   }
   override async wait(w: Omit<Waiter, 'ticket'>) {
     const pk = `WAITING#${w.shard}#${w.channel}`;

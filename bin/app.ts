@@ -6,12 +6,14 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { EdgeAclStack } from '../lib/edge.ts';
-import { settingsOf, stackNameOf } from '../lib/settings.ts';
+import { requireAlarmAddress, settingsOf, stackNameOf } from '../lib/settings.ts';
 import { tagEverything } from '../lib/tags.ts';
 import { VideoServiceStack } from '../lib/video-service-stack.ts';
 
 const app = new App();
 const settings = settingsOf(app.node);
+// Before anything is built: a paged stage without an alarm address fails at once, naming what to set.
+requireAlarmAddress(settings);
 // The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
 const account = settings.account ? { account: settings.account } : {};
 const tags = { service: 'video-service', stage: settings.stage };

@@ -1,12 +1,15 @@
 /**
  * What the platform team watches: alarms (to an SNS topic, and by e-mail to the stage's alarmEmails) on the API's 5xx
- * rate, failed and throttled executions, each function's error rate, throttles and runs near its timeout, dropped
- * webhook deliveries, charged orders whose workflow did not start, and one dashboard with the business metrics
- * (orders created, done, failed, refunded; deliveries dropped) beside the AWS ones. An alarm whose metric can blip
+ * rate, failed and throttled executions, executions stopped from outside, each function's error rate (the workflow's
+ * business outcomes taken out), throttles and runs near its timeout, dropped webhook deliveries, charged orders whose
+ * workflow did not start, and one dashboard with the business metrics (orders created, done, failed, refunded;
+ * deliveries dropped) beside the AWS ones. Each alarm is a fault, never business as usual: a customer's cancel and a
+ * deadline's stop the execution (Step Functions counts them aborted) and page nobody. An alarm whose metric can blip
  * once without an outage (a rate, a throttle) needs M of N breaching periods; one that counts events that should
- * never happen (a failed execution, a start that failed after the charge) pages on the first. Every alarm is on the
- * dashboard too, in alarm-status widgets by kind (the service's, then each function's errors, throttles and runs near
- * the timeout), each split so that no widget holds more than CloudWatch allows.
+ * never happen (a failed execution, a start that failed after the charge) pages on the first. The service's own
+ * metrics carry the stage beside the service, so that stages sharing an account and region never mix. Every alarm is
+ * on the dashboard too, in alarm-status widgets by kind (the service's, then each function's errors, throttles and
+ * runs near the timeout), each split so that no widget holds more than CloudWatch allows.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -30,7 +33,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { GaugeName, MetricName } from '../functions/core/ports.ts';
+import type { FunctionMetricName, GaugeName, MetricName } from '../functions/core/ports.ts';
+import { STEPS } from '../functions/steps/table.ts';
 
 export const METRICS_NAMESPACE = 'VideoService';
 const FIVE_MINUTES = Duration.minutes(5);
@@ -98,8 +102,13 @@ export class Observability extends Construct {
     super(scope, id);
     this.topic = new Topic(this, 'Alarms', { displayName: `Video service ${props.stage} alarms`, enforceSSL: true });
     for (const email of props.alarmEmails) this.topic.addSubscription(new EmailSubscription(email));
+    // The dimensions every metric of the service carries (functions/adapters/metrics.ts: the stage from STAGE).
+    const dimensionsMap = { service: 'video-service', stage: props.stage };
     const business = (name: MetricName, period = FIVE_MINUTES) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'video-service' }, statistic: 'Sum', period });
+      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap, statistic: 'Sum', period });
+    // One function's count (functions/adapters/metrics.ts countOfFunction), by its name as the stack names it.
+    const ofFunction = (name: FunctionMetricName, fn: string) =>
+      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { ...dimensionsMap, function: fn }, statistic: 'Sum', period: FIVE_MINUTES });
 
     const requests = props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' });
     const errors = props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' });
@@ -112,19 +121,20 @@ export class Observability extends Construct {
     });
     this.alarm('Api5xxRate', errorRate, 1, '1% or more of API requests answered 5xx, in 2 of 3 five-minute periods', TWO_OF_THREE);
     for (const [name, machine] of Object.entries(props.machines)) {
+      // Aborted executions are not here: a customer's cancel and a deadline stop the execution (ExecutionsAborted),
+      // which is business as usual; one stopped by anyone else is ExecutionsAbortedUnexpectedly below.
       const failed = new MathExpression({
-        expression: 'failed + timedOut + aborted',
+        expression: 'failed + timedOut',
         usingMetrics: {
           failed: machine.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' }),
           timedOut: machine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }),
-          aborted: machine.metricAborted({ period: FIVE_MINUTES, statistic: 'Sum' }),
         },
         period: FIVE_MINUTES,
       });
       // Orders that fail generation end their execution in success (MarkFailed -> Refunded); a failed execution is a bug
       // or an outage of the steps themselves.
       const title = `${name[0]!.toUpperCase()}${name.slice(1)}`;
-      this.alarm(`${title}ExecutionsFailed`, failed, 1, `A ${name} workflow execution failed, timed out or was aborted`);
+      this.alarm(`${title}ExecutionsFailed`, failed, 1, `A ${name} workflow execution failed or timed out`);
       this.alarm(
         `${title}ExecutionsThrottled`,
         machine.metric('ExecutionThrottled', { period: FIVE_MINUTES, statistic: 'Sum' }),
@@ -133,6 +143,13 @@ export class Observability extends Construct {
         TWO_OF_THREE,
       );
     }
+    // Counted by the recovery of the execution's status-change event, which also carries the order on.
+    this.alarm(
+      'ExecutionsAbortedUnexpectedly',
+      business('ExecutionsAbortedUnexpectedly'),
+      1,
+      'An execution of either workflow was stopped from outside the service (an operator, a console, a script) while its order or event was open; the recovery started it anew',
+    );
     // Charged orders whose StartExecution failed: each waits for the sweep (a minute), so the first one pages.
     this.alarm(
       'WorkflowStartsFailed',
@@ -142,6 +159,7 @@ export class Observability extends Construct {
     );
     // One receiver down drops its events after 5 attempts; many drops in an hour point at the sender.
     this.alarm('WebhookDeliveriesDropped', business('WebhookDeliveriesDropped', Duration.hours(1)), 10, 'Ten or more webhook events dropped in an hour');
+    const steps = new Set(STEPS.map((s) => s.module));
     for (const [name, fn] of props.functions) {
       this.alarm(
         `Throttles-${name}`,
@@ -151,22 +169,29 @@ export class Observability extends Construct {
         TWO_OF_THREE,
         FUNCTION_THROTTLES,
       );
-      // A step throws a failed generation as its error (the workflow's catch refunds it), so a few errors are business
-      // as usual: the rate, once there are calls enough, for 3 of 5 periods.
-      const errorRate = new MathExpression({
-        expression: 'IF(calls >= 10, 100 * errors / calls, 0)',
-        usingMetrics: {
-          calls: fn.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }),
-          errors: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
-        },
-        period: FIVE_MINUTES,
-        label: `${name} errors %`,
-      });
+      // The rate of faults, once there are calls enough, for 3 of 5 periods. A step throws the workflow's business
+      // outcomes (an order closed meanwhile, a failed generation refunded) for its Catch, and Lambda counts them in
+      // Errors: the step handler counts them apart (StepOutcomeErrors), and they are taken out.
+      const calls = fn.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' });
+      const errors = fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' });
+      const errorRate = steps.has(name)
+        ? new MathExpression({
+            expression: 'IF(calls >= 10, 100 * (errors - FILL(outcomes, 0)) / calls, 0)',
+            usingMetrics: { calls, errors, outcomes: ofFunction('StepOutcomeErrors', name) },
+            period: FIVE_MINUTES,
+            label: `${name} errors % (outcomes out)`,
+          })
+        : new MathExpression({
+            expression: 'IF(calls >= 10, 100 * errors / calls, 0)',
+            usingMetrics: { calls, errors },
+            period: FIVE_MINUTES,
+            label: `${name} errors %`,
+          });
       this.alarm(
         `Errors-${name}`,
         errorRate,
         ERROR_RATE_PERCENT,
-        `${ERROR_RATE_PERCENT}% or more of the ${name} function's calls failed, in 3 of 5 periods`,
+        `${ERROR_RATE_PERCENT}% or more of the ${name} function's calls failed${steps.has(name) ? " (the workflow's business outcomes out)" : ''}, in 3 of 5 periods`,
         THREE_OF_FIVE,
         FUNCTION_ERRORS,
       );
@@ -191,7 +216,7 @@ export class Observability extends Construct {
     this.alarm('TableThrottles', tableThrottles, 1, 'DynamoDB throttled reads or writes of the table, in 2 of 3 five-minute periods', TWO_OF_THREE);
     // The render queue, measured by the sweep every minute.
     const gauge = (name: GaugeName) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: 'video-service' }, statistic: 'Maximum', period: FIVE_MINUTES });
+      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap, statistic: 'Maximum', period: FIVE_MINUTES });
     this.alarm(
       'ApiOrdersWaitTooLong',
       gauge('OldestWaitingApiSeconds'),
@@ -203,7 +228,7 @@ export class Observability extends Construct {
     const depth = new Metric({
       namespace: METRICS_NAMESPACE,
       metricName: 'QueueDepthApi' satisfies GaugeName,
-      dimensionsMap: { service: 'video-service' },
+      dimensionsMap,
       statistic: 'Maximum',
       period: Duration.minutes(1),
     });
@@ -229,7 +254,7 @@ export class Observability extends Construct {
       'SweepRecovered',
       recovered,
       1,
-      'The sweep started an order or a webhook delivery that had not started: a StartExecution failed after the charge or the event',
+      'The recovery or the audit started an order or a webhook delivery that was lost (a StartExecution failed after the charge or the event, a wake-up or an execution lost) or ended with its work open',
     );
 
     const dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `VideoService-${props.stage}` });
@@ -253,7 +278,7 @@ export class Observability extends Construct {
       new Metric({
         namespace: METRICS_NAMESPACE,
         metricName: 'RenderSecondsPerVideoSecond' satisfies GaugeName,
-        dimensionsMap: { service: 'video-service' },
+        dimensionsMap,
         statistic,
         period: Duration.hours(1),
         label: `render s per video s (${statistic})`,
@@ -269,7 +294,13 @@ export class Observability extends Construct {
     dashboard.addWidgets(
       graph('Render queue: waiting orders', [gauge('QueueDepthApi'), gauge('QueueDepthBot')]),
       graph('Render queue: oldest wait (s)', [gauge('OldestWaitingApiSeconds'), gauge('OldestWaitingBotSeconds')]),
-      graph('Render slots in use, recoveries', [gauge('SlotsInUse'), business('OrdersRecovered'), business('DeliveriesRecovered'), business('SlotsReclaimed')]),
+      graph('Render slots in use, recoveries', [
+        gauge('SlotsInUse'),
+        business('OrdersRecovered'),
+        business('DeliveriesRecovered'),
+        business('SlotsReclaimed'),
+        business('ExecutionsAbortedUnexpectedly'),
+      ]),
     );
     for (const widget of alarmWidgets(this.alarms)) dashboard.addWidgets(widget);
 

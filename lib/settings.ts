@@ -177,6 +177,23 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The stages whose alarms must reach somebody: their stack is not built without an alarm address. */
+export const PAGED_STAGES: readonly StageName[] = ['prod'];
+
+/**
+ * Refuses a paged stage with no alarm e-mail: its alarms would go to a topic nobody reads. Called by the app before
+ * it builds the stage's stacks (bin/app.ts), not by settingsOf, so that the preflight and the tests of the settings
+ * read prod without one.
+ */
+export function requireAlarmAddress(settings: Pick<Settings, 'stage' | 'alarmEmails'>): void {
+  if (!PAGED_STAGES.includes(settings.stage) || settings.alarmEmails.length > 0) return;
+  throw new Error(
+    `Stage ${settings.stage} has no alarm address, so its alarms would reach nobody: set alarmEmails in lib/stages.ts (the ` +
+      `committed on-call address) or pass context alarmEmail (-c alarmEmail=<address>); each recipient confirms the ` +
+      `subscription e-mail SNS sends after the deploy`,
+  );
+}
+
 export function settingsOf(node: Node): Settings {
   const stage = text(node, 'stage') ?? 'dev';
   if (!Object.hasOwn(STAGES, stage)) throw new Error(`Context stage must be one of ${Object.keys(STAGES).join(', ')} (lib/stages.ts), got "${stage}"`);

@@ -65,7 +65,7 @@ export interface StageConfig {
   removal: 'destroy' | 'retain';
   /** Days CloudWatch keeps the functions', workflows' and API's logs. */
   logRetentionDays: 7 | 30 | 90 | 365;
-  /** Where alarms are mailed (SNS e-mail subscriptions, confirmed by each recipient). */
+  /** Where alarms are mailed (SNS e-mail subscriptions, confirmed by each recipient); prod needs one (PAGED_STAGES). */
   alarmEmails: readonly string[];
   prices: Prices;
   limitActiveTasks: number;
@@ -163,7 +163,9 @@ export const STAGES = {
     region: 'eu-central-1',
     removal: 'retain',
     logRetentionDays: 90,
-    // The on-call address goes here before the first deployment (docs/deploy.md, the walkthrough of a first deploy).
+    // The on-call address goes here before the first deployment (docs/deploy.md, the walkthrough of a first deploy):
+    // until then `cdk synth -c stage=prod` refuses to build prod (lib/settings.ts requireAlarmAddress) unless
+    // `-c alarmEmail=<address>` gives one.
     alarmEmails: [],
     prices: { ...DEFAULT_PRICES },
     limitActiveTasks: DEFAULT_LIMITS.activeTasks,

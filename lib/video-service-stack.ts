@@ -39,7 +39,8 @@ export class VideoServiceStack extends Stack {
     const logs = { retentionDays: settings.logRetentionDays, removal: settings.removal, level: settings.logLevel };
     const data = new Data(this, 'Data', { removal: settings.removal });
     const api = new Api(this, 'Api', { logs, throttle: settings.throttle });
-    const logging = { POWERTOOLS_SERVICE_NAME: 'video-service', POWERTOOLS_LOG_LEVEL: settings.logLevel };
+    // Every function: its logs' service and level, and the stage its metrics carry (functions/adapters/metrics.ts).
+    const logging = { POWERTOOLS_SERVICE_NAME: 'video-service', POWERTOOLS_LOG_LEVEL: settings.logLevel, STAGE: settings.stage };
     const front = new FrontDoor(this, 'Edge', {
       api: api.httpApi,
       stage: settings.stage,

@@ -124,6 +124,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       // CloudWatch's embedded metric format is for AWS; here it would only fill the terminal.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      // The stage the metrics carry, as the stack sets it on AWS.
+      STAGE: process.env.STAGE ?? 'local',
       // One machine renders two videos at a time (the render queue's slots); eta_seconds counts with the same number.
       RENDER_SLOTS: process.env.RENDER_SLOTS ?? '2',
       // And one test-mode clip in the test lane's own slot.

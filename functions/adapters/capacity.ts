@@ -190,6 +190,11 @@ export class Capacity implements CapacityStore {
     return item ? waiterOf(item) : undefined;
   }
 
+  async waiter(shard: number, channel: Channel, orderId: string): Promise<Waiter | undefined> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.waiting(shard, channel, orderId, this.lane), ConsistentRead: true }));
+    return out.Item ? waiterOf(out.Item) : undefined;
+  }
+
   async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {
     return untilDone(
       WAIT_LOSSES,

@@ -5,8 +5,7 @@ import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, EventWorkfl
 import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
 import type { ExecutionState, MarkerPage } from '../core/ports.ts';
-import { sdk } from './aws.ts';
-import { executionArn, executionState } from './workflow.ts';
+import { executionArn, executionState, startExecution } from './workflow.ts';
 import { markersPage, queryAll, transact, transactPastConflicts, windowCountUpdate, writeIf, getRecord } from './dynamo.ts';
 import { deliveryAttemptOf, storedEventOf } from './records.ts';
 import { expiresAt, inPartition, keys, TABLE_KEYS } from './keys.ts';
@@ -197,19 +196,8 @@ export class DeliveryWorkflow implements EventWorkflow {
     return executionState(await this.sfn(), executionArn(this.stateMachineArn(), eventExecution(event)));
   }
 
-  async start(event: EventRef & { execution?: string }): Promise<void> {
-    const { StartExecutionCommand } = await sdk.sfn();
-    try {
-      await (await this.sfn()).send(
-        new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn(),
-          name: eventExecution(event),
-          input: JSON.stringify({ orderId: event.orderId, eventId: event.id }),
-        }),
-      );
-    } catch (err) {
-      if ((err as Error).name === 'ExecutionAlreadyExists') return;
-      throw err;
-    }
+  async start(event: EventRef & { execution?: string }): Promise<boolean> {
+    const input = JSON.stringify({ orderId: event.orderId, eventId: event.id });
+    return startExecution(await this.sfn(), { stateMachineArn: this.stateMachineArn(), name: eventExecution(event), input });
   }
 }

@@ -28,21 +28,9 @@ export class StepFunctionsWorkflow implements Workflow {
     return JSON.stringify({ orderId: order.id, directorMode: order.params.director_mode, reviewTimeoutSeconds: this.reviewDeadlineSeconds });
   }
 
-  async start(order: Order): Promise<void> {
-    const { StartExecutionCommand } = await sdk.sfn();
-    try {
-      await (await this.sfn()).send(
-        new StartExecutionCommand({
-          stateMachineArn: this.stateMachineArn(),
-          // The name makes a second start of the same order a no-op instead of a second video.
-          name: orderExecution(order),
-          input: this.input(order),
-        }),
-      );
-    } catch (err) {
-      if ((err as Error).name === 'ExecutionAlreadyExists') return;
-      throw err;
-    }
+  async start(order: Order): Promise<boolean> {
+    // The name makes a second start of the same order a no-op instead of a second video.
+    return startExecution(await this.sfn(), { stateMachineArn: this.stateMachineArn(), name: orderExecution(order), input: this.input(order) });
   }
 
   /**
@@ -50,14 +38,8 @@ export class StepFunctionsWorkflow implements Workflow {
    * order id, so an execution the audit started meanwhile (its wait finds the slot held) makes this a no-op.
    */
   async startAdmitted(orderId: string, slot: number): Promise<void> {
-    const { StartExecutionCommand } = await sdk.sfn();
     const input = JSON.stringify({ orderId, directorMode: false, reviewTimeoutSeconds: this.reviewDeadlineSeconds, slot: { slot } });
-    try {
-      await (await this.sfn()).send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn(), name: orderId, input }));
-    } catch (err) {
-      if ((err as Error).name === 'ExecutionAlreadyExists') return;
-      throw err;
-    }
+    await startExecution(await this.sfn(), { stateMachineArn: this.stateMachineArn(), name: orderId, input });
   }
 
   async state(order: Order): Promise<ExecutionState> {
@@ -85,6 +67,27 @@ export class StepFunctionsWorkflow implements Workflow {
       if (isGoneToken(err)) return false;
       throw err;
     }
+  }
+}
+
+/** A start's answer is no later than this much before the call was sent (clocks apart, rounding). */
+const START_SKEW_MS = 1000;
+
+/**
+ * Starts a named execution; true when this call started it, false when one of that name was there. Step Functions
+ * refuses a name taken (ExecutionAlreadyExists), except that a start with the name and input of a running execution
+ * is answered as that execution's own start (standard workflows are idempotent): its start date, from before this
+ * call, tells it apart.
+ */
+export async function startExecution(sfn: SFNClient, params: { stateMachineArn: string; name: string; input: string }): Promise<boolean> {
+  const { StartExecutionCommand } = await sdk.sfn();
+  const sent = Date.now();
+  try {
+    const out = await sfn.send(new StartExecutionCommand(params));
+    return !out.startDate || out.startDate.getTime() >= sent - START_SKEW_MS;
+  } catch (err) {
+    if ((err as Error).name === 'ExecutionAlreadyExists') return false;
+    throw err;
   }
 }
 

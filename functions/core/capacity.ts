@@ -127,6 +127,8 @@ export interface CapacityStore {
   states(shards: readonly number[]): Promise<ShardState[]>;
   /** The oldest waiting order of a shard's channel. */
   head(shard: number, channel: Channel): Promise<Waiter | undefined>;
+  /** The order's wait in a shard's channel, if it waits there. */
+  waiter(shard: number, channel: Channel, orderId: string): Promise<Waiter | undefined>;
   /**
    * Records an order's wait with the next ticket of its shard and channel; a wait of the same order already there
    * keeps its ticket and takes the new token. The ticket.
@@ -303,6 +305,19 @@ export class RenderQueue {
     await this.fill(shard);
   }
 
+  /**
+   * Whether the order waits for an admission that starts its execution (START_AT_ADMISSION): it has no execution by
+   * design, and its admission (a release, the audit's `admit`) starts one. Its wait is the proof, not the order's
+   * status or place: an admission deletes the wait in the write that gives the slot, so an order admitted whose start
+   * was lost (the process died, or Step Functions refused past the undo) no longer waits, whether it still holds the
+   * slot or its lease has ended since, and its execution is the audit's to start. A wait with a task token has an
+   * execution behind it, which the audit checks as any.
+   */
+  async awaitsAdmission(order: Pick<Order, 'id' | 'channel'>): Promise<boolean> {
+    const w = await this.p.store.waiter(this.shardOf(order.id), order.channel ?? 'api', order.id);
+    return w?.token === START_AT_ADMISSION;
+  }
+
   /** Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing it). */
   async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
     const now = this.p.now().getTime();
@@ -448,6 +463,10 @@ export class RenderLanes {
    */
   async releaseUnrecorded(orderId: string): Promise<void> {
     for (const lane of LANES) await this.lanes[lane].release(orderId);
+  }
+
+  awaitsAdmission(order: Pick<Order, 'id' | 'channel' | 'charge'>): Promise<boolean> {
+    return this.of(order).awaitsAdmission(order);
   }
 
   async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {

@@ -90,8 +90,8 @@ export interface EventStore {
 
 /** The delivery workflow of an event (statemachines/delivery.asl.json) under its current execution name. */
 export interface EventWorkflow {
-  /** A second start of the same execution is a no-op. */
-  start(event: EventRef & { execution?: string }): Promise<void>;
+  /** A second start of the same execution is a no-op. True when this call started it. */
+  start(event: EventRef & { execution?: string }): Promise<boolean>;
   state(event: EventRef & { execution?: string }): Promise<ExecutionState>;
 }
 

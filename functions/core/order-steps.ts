@@ -34,6 +34,14 @@ export class OrderClosed extends Error {
   }
 }
 
+/**
+ * Whether a step's error is a business outcome that the order workflow's Catch routes (statemachines/order.asl.json):
+ * OrderClosed (the order was canceled, lapsed or moved to another execution: Closed) and GeneratorFailed (a lasting
+ * generation failure: the order's error and refund, MarkFailed). Anything else is a fault: a crash, a store or a
+ * provider away (ServiceUnavailable, GeneratorBusy: retried, and they page if they last), a timeout.
+ */
+export const isWorkflowOutcome = (err: unknown) => err instanceof OrderClosed || err instanceof GeneratorFailed;
+
 /** The facts the workflow's Choice states route on; every step returns them. */
 export interface StepState {
   orderId: string;

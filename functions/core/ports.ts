@@ -210,9 +210,20 @@ export type MetricName =
   /** A charged order whose StartExecution failed (the sweep starts it). */
   | 'WorkflowStartsFailed'
   | 'WebhookDeliveriesDropped'
+  /** Orders and events the recovery or the audit really started again (lost or ended with the work open). */
   | 'OrdersRecovered'
   | 'DeliveriesRecovered'
-  | 'SlotsReclaimed';
+  | 'SlotsReclaimed'
+  /**
+   * An execution stopped by someone other than the service: the order's (event's) current one, ended ABORTED while
+   * its order is open (its event unsettled). The service's own stops (a cancel, a deadline) close the order first.
+   */
+  | 'ExecutionsAbortedUnexpectedly';
+/**
+ * Metrics of one function, with its name as a dimension beside the service's: a step's errors that are the workflow's
+ * business outcomes (functions/steps/step.ts), which the function's error-rate alarm takes out of Lambda's Errors.
+ */
+export type FunctionMetricName = 'StepOutcomeErrors';
 /**
  * Measured values: what the queue looks like (by the sweep every minute), and each render's seconds per second of
  * video (the figure the render slots are sized with: docs/deploy.md, Sizing).
@@ -233,8 +244,11 @@ export interface Metrics {
 export type ExecutionState = 'running' | 'missing' | 'ended';
 
 export interface Workflow {
-  /** Starts the order's current execution (`order.execution`, else the order id); a second start is a no-op. */
-  start(order: Order): Promise<void>;
+  /**
+   * Starts the order's current execution (`order.execution`, else the order id); a second start is a no-op. True when
+   * this call started it, false when an execution of that name was there already.
+   */
+  start(order: Order): Promise<boolean>;
   state(order: Order): Promise<ExecutionState>;
   /** Stops the order's current execution (a canceled order's); one already ended or missing is left as it is. */
   stop(order: Order, cause: string): Promise<void>;

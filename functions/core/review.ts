@@ -170,7 +170,7 @@ async function handOff(p: ReviewPorts, order: Order, token: string, decision: Re
  * change is conditional, and a step of an execution the order no longer names ends it.
  */
 async function carryOn(p: ReviewPorts, order: Order, now: Date): Promise<void> {
-  if ((await p.workflow.state(order)) === 'missing') return p.workflow.start(order);
+  if ((await p.workflow.state(order)) === 'missing') return void (await p.workflow.start(order));
   const execution = newExecution(order.id, 'r', now);
   if (await p.orders.patch(order.id, { status: 'running', set: { execution } }, now)) await p.workflow.start({ ...order, execution });
 }

@@ -54,7 +54,7 @@ export interface RecoveryPorts {
 export interface SweepPorts extends RecoveryPorts {
   orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage' | 'unstarted' | 'started' | 'deadlinesDue' | 'dropDeadline'>;
   events: RecoveryPorts['events'] & Pick<EventStore, 'pendingPage'>;
-  queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'stats'>;
+  queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'stats' | 'awaitsAdmission'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
   budget: AuditBudget;
   /**
@@ -120,15 +120,13 @@ const mayStillRender = (p: RecoveryPorts, o: Order) =>
 async function restartOrder(p: RecoveryPorts, order: Order, why: 's' | 'e'): Promise<boolean> {
   const execution = newExecution(order.id, why, p.now());
   if (!(await p.orders.patch(order.id, { status: order.status, set: { execution } }, p.now()))) return false;
-  await p.workflow.start({ ...order, execution });
-  return true;
+  return p.workflow.start({ ...order, execution });
 }
 
 async function restartEvent(p: RecoveryPorts, event: StoredEvent, why: 's' | 'e'): Promise<boolean> {
   const execution = newExecution(event.id, why, p.now());
   if (!(await p.events.restartAs(event, execution))) return false;
-  await p.delivery.start({ ...event, execution });
-  return true;
+  return p.delivery.start({ ...event, execution });
 }
 
 /**
@@ -143,6 +141,7 @@ export async function recoverEnded(p: RecoveryPorts, ended: EndedExecution): Pro
       return 'closed';
     }
     if (orderExecution(order!) !== ended.name) return 'superseded';
+    if (ended.status === 'ABORTED') p.metrics.count('ExecutionsAbortedUnexpectedly');
     if (pastDeadline(order!, p.now())) {
       await p.expire(order!);
       return 'expired';
@@ -159,6 +158,7 @@ export async function recoverEnded(p: RecoveryPorts, ended: EndedExecution): Pro
     return 'closed';
   }
   if (eventExecution(event) !== ended.name) return 'superseded';
+  if (ended.status === 'ABORTED') p.metrics.count('ExecutionsAbortedUnexpectedly');
   if (!(await restartEvent(p, event, 'e'))) return 'superseded';
   p.metrics.count('DeliveriesRecovered');
   return 'restarted';
@@ -201,14 +201,15 @@ async function auditOrder(p: SweepPorts, a: Allowance, marked: OpenMarker, full:
     return DONE;
   }
   if (!full && order!.status === 'awaiting_review' && Date.parse(order!.updatedAt) + (p.reviewWaitSeconds + 3600) * 1000 > p.now().getTime()) return DONE;
+  // Waiting in the render queue for the admission that starts its execution: none by design, and the queue's own
+  // admissions (the audit's among them) start it. One read of its wait, no Step Functions call.
+  if (order!.status === 'queued' && order!.queuePlace && (await p.queue.awaitsAdmission(order!))) return DONE;
   if (!a.take('describes')) return DEFERRED;
   const state = await p.workflow.state(order!);
   if (state === 'running' || (state === 'ended' && !full && mayStillRender(p, order!))) return DONE;
   if (!a.take('starts')) return DEFERRED;
-  if (state === 'missing') {
-    await p.workflow.start(order!);
-    return { kind: 'done', recovered: 'order' };
-  }
+  // Missing: lost (a start that never happened); a start that finds it there after all recovered nothing.
+  if (state === 'missing') return (await p.workflow.start(order!)) ? { kind: 'done', recovered: 'order' } : DONE;
   // Ended: read again, since an execution that just closed the order ends right after.
   const now = await p.orders.get(marked.id);
   if (isClosed(now)) {
@@ -228,10 +229,7 @@ async function auditEvent(p: SweepPorts, a: Allowance, ref: EventRef): Promise<C
   const state = await p.delivery.state(event);
   if (state === 'running') return DONE;
   if (!a.take('starts')) return DEFERRED;
-  if (state === 'missing') {
-    await p.delivery.start(event);
-    return { kind: 'done', recovered: 'event' };
-  }
+  if (state === 'missing') return (await p.delivery.start(event)) ? { kind: 'done', recovered: 'event' } : DONE;
   const now = await p.events.get(ref.orderId, ref.id);
   if (!now || isSettled(now)) {
     await p.events.settled(ref);
@@ -342,9 +340,9 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
       // its start failed (a copy that is missing fails the render, and the order is refunded).
       const lost = p.assetCopies ? await copyAssets(p.assetCopies, order!) : [];
       if (lost.length) p.log.warn('an asset went before the audit copied it', { orderId: marked.id, assets: lost });
-      // Under its name: a no-op when the creation's start did happen (the same name and input, or it already ended).
-      await p.workflow.start(order!);
-      result.started++;
+      // Under its name: a no-op when the creation's start did happen (the same name and input, or it already ended),
+      // and then nothing was recovered.
+      if (await p.workflow.start(order!)) result.started++;
     }
     await p.orders.started(marked);
   });

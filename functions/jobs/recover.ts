@@ -2,7 +2,8 @@
  * Recovery of one ended execution (core/sweep.ts recoverEnded): EventBridge invokes it with Step Functions' status-change
  * event of an execution of either state machine that failed, timed out or was aborted; on one machine the local
  * endpoint sends the same event. An event this function cannot read is logged and dropped, not retried: the audit
- * sweep is the net for anything it misses.
+ * sweep is the net for anything it misses. An execution stopped from outside (aborted while current and its order
+ * open) is counted as ExecutionsAbortedUnexpectedly, which pages; the service's own stops (cancels) are not.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';

@@ -2,7 +2,7 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (input) => {
+export const handler = stepHandler('await-review', async (input) => {
   if (!input.taskToken) throw new Error('The review wait was started without a task token');
   await orderSteps().awaitReview(input.orderId, input.taskToken, input.execution);
   return {};

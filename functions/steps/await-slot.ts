@@ -2,7 +2,7 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler(async (input) => {
+export const handler = stepHandler('await-slot', async (input) => {
   if (!input.taskToken) throw new Error('The slot wait was started without a task token');
   await orderSteps().awaitSlot(input.orderId, input.taskToken, input.execution);
   return {};

@@ -2,4 +2,4 @@
 import { services } from '../app/services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((input) => services().deliver(input.orderId, input.eventId!));
+export const handler = stepHandler('deliver-event', (input) => services().deliver(input.orderId, input.eventId!));

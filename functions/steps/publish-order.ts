@@ -2,4 +2,4 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((input) => orderSteps().publish(input.orderId, input.execution));
+export const handler = stepHandler('publish-order', (input) => orderSteps().publish(input.orderId, input.execution));

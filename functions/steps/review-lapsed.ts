@@ -5,4 +5,4 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((input) => orderSteps().lapse(input.orderId, input.failure, input.execution));
+export const handler = stepHandler('review-lapsed', (input) => orderSteps().lapse(input.orderId, input.failure, input.execution));

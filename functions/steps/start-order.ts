@@ -2,4 +2,4 @@
 import { orderSteps } from '../app/step-services.ts';
 import { stepHandler } from './step.ts';
 
-export const handler = stepHandler((input) => orderSteps().start(input.orderId, input.execution));
+export const handler = stepHandler('start-order', (input) => orderSteps().start(input.orderId, input.execution));

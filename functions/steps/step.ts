@@ -1,8 +1,9 @@
-/** The wrapper of every step handler: validated input and the order id in the logs. */
+/** The wrapper of every step handler: validated input, the order id in the logs, and its errors sorted for the alarms. */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as z from 'zod/mini';
-import { publishMetrics } from '../adapters/metrics.ts';
+import { isWorkflowOutcome } from '../core/order-steps.ts';
+import { countOfFunction, publishMetrics } from '../adapters/metrics.ts';
 import { logger } from '../app/services.ts';
 import { isTransient, TRANSIENT_ERROR_NAME } from '../adapters/transient.ts';
 
@@ -16,8 +17,13 @@ const stepInput = z.object({
 });
 export type StepInput = z.infer<typeof stepInput>;
 
-export function stepHandler<R>(run: (input: StepInput) => Promise<R>) {
-  return middy<unknown, R>()
+/**
+ * A step's handler. `name` is its module's, which is also its function's name (lib/functions.ts builds a function per
+ * step module, and one machine's engine invokes the step by it): given here, since neither runtime tells a function
+ * that name (AWS_LAMBDA_FUNCTION_NAME is the physical name CloudFormation made, and one machine's steps share a process).
+ */
+export function stepHandler<R>(name: string, run: (input: StepInput) => Promise<R>) {
+  const handler = middy<unknown, R>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishMetrics())
     .handler(async (event) => {
@@ -33,9 +39,12 @@ export function stepHandler<R>(run: (input: StepInput) => Promise<R>) {
           transient.name = TRANSIENT_ERROR_NAME;
           throw transient;
         }
+        // Lambda counts it in Errors all the same: the function's error-rate alarm takes these out again.
+        if (isWorkflowOutcome(err)) countOfFunction('StepOutcomeErrors', name);
         // The workflow decides what the failure means (retry, or the order's error); the operator sees it here.
         logger.warn('step failed', { error: err as Error });
         throw err;
       }
     });
+  return Object.assign(handler, { stepName: name });
 }

@@ -145,7 +145,7 @@ describe('the hand-over of a recorded event', () => {
   const handing = (started: string[]) => ({
     webhooks,
     events: new MemoryEvents(table),
-    delivery: { start: async (e: { id: string }) => void started.push(e.id) },
+    delivery: { start: async (e: { id: string }) => started.push(e.id) > 0 },
   });
 
   it('settles the event of a key without a webhook as no_webhook with no delivery started; a resend once one exists sends it', async () => {
@@ -160,7 +160,7 @@ describe('the hand-over of a recorded event', () => {
     const resent: string[] = [];
     const resend = {
       events: new MemoryEvents(table),
-      delivery: { start: async (e: { id: string }) => void resent.push(e.id) },
+      delivery: { start: async (e: { id: string }) => resent.push(e.id) > 0 },
       resendsPerHour: 100,
       now: () => new Date(clock),
     };

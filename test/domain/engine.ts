@@ -102,13 +102,14 @@ export class Engine {
     private readonly mayHold: ReadonlySet<string> = new Set(),
   ) {}
 
-  /** StartExecution: idempotent by name. */
-  start(machine: MachineName, name: string, input: Json): void {
-    if (this.executions.has(name)) return;
+  /** StartExecution: idempotent by name; true when it started the execution, false when one of that name was there. */
+  start(machine: MachineName, name: string, input: Json): boolean {
+    if (this.executions.has(name)) return false;
     const e: Execution = { name, machine, state: definitions[machine].StartAt, data: input, input, status: 'running' };
     this.executions.set(name, e);
     this.started.push(name);
     this.goTo(e, e.state);
+    return true;
   }
 
   state(name: string): ExecutionState {

@@ -267,7 +267,7 @@ export class World {
   }
 
   readonly sender: DeliveryPorts['sender'];
-  readonly delivery: { start(e: { id: string; orderId: string; execution?: string }): Promise<void>; state(e: { id: string }): Promise<string> };
+  readonly delivery: { start(e: { id: string; orderId: string; execution?: string }): Promise<boolean>; state(e: { id: string }): Promise<string> };
 
   /** The embedded planner and writer; a renderer that waits for the test; `failNext` fails the next call. */
   private generator(): Generator {

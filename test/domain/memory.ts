@@ -21,7 +21,7 @@ import {
   SIGNATURE_BYTES,
 } from '../../functions/core/assets.ts';
 import { decodeImage } from '../../functions/generator/image-decode.ts';
-import { OrderCreation } from '../../functions/core/create-order.ts';
+import { OrderCreation, type OrderCreationPorts } from '../../functions/core/create-order.ts';
 import { closeInError } from '../../functions/core/close-order.ts';
 import { OrderQuoting, type Quote, type QuoteStore } from '../../functions/core/quote-order.ts';
 import { QueueViews } from '../../functions/core/eta.ts';
@@ -439,7 +439,7 @@ export const emptyQueues = () => {
   return { live: view(), test: view() };
 };
 
-/** The creation use case on these ports, with the default prices and limits, and no render queue. */
+/** The creation use case on these ports, with the default prices and limits, and no render queue unless given one. */
 export function memoryCreation(
   table: MemoryTable,
   workflow: MemoryWorkflow,
@@ -449,6 +449,8 @@ export function memoryCreation(
   prices: Prices = DEFAULT_PRICES,
   announce: Announce = async () => undefined,
   assets: AssetPorts = memoryAssets(table),
+  /** A render queue's admission; by default none, the execution started at once. */
+  admission?: OrderCreationPorts['admission'],
 ) {
   const orders = new MemoryOrders(table);
   return new OrderCreation({
@@ -460,7 +462,7 @@ export function memoryCreation(
     workflow,
     // No render queue here: an order's execution starts at once, as the audit's fallback starts it (and its marker
     // goes, as a queue's enqueue drops it).
-    admission: {
+    admission: admission ?? {
       enqueue: async (order) => {
         await workflow.start(order);
         await orders.started(order);
@@ -628,11 +630,13 @@ class MemoryExecutions {
   started: string[] = [];
   /** When set, a start fails as StartExecution does when Step Functions is away. */
   failStarts = false;
-  protected run(name: string) {
+  /** True when it started the execution; false when one of that name was there. */
+  protected run(name: string): boolean {
     if (this.failStarts) throw Object.assign(new Error('Step Functions is away'), { name: 'ServiceUnavailable' });
-    if (this.executions.has(name)) return;
+    if (this.executions.has(name)) return false;
     this.executions.set(name, 'running');
     this.started.push(name);
+    return true;
   }
   /** DescribeExecution calls made, and how many of the next ones are throttled (past the SDK's own retries). */
   describes = 0;
@@ -657,8 +661,8 @@ class MemoryExecutions {
 
 /** The delivery workflow: executions named by the event (or the name a restart recorded on it). */
 export class MemoryDeliveryWorkflow extends MemoryExecutions {
-  async start(event: EventRef & { execution?: string }): Promise<void> {
-    this.run(event.execution ?? event.id);
+  async start(event: EventRef & { execution?: string }): Promise<boolean> {
+    return this.run(event.execution ?? event.id);
   }
   async state(event: EventRef & { execution?: string }): Promise<ExecutionState> {
     return this.stateOf(event.execution ?? event.id);
@@ -671,8 +675,8 @@ export class MemoryWorkflow extends MemoryExecutions {
   /** Task tokens whose wait is gone (its execution was stopped). */
   goneTokens = new Set<string>();
 
-  async start(order: Order): Promise<void> {
-    this.run(order.execution ?? order.id);
+  async start(order: Order): Promise<boolean> {
+    return this.run(order.execution ?? order.id);
   }
 
   async state(order: Order): Promise<ExecutionState> {
@@ -910,6 +914,11 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     this.reads.waiting++;
     const first = [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).sort((a, b) => a.orderId.localeCompare(b.orderId))[0];
     return first && clone(first);
+  }
+  async waiter(shard: number, channel: Channel, orderId: string) {
+    this.reads.waiting++;
+    const w = this.waiting.get(orderId);
+    return w?.shard === shard && w.channel === channel ? clone(w) : undefined;
   }
   /** How many orders of a channel wait, in every shard. */
   async waitingCount(channel: Channel) {

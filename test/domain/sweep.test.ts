@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { RenderLanes, RenderQueue } from '../../functions/core/capacity.ts';
+import { RenderLanes, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
 import { deliver } from '../../functions/core/deliveries.ts';
 import { eventExecution } from '../../functions/core/executions.ts';
 import { type AuditCursor, recoverEnded, sweep, SWEEP_BUDGET, type SweepPorts } from '../../functions/core/sweep.ts';
@@ -357,6 +357,80 @@ describe('the recovery sweep', () => {
   });
 });
 
+describe('the audit and the render queue (an execution started at admission)', () => {
+  /** When set, an admission's start of the order's execution is lost (the process died after the slot was taken). */
+  let loseStarts: boolean;
+  let lane: RenderQueue;
+  /** The creation through a queue of one slot, whose admission starts the order's execution, as on AWS. */
+  const queued = () => {
+    loseStarts = false;
+    const store = new MemoryCapacity(table);
+    const wakeup = {
+      wake: async (token: string, slot: number, orderId: string) => {
+        if (token !== START_AT_ADMISSION) return store.wake(token, slot);
+        if (!loseStarts) await workflow.start(table.orders.get(orderId)!);
+        return true;
+      },
+    };
+    lane = new RenderQueue({ store, wakeup, slots: 1, leaseSeconds: 600, botRun: 3, now });
+    ports.queue = lane;
+    const creation = memoryCreation(table, workflow, metrics, undefined, undefined, undefined, undefined, undefined, lane);
+    return async (topic: string) =>
+      (await creation.create({ account: table.account('U'), request: { route: 'POST /videos', params: createVideoBody.parse({ topic }) }, now: now() }))
+        .response.id;
+  };
+
+  it('leaves orders waiting for their admission past the grace alone: no Step Functions call, nothing started or counted', async () => {
+    const create = queued();
+    const ids: string[] = [];
+    // A millisecond apart: the queue admits by order id, which sorts by the moment of creation.
+    for (const topic of ['Tea', 'Coffee', 'Cocoa', 'Cider']) {
+      ids.push(await create(topic));
+      clock += 1;
+    }
+    assert.deepEqual(workflow.started, [ids[0]], 'the first admitted and started; three wait');
+    clock += 61_000;
+    for (let run = 0; run < 3; run++) {
+      assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 0, reclaimed: 0, admitted: 0 });
+      clock += 60_000;
+    }
+    assert.deepEqual(workflow.described, [ids[0], ids[0], ids[0]], 'only the running order described');
+    assert.deepEqual([workflow.started, metrics.of('OrdersRecovered')], [[ids[0]], 0]);
+    // Its slot freed, the next is admitted and started by the queue, not by the audit.
+    await lane.release(ids[0]!, true);
+    assert.deepEqual(workflow.started, ids.slice(0, 2));
+  });
+
+  it('starts an order admitted whose start was lost, holding its slot or past its lease', async () => {
+    const create = queued();
+    loseStarts = true;
+    const holding = await create('Tea');
+    const waiting = await create('Coffee');
+    assert.deepEqual(workflow.started, [], 'the admission took the slot, its start lost');
+    clock += 61_000;
+    assert.deepEqual(counts(await sweep(ports)), { started: 1, sent: 0, reclaimed: 0, admitted: 0 });
+    assert.deepEqual(workflow.started, [holding], 'the lost one started; the waiting one left to the queue');
+    // The next admission's start is lost too, and its lease ends before the audit looks: the slot is reclaimed, and
+    // the order, no longer waiting and holding nothing, is started all the same.
+    await lane.release(holding, true);
+    clock += 601_000;
+    assert.deepEqual(counts(await sweep(ports)), { started: 1, sent: 0, reclaimed: 1, admitted: 0 });
+    assert.deepEqual(workflow.started, [holding, waiting]);
+    assert.equal(metrics.of('OrdersRecovered'), 2);
+  });
+});
+
+describe('what the audit counts as recovered', () => {
+  it('nothing for an unstarted marker whose start had happened after all (its execution there)', async () => {
+    const id = await create('Tea');
+    // The creation started it, and died before it dropped the marker.
+    table.unstarted.add(id);
+    clock += 61_000;
+    assert.equal((await sweep(ports)).started, 0);
+    assert.deepEqual([workflow.started, table.unstarted.size, metrics.of('OrdersRecovered')], [[id], 0, 0]);
+  });
+});
+
 describe('the due deadlines', () => {
   const withDeadline = async (topic: string) =>
     (
@@ -422,7 +496,37 @@ describe('the due deadlines', () => {
   });
 });
 
+/** An order's done event whose delivery execution started and ended with `status`, and its status-change event. */
+async function endedDelivery(orderId: string, status: 'TIMED_OUT' | 'ABORTED') {
+  const event = doneEvent(orderId);
+  await delivery.start(event);
+  delivery.end(event.id);
+  return { event, ended: { machine: 'delivery' as const, name: eventExecution(event), input: { orderId: event.orderId, eventId: event.id }, status } };
+}
+
 describe('recovery of an ended execution (its status-change event)', () => {
+  it('counts an execution stopped from outside (aborted, current, its order open or event unsettled), and no other end', async () => {
+    const stopped = await create('Tea');
+    const failed = await create('Coffee');
+    const canceled = await create('Cocoa');
+    const ended = (id: string, status: 'FAILED' | 'ABORTED', name = id) => ({ machine: 'order' as const, name, input: { orderId: id }, status });
+    for (const id of [stopped, failed]) workflow.end(id);
+    assert.equal(await recoverEnded(ports, ended(stopped, 'ABORTED')), 'restarted');
+    assert.equal(metrics.of('ExecutionsAbortedUnexpectedly'), 1);
+    assert.equal(await recoverEnded(ports, ended(failed, 'FAILED')), 'restarted', 'a failed one pages as failed, not here');
+    // A stop of a superseded execution (the order names its new one), and the service's own stop (a deadline's cancel,
+    // as a customer's: the order closed, then its execution stopped).
+    assert.equal(await recoverEnded(ports, ended(stopped, 'ABORTED')), 'superseded');
+    await ports.expire(table.orders.get(canceled)!);
+    assert.deepEqual(workflow.stopped, [canceled]);
+    assert.equal(await recoverEnded(ports, ended(canceled, 'ABORTED')), 'closed');
+    assert.equal(metrics.of('ExecutionsAbortedUnexpectedly'), 1);
+    // A delivery stopped from outside, its event unsettled.
+    const { ended: stoppedDelivery } = await endedDelivery('vid_01jz0000000000000000000004', 'ABORTED');
+    assert.equal(await recoverEnded(ports, stoppedDelivery), 'restarted');
+    assert.equal(metrics.of('ExecutionsAbortedUnexpectedly'), 2);
+  });
+
   it('names and starts a new execution for an open order whose current execution failed or was stopped; a repeat does nothing', async () => {
     const id = await create('Tea');
     workflow.end(id);
@@ -461,15 +565,7 @@ describe('recovery of an ended execution (its status-change event)', () => {
     assert.deepEqual([table.orders.get(late)!.status, table.orders.get(late)!.error?.code], ['error', 'deadline_exceeded']);
     assert.equal(await recoverEnded(ports, { machine: 'order', name: late, input: { orderId: late }, status: 'FAILED' }), 'closed');
     assert.equal(table.open.has(late), false);
-    const event = doneEvent('vid_01jz0000000000000000000003');
-    await delivery.start(event);
-    delivery.end(event.id);
-    const ended = {
-      machine: 'delivery' as const,
-      name: eventExecution(event),
-      input: { orderId: event.orderId, eventId: event.id },
-      status: 'TIMED_OUT' as const,
-    };
+    const { event, ended } = await endedDelivery('vid_01jz0000000000000000000003', 'TIMED_OUT');
     assert.equal(await recoverEnded(ports, ended), 'restarted');
     assert.deepEqual(delivery.started, [event.id, table.events.get(event.id)!.execution]);
     assert.equal(await recoverEnded(ports, ended), 'superseded');

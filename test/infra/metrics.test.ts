@@ -2,27 +2,19 @@
  * The business metrics the alarms and the dashboard read, as the functions write them: CloudWatch embedded metric
  * format lines on stdout (Powertools Metrics, switched on for this stack). A quick order goes to done, a director
  * order's review deadline (3 s) lapses into error with its refund, and a receiver that always answers 500 makes
- * every event's delivery drop after 5 attempts.
+ * every event's delivery drop after 5 attempts. Every record carries the service and the stage.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { captureEmf } from '../support/emf.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
 const t = useStack({ POWERTOOLS_METRICS_DISABLED: 'false', REVIEW_DEADLINE_SECONDS: '3', WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '100' });
+const emf = captureEmf();
 
-const lines: string[] = [];
-const write = process.stdout.write.bind(process.stdout);
 let receiver: Server | undefined;
-before(() => {
-  // Keep every line the process writes; EMF lines pass through as well.
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    lines.push(...String(chunk).split('\n'));
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
-});
 after(() => {
-  process.stdout.write = write;
   receiver?.close();
 });
 
@@ -31,30 +23,18 @@ const GAUGES = new Set(['QueueDepthApi', 'QueueDepthBot', 'OldestWaitingApiSecon
 
 /** Every value written of a gauge, with its unit. */
 function gauge(name: string): { value: number; unit: string }[] {
-  const found: { value: number; unit: string }[] = [];
-  for (const line of lines) {
-    if (!line.startsWith('{') || !line.includes(`"${name}"`)) continue;
-    const emf = JSON.parse(line) as Record<string, unknown> & { _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] } };
-    for (const m of emf._aws.CloudWatchMetrics.flatMap((g) => g.Metrics)) if (m.Name === name) found.push({ value: emf[name] as number, unit: m.Unit });
-  }
-  return found;
+  return emf.records().flatMap((r) => r.metrics.filter((m) => m.name === name).map((m) => ({ value: m.value, unit: m.unit })));
 }
 
 /** The sum of each counted metric over the EMF lines written so far, for the service's namespace. */
 function metrics(): Record<string, number> {
   const sums: Record<string, number> = {};
-  for (const line of lines) {
-    if (!line.startsWith('{') || !line.includes('"_aws"')) continue;
-    const emf = JSON.parse(line) as Record<string, unknown> & {
-      _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string; Unit: string }[] }[] };
-    };
-    for (const group of emf._aws.CloudWatchMetrics) {
-      assert.equal(group.Namespace, 'VideoService');
-      for (const m of group.Metrics) {
-        if (GAUGES.has(m.Name)) continue;
-        assert.equal(m.Unit, 'Count');
-        sums[m.Name] = (sums[m.Name] ?? 0) + [emf[m.Name] as number | number[]].flat().reduce((a, b) => a + b, 0);
-      }
+  for (const r of emf.records()) {
+    assert.equal(r.namespace, 'VideoService');
+    for (const m of r.metrics) {
+      if (GAUGES.has(m.name)) continue;
+      assert.equal(m.unit, 'Count');
+      sums[m.name] = (sums[m.name] ?? 0) + m.value;
     }
   }
   return sums;
@@ -74,7 +54,17 @@ describe('business metrics', () => {
     assert.equal((await waitForStatus(t, key, lapsing.body.id, ['error', 'done'])).status, 'error');
     // Three events (awaiting_review, done, error), each dropped after 5 failed attempts 0.1 to 0.8 s apart.
     for (const end = Date.now() + 30_000; (metrics().WebhookDeliveriesDropped ?? 0) < 3 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(metrics(), { OrdersCreated: 2, OrdersDone: 1, OrdersFailed: 1, OrdersRefunded: 1, WebhookDeliveriesDropped: 3 });
+    // The lapse's step ends the execution with OrderClosed, a business outcome its function's error rate leaves out.
+    assert.deepEqual(metrics(), { OrdersCreated: 2, OrdersDone: 1, OrdersFailed: 1, OrdersRefunded: 1, WebhookDeliveriesDropped: 3, StepOutcomeErrors: 1 });
+    const outcome = emf.records().find((r) => r.metrics.some((m) => m.name === 'StepOutcomeErrors'))!;
+    assert.deepEqual([outcome.dimensions, outcome.values.function], [[['service', 'stage', 'function']], 'review-lapsed']);
+    // Every record carries the service and the stage (the local stack's), in its one dimension set: what the alarms and
+    // the dashboard read (lib/observability.ts).
+    for (const r of emf.records()) {
+      assert.equal(r.dimensions.length, 1, JSON.stringify(r.dimensions));
+      assert.deepEqual(r.dimensions[0]!.slice(0, 2), ['service', 'stage']);
+      assert.deepEqual([r.values.service, r.values.stage], ['video-service', 'local']);
+    }
     // The one render, measured: seconds of the render per second of video, a positive figure.
     const rendered = gauge('RenderSecondsPerVideoSecond');
     assert.equal(rendered.length, 1, JSON.stringify(rendered));

@@ -1,12 +1,17 @@
 /**
  * The deployment's settings as `cdk synth` reads them: the stage's entry with context overrides, each checked so that
  * a wrong value fails the synth with its name. Here the AI providers (context `providers`, JSON), and the render slots
- * derived from demand.
+ * derived from demand; and the alarm address prod cannot be built without (`cdk synth` itself is run for that).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { App } from 'aws-cdk-lib';
-import { settingsOf } from '../../lib/settings.ts';
+import { ROOT } from '../../lib/paths.ts';
+import { requireAlarmAddress, settingsOf } from '../../lib/settings.ts';
 import { STAGES } from '../../lib/stages.ts';
 
 const settings = (context: Record<string, unknown>) => settingsOf(new App({ context }).node);
@@ -88,5 +93,30 @@ describe('the render slots and deliveries of a deployment', () => {
     assert.throws(() => settings({ renderSlots: '0' }), /Context renderSlots must be an integer >= 1/);
     assert.throws(() => settings({ deliveryConcurrency: '0' }), /Context deliveryConcurrency must be an integer >= 1/);
     assert.throws(() => settings({ testRenderSlots: '0' }), /Context testRenderSlots must be an integer >= 1/);
+  });
+});
+
+describe('the alarm address', () => {
+  it('is required of prod, from lib/stages.ts or context alarmEmail, and not of dev', () => {
+    assert.throws(
+      () => requireAlarmAddress({ stage: 'prod', alarmEmails: [] }),
+      /Stage prod has no alarm address.*alarmEmails in lib\/stages\.ts.*-c alarmEmail=/,
+    );
+    requireAlarmAddress(settings({ stage: 'prod', alarmEmail: 'oncall@example.com' }));
+    requireAlarmAddress(settings({}));
+    assert.throws(() => settings({ stage: 'prod', alarmEmail: 'oncall' }), /alarm e-mail "oncall" is not an address/);
+  });
+
+  const committed = STAGES.prod.alarmEmails.length > 0;
+  it('stops `cdk synth -c stage=prod` without one, naming the setting, before anything is built', { skip: committed && 'prod has a committed address' }, () => {
+    const out = mkdtempSync(join(tmpdir(), 'video-service-prod-no-alarm-'));
+    try {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+      const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', out, '-c', 'stage=prod'], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+      assert.notEqual(res.status, 0);
+      assert.match(`${res.stdout}${res.stderr}`, /Stage prod has no alarm address.*-c alarmEmail=<address>/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

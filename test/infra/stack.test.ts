@@ -745,7 +745,12 @@ describe('the CDK stack', () => {
     assert.equal(count(/"5xx"/), 1, 'API 5xx rate');
     // One blip does not page: a rate or a throttle needs 2 breaching periods of 3.
     assert.equal(count(/^(?=.*"5xx")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/), 1, 'the 5xx rate pages on 2 of 3 periods');
-    assert.equal(count(/"ExecutionsFailed"/), 2, 'failed executions of both state machines');
+    assert.equal(count(/^(?=.*"ExecutionsFailed")(?=.*"ExecutionsTimedOut")/), 2, 'failed and timed-out executions of both state machines');
+    assert.equal(
+      count(/^(?=.*"MetricName":"ExecutionsAbortedUnexpectedly")(?=.*"DatapointsToAlarm":1,)(?=.*"EvaluationPeriods":1,)(?=.*"Threshold":1,)/),
+      1,
+      'an execution stopped from outside, at once',
+    );
     assert.equal(
       count(/^(?=.*"ExecutionThrottled")(?=.*"DatapointsToAlarm":2,)(?=.*"EvaluationPeriods":3,)/),
       2,
@@ -784,6 +789,46 @@ describe('the CDK stack', () => {
       assert.ok(body.includes(gauge), `the dashboard shows ${gauge}`);
     assert.ok(template.Outputs.BaseUrl, 'BaseUrl output');
     for (const o of ['TableName', 'BucketName', 'AlarmTopicArn']) assert.ok(template.Outputs[o], o);
+  });
+
+  it('pages prod on faults, not on business as usual: no alarm on aborted executions, step errors without their business outcomes', () => {
+    assert.equal(prodSynth.status, 0, `cdk synth -c stage=prod: ${prodSynth.output.slice(-3000)}`);
+    const alarms = Object.entries(prod.Resources as Record<string, Resource>).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+    const metricsOf = (a: Resource) =>
+      [a.Properties, ...((a.Properties.Metrics ?? []) as { MetricStat?: { Metric: Record<string, any> } }[]).map((m) => m.MetricStat?.Metric)].filter(
+        (m): m is Record<string, any> => Boolean(m?.MetricName),
+      );
+    // A customer's cancel and a deadline stop the execution: Step Functions counts it aborted, which pages nobody.
+    assert.deepEqual(
+      alarms.filter(([, a]) => metricsOf(a).some((m) => m.MetricName === 'ExecutionsAborted')).map(([id]) => id),
+      [],
+    );
+    const stepModules = new Set(STEPS.map((st) => st.module));
+    const errorAlarms = alarms.filter(([, a]) => metricsOf(a).some((m) => m.MetricName === 'Errors'));
+    const fnOf = (a: Resource) => String(a.Metadata?.['aws:cdk:path']).split('/Errors-')[1]!.split('/')[0]!;
+    assert.deepEqual(
+      [...stepModules].filter((m) => !errorAlarms.some(([, a]) => fnOf(a) === m)),
+      [],
+      'every step function has its error rate',
+    );
+    for (const [id, a] of errorAlarms) {
+      const fnName = fnOf(a);
+      const outcomes = metricsOf(a).filter((m) => m.MetricName === 'StepOutcomeErrors');
+      const expression = (a.Properties.Metrics as { Expression?: string }[]).find((m) => m.Expression)!.Expression;
+      if (stepModules.has(fnName)) {
+        assert.equal(expression, 'IF(calls >= 10, 100 * (errors - FILL(outcomes, 0)) / calls, 0)', id);
+        assert.deepEqual(
+          outcomes.map((m) => Object.fromEntries((m.Dimensions as { Name: string; Value: string }[]).map((d) => [d.Name, d.Value]))),
+          [{ function: fnName, service: 'video-service', stage: 'prod' }],
+          id,
+        );
+      } else assert.deepEqual([expression, outcomes], ['IF(calls >= 10, 100 * errors / calls, 0)', []], id);
+    }
+    // Every function is told its stage, which its metrics carry.
+    for (const [id, f] of Object.entries(prod.Resources as Record<string, Resource>).filter(([, r]) => r.Type === 'AWS::Lambda::Function')) {
+      if (f.Metadata?.['aws:cdk:path']?.includes('AutoDeleteObjects') || !f.Properties.Environment) continue;
+      assert.equal(f.Properties.Environment.Variables.STAGE, 'prod', id);
+    }
   });
 });
 

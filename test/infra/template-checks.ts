@@ -20,7 +20,7 @@ import { EVENT_KEYS, eventIdOf } from '../../functions/core/close-order.ts';
 import { EXECUTION_NAME_RE, eventExecution, newExecution, orderExecution } from '../../functions/core/executions.ts';
 import { newOrderId, ORDER_ID_RE } from '../../functions/core/ids.ts';
 import { MAX_REGENS } from '../../functions/core/orders.ts';
-import { alarmWidgets, MAX_ALARMS_PER_WIDGET } from '../../lib/observability.ts';
+import { alarmWidgets, MAX_ALARMS_PER_WIDGET, METRICS_NAMESPACE } from '../../lib/observability.ts';
 import { ROOT } from '../../lib/paths.ts';
 import { validExecutionName } from '../../local/stepfunctions.ts';
 import { NAME_PROPERTY, Resolver, type Template } from '../support/cfn-template.ts';
@@ -61,6 +61,7 @@ function stacksOf(dirs: string[]): SynthesizedStack[] {
 
 const resolverOf = (s: SynthesizedStack) => new Resolver(s.template, s.name, s.region);
 const ofType = (t: Template, type: string) => Object.entries(t.Resources).filter(([, r]) => r.Type === type);
+type Dimension = { Name: string; Value: unknown };
 
 // CloudWatch API Reference, "Dashboard Body Structure and Syntax": the limits of a dashboard body.
 const WIDGET_TYPES = new Set(['metric', 'text', 'log', 'alarm', 'explorer']);
@@ -365,6 +366,43 @@ export function describeTemplateChecks(assemblies: () => string[]): void {
         const shown = body.widgets.filter((w) => w.type === 'alarm').flatMap((w) => w.properties.alarms as string[]);
         const alarms = ofType(s.template, 'AWS::CloudWatch::Alarm').map(([id]) => r.getAtt(id, 'Arn'));
         assert.deepEqual([...shown].sort(), [...alarms].sort(), `${s.name}: each alarm once`);
+      }
+    });
+
+    it("reads every metric of the service's namespace, in the alarms and on the dashboard, by the service and the stack's stage", () => {
+      // What the functions write (functions/adapters/metrics.ts): these dimension sets exactly, or CloudWatch finds no data.
+      const SETS = new Set(['service,stage', 'function,service,stage']);
+      for (const s of stacks()) {
+        if (!ofType(s.template, 'AWS::CloudWatch::Dashboard').length) continue;
+        const stage = s.name.replace(/^VideoService-/, '');
+        const problems: string[] = [];
+        const check = (where: string, dims: Record<string, unknown>) => {
+          if (!SETS.has(Object.keys(dims).sort().join(','))) problems.push(`${where}: dimensions ${Object.keys(dims).join(', ')}`);
+          if (dims.service !== 'video-service' || dims.stage !== stage) problems.push(`${where}: service ${dims.service}, stage ${dims.stage}`);
+        };
+        let read = 0;
+        for (const [id, a] of ofType(s.template, 'AWS::CloudWatch::Alarm')) {
+          const p = a.Properties as {
+            Namespace?: string;
+            Dimensions?: Dimension[];
+            Metrics?: { MetricStat?: { Metric: { Namespace: string; Dimensions?: Dimension[] } } }[];
+          };
+          const metrics = [p, ...(p.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []))];
+          for (const m of metrics.filter((m) => m.Namespace === METRICS_NAMESPACE)) {
+            read++;
+            check(id, Object.fromEntries((m.Dimensions ?? []).map((d) => [d.Name, d.Value])));
+          }
+        }
+        for (const w of dashboardBody(s).widgets.filter((w) => w.type === 'metric')) {
+          for (const m of (w.properties.metrics ?? []) as unknown[][]) {
+            if (m[0] !== METRICS_NAMESPACE) continue;
+            read++;
+            const pairs = m.slice(2).filter((v) => typeof v === 'string') as string[];
+            check(`${w.properties.title}: ${m[1]}`, Object.fromEntries(pairs.flatMap((v, i) => (i % 2 ? [] : [[v, pairs[i + 1]]]))));
+          }
+        }
+        assert.ok(read > 10, `${s.name}: ${read} metrics of the service read`);
+        assert.deepEqual(problems, [], s.name);
       }
     });
 

@@ -2,16 +2,26 @@
  * Recovery on the local stack, with no sweep on its timer (SWEEP_SECONDS is an hour: only the run at start happens):
  * an execution stopped from outside reaches the recovery through its status-change event, as EventBridge's rule sends
  * it on AWS, and the order (or event) goes on under a new execution within seconds. Then the audit sweep, run by
- * hand, survives a DescribeExecution that stays throttled past the SDK's retries and still reaches the events.
+ * hand, survives a DescribeExecution that stays throttled past the SDK's retries and still reaches the events. A stop
+ * from outside counts ExecutionsAbortedUnexpectedly (an alarm pages on it); a customer's cancel, which stops the
+ * execution too, does not.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DescribeExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { invoke } from '../../local/invocations.ts';
+import { invoke, onInvocation } from '../../local/invocations.ts';
 import { lambdaContext } from '../../local/gateway.ts';
+import { captureEmf } from '../support/emf.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ SWEEP_SECONDS: '3600', SWEEP_GRACE_SECONDS: '0', WEBHOOK_ALLOW_PRIVATE_URLS: 'on', WEBHOOK_RETRY_BASE_MS: '2000' });
+const t = useStack({
+  SWEEP_SECONDS: '3600',
+  SWEEP_GRACE_SECONDS: '0',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'on',
+  WEBHOOK_RETRY_BASE_MS: '2000',
+  POWERTOOLS_METRICS_DISABLED: 'false',
+});
+const emf = captureEmf();
 /** The shortest video, with no voice or music: recovery is tested, not what the videos show. */
 const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
@@ -66,6 +76,37 @@ describe('recovery driven by events', () => {
       ledger.map((l) => [l.kind, l.amount]).filter(([k]) => k !== 'top_up'),
       [['charge', -100]],
     );
+  });
+
+  it("counts an execution stopped from outside as aborted unexpectedly, and a customer's cancel (a stop too) not", async () => {
+    const { apiKey: key } = await t.user({ balance: 1000, trialVideos: 0 });
+    const { aws } = await import('../../functions/adapters/aws.ts');
+    const sfn = await aws().sfn();
+    /** Runs `act`, then waits for the recovery's run on the status-change event it causes. */
+    const recovered = async (act: () => Promise<unknown>) => {
+      let done: () => void;
+      const ran = new Promise<void>((ok) => {
+        done = ok;
+      });
+      const off = onInvocation((name) => name === 'recover' && done());
+      try {
+        await act();
+        await Promise.race([ran, new Promise((_, no) => setTimeout(() => no(new Error('no recovery ran')), 10_000))]);
+      } finally {
+        off();
+      }
+    };
+    const [canceled, stopped] = await Promise.all(
+      ['Mead', 'Sbiten'].map(async (topic) => (await t.api('POST', '/videos', { key, body: { topic, ...VIDEO, director_mode: true } })).body.id as string),
+    );
+    for (const id of [canceled, stopped]) await waitForStatus(t, key, id!, ['awaiting_review']);
+    const from = emf.mark();
+    await recovered(() => t.api('POST', `/videos/${canceled}/cancel`, { key }));
+    assert.equal(emf.sums(from).ExecutionsAbortedUnexpectedly ?? 0, 0, 'the service stopped it');
+    await recovered(() => sfn.send(new StopExecutionCommand({ executionArn: executionArn(t.stack.env.ORDER_STATE_MACHINE_ARN!, stopped!) })));
+    assert.equal(emf.sums(from).ExecutionsAbortedUnexpectedly, 1);
+    const counted = emf.records(from).find((r) => r.metrics.some((m) => m.name === 'ExecutionsAbortedUnexpectedly'))!;
+    assert.deepEqual(counted.dimensions, [['service', 'stage']]);
   });
 
   it('gives a delivery stopped from outside between its attempts a new execution, and the event is delivered', async () => {

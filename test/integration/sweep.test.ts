@@ -3,14 +3,19 @@
  * Step Functions endpoint stops listening while an order is created (the API still answers 201 and charges), then
  * comes back, and the sweep starts the order, which reaches done, charged once. (An execution stopped from outside is
  * the status-change event's to recover: recovery.test.ts.) So is a balance.low event whose delivery start was throttled
- * past the SDK's retries at the charge that recorded it: the sweep starts its delivery, once.
+ * past the SDK's retries at the charge that recorded it: the sweep starts its delivery, once. An unstarted marker left
+ * behind by a creation whose start did happen (it died before dropping the marker) is dropped with no recovery counted:
+ * Step Functions answers the repeated start as the running execution's own.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { captureEmf } from '../support/emf.ts';
 import { receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2', WEBHOOK_ALLOW_PRIVATE_URLS: 'on', POWERTOOLS_METRICS_DISABLED: 'false' });
+const emf = captureEmf();
 /** The shortest video, with no voice or music: the sweep is tested, not what the videos show. */
 const VIDEO = { duration_seconds: 10, voice: 'none', music: 'none' } as const;
 
@@ -69,5 +74,34 @@ describe('the recovery sweep', () => {
     // Runs on the timer, a second apart: each moves it on by one (mod the 10 marker shards).
     assert.equal(seen.length, 3, `the shards seen: ${seen}`);
     assert.deepEqual([(seen[1]! - seen[0]! + 10) % 10, (seen[2]! - seen[1]! + 10) % 10], [1, 1]);
+  });
+
+  it('drops an unstarted marker whose start had happened, and counts no recovery: the running execution answers the start', async () => {
+    const { apiKey: key } = await t.user({ balance: 1000, trialVideos: 0 });
+    const created = await t.api('POST', '/videos', { key, body: { topic: 'Perry', ...VIDEO, director_mode: true } });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(t, key, created.body.id, ['awaiting_review']);
+    const from = emf.mark();
+    // The creation started it and died before it dropped its marker: the marker as its transaction wrote it.
+    const { keys } = await import('../../functions/adapters/keys.ts');
+    const { aws } = await import('../../functions/adapters/aws.ts');
+    const { services } = await import('../../functions/app/services.ts');
+    const order = (await services().stores.orders.get(created.body.id))!;
+    const marker = keys.unstartedOrder(order.queueShard, order.id);
+    await aws().ddb.send(new PutCommand({ TableName: t.stack.env.TABLE_NAME, Item: { ...marker, orderId: order.id, createdAt: order.createdAt } }));
+    const left = async () => (await aws().ddb.send(new GetCommand({ TableName: t.stack.env.TABLE_NAME, Key: marker, ConsistentRead: true }))).Item;
+    for (const end = Date.now() + 15_000; (await left()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await left(), undefined, 'the audit dropped the marker');
+    // The run counts what it recovered at its end, with its queue gauges: the first gauges written from here on are
+    // that run's (or a later one's).
+    const dropped = emf.mark();
+    for (const end = Date.now() + 10_000; !emf.records(dropped).some((r) => r.values.QueueDepthApi !== undefined) && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      emf.records(dropped).some((r) => r.values.QueueDepthApi !== undefined),
+      'the run wrote its metrics',
+    );
+    assert.equal(emf.sums(from).OrdersRecovered ?? 0, 0);
+    assert.equal((await t.api('GET', `/videos/${order.id}`, { key })).body.status, 'awaiting_review');
   });
 });

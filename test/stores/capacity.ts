@@ -98,6 +98,17 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
     assert.equal((await s.capacity.head(0, 'api'))?.orderId, id(2));
   });
 
+  scenario(make, known, "an order's wait is read by its shard, channel and id, until its admission takes it", async (s) => {
+    await s.capacity.wait(waiter(1, { token: START_AT_ADMISSION }));
+    assert.deepEqual(await s.capacity.waiter(0, 'api', id(1)), { ...waiter(1, { token: START_AT_ADMISSION }), ticket: 1 });
+    assert.deepEqual(
+      [await s.capacity.waiter(0, 'bot', id(1)), await s.capacity.waiter(1, 'api', id(1)), await s.capacity.waiter(0, 'api', id(2))],
+      [undefined, undefined, undefined],
+    );
+    assert.equal(await admit(s, waiter(1, { token: START_AT_ADMISSION }), 0, T0), true);
+    assert.equal(await s.capacity.waiter(0, 'api', id(1)), undefined);
+  });
+
   scenario(make, known, 'a claim gives the slot to the waiter, all at once: the slot, the wait, the counters, the hold', async (s) => {
     assert.equal(await admit(s, waiter(1), 2, T0), true);
     assert.deepEqual(await s.capacity.slots([2]), [

@@ -50,7 +50,7 @@ describe('a transaction that keeps meeting others', () => {
     );
     assert.deepEqual([err.name, counter.tries, isTransient(err)], ['Contended', CONFLICT_ATTEMPTS, true]);
     assert.equal(errorResponse(err, 'req').statusCode, 503);
-    const step = stepHandler(() => transactPastConflicts(ddb, [['a', put('A')] as const]));
+    const step = stepHandler('publish-order', () => transactPastConflicts(ddb, [['a', put('A')] as const]));
     await assert.rejects(step({ orderId: 'vid_x' }, lambdaContext('publish-order')), { name: TRANSIENT_ERROR_NAME });
   });
 

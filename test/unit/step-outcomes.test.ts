@@ -1,0 +1,69 @@
+/**
+ * A step's errors, sorted for its function's error-rate alarm: the workflow's business outcomes (OrderClosed, a
+ * GeneratorFailed the workflow refunds) are counted as StepOutcomeErrors with the function's name, which the alarm
+ * takes out of Lambda's Errors; a crash, a store or a provider away are not, and page. Each step module names its own
+ * function. The metrics are Powertools' embedded metric format lines, switched on for this file.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { captureEmf } from '../support/emf.ts';
+import { STEPS } from '../../functions/steps/table.ts';
+
+// Read by the metrics module when first imported: set before the imports below.
+process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+process.env.STAGE = 'unit';
+process.env.POWERTOOLS_LOG_LEVEL = 'CRITICAL';
+const emf = captureEmf();
+
+let stepHandler: typeof import('../../functions/steps/step.ts').stepHandler;
+let errors: {
+  OrderClosed: typeof import('../../functions/core/order-steps.ts').OrderClosed;
+  GeneratorFailed: typeof import('../../functions/core/generator.ts').GeneratorFailed;
+  GeneratorBusy: typeof import('../../functions/core/generator.ts').GeneratorBusy;
+};
+let context: import('aws-lambda').Context;
+before(async () => {
+  ({ stepHandler } = await import('../../functions/steps/step.ts'));
+  const { OrderClosed } = await import('../../functions/core/order-steps.ts');
+  const { GeneratorBusy, GeneratorFailed } = await import('../../functions/core/generator.ts');
+  errors = { OrderClosed, GeneratorFailed, GeneratorBusy };
+  context = (await import('../../local/gateway.ts')).lambdaContext('step-render-video');
+});
+
+/** What one failing run of a step counted. */
+async function counted(err: Error): Promise<{ name: string; dimensions: string[][]; values: Record<string, unknown> }[]> {
+  const from = emf.mark();
+  const step = stepHandler('render-video', async () => {
+    throw err;
+  });
+  await assert.rejects(step({ orderId: 'vid_x' }, context));
+  return emf.records(from).flatMap((r) => r.metrics.map((m) => ({ name: m.name, dimensions: r.dimensions, values: r.values })));
+}
+
+describe("a step's errors", () => {
+  it('counts the business outcomes, with the service, the stage and the function', async () => {
+    for (const err of [new errors.OrderClosed('The order is closed'), new errors.GeneratorFailed('The script cannot be spoken')]) {
+      const [only, ...more] = await counted(err);
+      assert.deepEqual(more, [], err.name);
+      assert.equal(only?.name, 'StepOutcomeErrors', err.name);
+      assert.deepEqual(only.dimensions, [['service', 'stage', 'function']]);
+      assert.deepEqual(
+        [only.values.service, only.values.stage, only.values.function, only.values.StepOutcomeErrors],
+        ['video-service', 'unit', 'render-video', 1],
+      );
+    }
+  });
+
+  it('counts nothing for a fault: a crash, a provider busy, a store away', async () => {
+    const away = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    for (const err of [new TypeError("Cannot read properties of undefined (reading 'scenes')"), new errors.GeneratorBusy('The model is busy (429)'), away])
+      assert.deepEqual(await counted(err), [], err.name);
+  });
+
+  it('is counted under the function each step module is built as: its module name', async () => {
+    for (const module of new Set(STEPS.map((s) => s.module))) {
+      const { handler } = (await import(`../../functions/steps/${module}.ts`)) as { handler: { stepName: string } };
+      assert.equal(handler.stepName, module);
+    }
+  });
+});
