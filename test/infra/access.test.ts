@@ -114,7 +114,10 @@ const UNSEEN: Record<string, Record<string, string>> = {
   },
   'list-videos': { 'secretsmanager:GetSecretValue': `signs the links of the done orders listed; ${NO_SECRET_HERE}` },
   'download-file': { 'secretsmanager:GetSecretValue': `checks the signature of a download link; ${NO_SECRET_HERE}` },
-  'publish-order': { 'secretsmanager:GetSecretValue': `signs the links of the video.done event; ${NO_SECRET_HERE}` },
+  'publish-order': {
+    'secretsmanager:GetSecretValue': `signs the links of the video.done event; ${NO_SECRET_HERE}`,
+    'states:SendTaskSuccess': ADMITS('a running wait next in line when a publish freed its slot; here queued orders'),
+  },
 };
 
 describe('least privilege', () => {
@@ -344,7 +347,9 @@ describe('least privilege', () => {
     assert.equal(marked.status, 201);
     await t.stack.sfn.listen();
     const second = await invoke('sweep', () => sweepJob({}, lambdaContext('sweep')));
-    assert.deepEqual([second.started, second.reclaimed], [2, 0]);
+    // The director-mode one is started by the audit; the queued one waits in the queue and an admission starts it,
+    // which is not a recovery.
+    assert.deepEqual([second.started, second.reclaimed], [1, 0]);
     await waitForStatus(t, key, marked.body.id, ['awaiting_review']);
     for (const id of [blocked.body.id, unstarted.body.id]) assert.equal((await waitForStatus(t, key, id, ['done', 'error'])).status, 'done');
     // An event recorded while Step Functions could not be reached: the step that recorded it returns only after its
