@@ -20,6 +20,7 @@ import { errorResponse } from '../functions/http/errors.ts';
 import { DEFAULT_ROUTE, DEPLOYED_ROUTES } from '../functions/http/routes.ts';
 import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { invoke } from './invocations.ts';
+import { LOCAL_API_ID, recordAwsMetric } from './metrics.ts';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Authorizer = (event: APIGatewayRequestAuthorizerEventV2, context: Context) => Promise<APIGatewaySimpleAuthorizerResult>;
@@ -140,6 +141,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** API Gateway's metrics of one answered request: Count, and 4xx and 5xx as 0 or 1 (it publishes both). */
+function countRequest(status: number): void {
+  const dimensions = { ApiId: LOCAL_API_ID };
+  recordAwsMetric('AWS/ApiGateway', 'Count', dimensions);
+  recordAwsMetric('AWS/ApiGateway', '4xx', dimensions, status >= 400 && status < 500 ? 1 : 0);
+  recordAwsMetric('AWS/ApiGateway', '5xx', dimensions, status >= 500 ? 1 : 0);
+}
+
 export class LocalGateway {
   private readonly server: Server;
   private readonly handlers = new Map<string, Promise<Handler>>();
@@ -254,7 +263,7 @@ export class LocalGateway {
         ...(pathParameters && Object.keys(pathParameters).length ? { pathParameters } : {}),
         requestContext: {
           accountId: '000000000000',
-          apiId: 'local',
+          apiId: LOCAL_API_ID,
           domainName: headers.host ?? 'localhost',
           domainPrefix: 'local',
           http: {
@@ -276,18 +285,21 @@ export class LocalGateway {
       const refused = await this.refusedAtOrigin(event);
       if (refused) {
         res.writeHead(refused, { 'content-type': 'application/json', 'apigw-requestid': requestId });
-        return void res.end(JSON.stringify({ message: GATEWAY_ANSWERS[refused] }));
+        res.end(JSON.stringify({ message: GATEWAY_ANSWERS[refused] }));
+        return countRequest(refused);
       }
       const handler = await this.handler(name);
       const result = await invoke(name, () => handler(event, lambdaContext(name, requestId)));
       const body = result.body ?? '';
       res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
       res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+      countRequest(result.statusCode ?? 200);
     } catch (err) {
       // Only a handler that crashed outside its own error mapping lands here, as a Lambda error would on AWS.
       console.error('gateway: handler crashed', err);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json', 'x-request-id': requestId });
       res.end(JSON.stringify({ error: { code: 'internal_error', message: 'Internal error; retry with backoff', request_id: requestId } }));
+      countRequest(500);
     }
   }
 }

@@ -5,6 +5,7 @@
  * listeners how long it ran (the cost benchmark's Lambda GB-seconds).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { recordAwsMetric } from './metrics.ts';
 
 export const invocation = new AsyncLocalStorage<string>();
 
@@ -17,12 +18,24 @@ export function onInvocation(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
+/**
+ * Runs `fn` as one invocation of function `name`, recorded as Lambda's metrics of it (local/metrics.ts): Invocations,
+ * Errors (0 or 1: Lambda publishes both) and Duration.
+ */
 export async function invoke<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();
+  const dimensions = { FunctionName: name };
+  let failed = 0;
   try {
     return await invocation.run(name, fn);
+  } catch (err) {
+    failed = 1;
+    throw err;
   } finally {
     const ms = performance.now() - started;
+    recordAwsMetric('AWS/Lambda', 'Invocations', dimensions);
+    recordAwsMetric('AWS/Lambda', 'Errors', dimensions, failed);
+    recordAwsMetric('AWS/Lambda', 'Duration', dimensions, ms);
     for (const listener of listeners) listener(name, ms);
   }
 }
@@ -42,6 +55,7 @@ export function reservedConcurrency(name: string, n: number) {
   return async <T>(fn: () => Promise<T>): Promise<T> => {
     if (active >= n) {
       throttled.set(name, throttlesOf(name) + 1);
+      recordAwsMetric('AWS/Lambda', 'Throttles', { FunctionName: name });
       throw Object.assign(new Error('Rate Exceeded.'), { name: LAMBDA_THROTTLE });
     }
     active++;

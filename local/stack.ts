@@ -11,6 +11,7 @@ import { STATE_MACHINES, STEPS, substitute, type MachineName } from '../function
 import { EXECUTION_LISTENERS, INVOKED, JOBS } from '../functions/jobs/table.ts';
 import { ownerOnly } from './data-dir.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb.ts';
+import { type DynamoFaults, startDynamoFaults } from './dynamodb-faults.ts';
 import { migrateLedgers } from './ledger-migration.ts';
 import { ORIGIN_VERIFY } from '../functions/edge/table.ts';
 import { type Authorizer, LocalGateway, lambdaContext } from './gateway.ts';
@@ -76,6 +77,11 @@ export interface LocalStackOptions {
    * pass the Lambda bundles that `cdk synth` built, to run those very files.
    */
   moduleOf?: (kind: 'http' | 'step' | 'job', name: string) => string;
+  /**
+   * Put the stand-in for DynamoDB's own failures (throttling, an outage: local/dynamodb-faults.ts) between the service
+   * and DynamoDB Local, for the tests of what those failures do.
+   */
+  dynamoFaults?: boolean;
 }
 
 const FOLDERS = { http: 'http', step: 'steps', job: 'jobs' } as const;
@@ -86,6 +92,8 @@ export interface LocalStack {
   port: number;
   env: Record<string, string>;
   sfn: LocalStepFunctions;
+  /** With `dynamoFaults`: DynamoDB's throttling and outage, on demand. */
+  dynamo?: DynamoFaults;
   stop(): Promise<void>;
 }
 
@@ -104,6 +112,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       shortLived: opts.shortLived ?? false,
     });
     stops.push(dynamo.stop);
+    const faults = opts.dynamoFaults ? await startDynamoFaults(dynamo.endpoint) : undefined;
+    if (faults) stops.push(faults.stop);
     const bucket = 'video-service-files';
     const s3 = await startS3({ directory: opts.s3Dir, bucket, grants: (fn) => opts.bucketGrants[fn] });
     stops.push(s3.stop);
@@ -119,7 +129,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       BUCKET_NAME: bucket,
       ORDER_STATE_MACHINE_ARN: machineArn('order'),
       DELIVERY_STATE_MACHINE_ARN: machineArn('delivery'),
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      DYNAMODB_ENDPOINT: faults?.endpoint ?? dynamo.endpoint,
       S3_ENDPOINT: s3.endpoint,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       // CloudWatch's embedded metric format is for AWS; here it would only fill the terminal.
@@ -262,7 +272,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       });
       stops.push(async () => void off());
     }
-    return { baseUrl, port, env, sfn, stop: stopAll };
+    return { baseUrl, port, env, sfn, ...(faults ? { dynamo: faults } : {}), stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { StateMachine } from 'aws-local-stepfunctions';
+import { recordAwsMetric } from './metrics.ts';
 
 type Json = Record<string, unknown>;
 export type TaskHandler = (input: unknown) => Promise<unknown>;
@@ -171,7 +172,10 @@ export class LocalStepFunctions {
   }
 
   private ended(e: Execution): void {
-    if (this.stopping || this.hold) return;
+    if (this.stopping) return;
+    const metric = { SUCCEEDED: 'ExecutionsSucceeded', FAILED: 'ExecutionsFailed', ABORTED: 'ExecutionsAborted', RUNNING: undefined }[e.status];
+    if (metric) recordAwsMetric('AWS/States', metric, { StateMachineArn: e.stateMachineArn });
+    if (this.hold) return;
     const [, , , region, account] = e.stateMachineArn.split(':');
     const event: StatusChangeEvent = {
       version: '0',
@@ -387,6 +391,7 @@ export class LocalStepFunctions {
       throw new SfnError('ExecutionAlreadyExists', `Execution already exists: ${executionArn}`);
     }
     const startDate = Date.now() / 1000;
+    recordAwsMetric('AWS/States', 'ExecutionsStarted', { StateMachineArn: arn });
     if (this.hold) {
       this.executions.set(executionArn, {
         executionArn,

@@ -36,15 +36,19 @@ function prices(v: string | undefined): Prices {
   return pricesFrom(given as object, 'PRICES');
 }
 
-/** GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render). */
-export type GeneratorFault = 'plan' | 'script' | 'render' | { rate: number };
+/**
+ * GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render); `crash`:
+ * every render crashes instead of failing (an unexpected error, as a render process that dies would be on AWS).
+ */
+export type GeneratorFault = 'plan' | 'script' | 'render' | 'crash' | { rate: number };
 
-function generatorFail(v: string | undefined): { generatorFail?: GeneratorFault } {
-  if (!v || v === 'off') return {};
-  if (v === 'plan' || v === 'script' || v === 'render') return { generatorFail: v };
+/** GENERATOR_FAIL's value; an unknown one is an error naming the setting. */
+export function generatorFault(v: string | undefined): GeneratorFault | undefined {
+  if (!v || v === 'off') return undefined;
+  if (v === 'plan' || v === 'script' || v === 'render' || v === 'crash') return v;
   const rate = /^random:(0(\.\d+)?|1(\.0+)?)$/.exec(v)?.[1];
-  if (rate !== undefined) return { generatorFail: { rate: Number(rate) } };
-  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, random:<0..1> or off, got "${v}"`);
+  if (rate !== undefined) return { rate: Number(rate) };
+  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, crash, random:<0..1> or off, got "${v}"`);
 }
 
 /** RENDER_SLOTS: orders generated at once (the render queue's slots); at least one. */
@@ -100,11 +104,11 @@ export interface Config {
   sweepBudget: { describes: number; starts: number; items: number };
   /** Order files are deleted this many days after they were written, and not served once the order is this old. */
   retentionDays: number;
-  /** One machine only: make this generator stage fail for every order. */
-  generatorFail?: GeneratorFault;
 }
 
 function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Read by the generator's wrapper at each call (functions/app/faults.ts); a wrong value fails the cold start here.
+  generatorFault(env.GENERATOR_FAIL);
   return {
     region: env.AWS_REGION ?? 'us-east-1',
     tableName: required(env, 'TABLE_NAME'),
@@ -166,7 +170,6 @@ function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       botRun: Math.max(1, int(env, 'BOT_RUN_BEFORE_API', DEFAULT_BOT_RUN)),
       testSlots: Math.max(1, int(env, 'TEST_RENDER_SLOTS', 1)),
     },
-    ...generatorFail(env.GENERATOR_FAIL),
   };
 }
 

@@ -1,26 +1,37 @@
 /**
  * GENERATOR_FAIL (one machine only): the generator wrapped so that a stage fails for every order, or a share of
- * orders fails, each at one stage. The choice is made from the order id, so a retried or resumed step agrees with
- * the first run. The domain's steps know nothing of it.
+ * orders fails, each at one stage; or every render crashes. The choice is made from the order id, so a retried or
+ * resumed step agrees with the first run. The setting is read at each call, so a running stack can be switched (the
+ * alarm replay crashes the renders for a stretch). The domain's steps know nothing of it.
  */
 import { createHash } from 'node:crypto';
-import type { GeneratorFault } from '../adapters/config.ts';
+import { type GeneratorFault, generatorFault } from '../adapters/config.ts';
 import { GeneratorFailed, type Generator } from '../core/generator.ts';
 
 type Stage = 'plan' | 'script' | 'render';
 
-/** Whether the fault hits this order at this stage. */
+/** Whether the fault fails this order at this stage (a crash is not a failure: see `withFaults`). */
 export function failsAt(fault: GeneratorFault | undefined, orderId: string, stage: Stage): boolean {
-  if (fault === undefined) return false;
+  if (fault === undefined || fault === 'crash') return false;
   if (typeof fault === 'string') return fault === stage;
   const digest = createHash('sha256').update(orderId).digest();
   return digest.readUInt32BE(0) / 2 ** 32 < fault.rate && stage === (digest[4]! % 2 === 0 ? 'script' : 'render');
 }
 
-export function withFaults(generator: Generator, fault: GeneratorFault | undefined): Generator {
-  if (fault === undefined) return generator;
+/** GENERATOR_FAIL as it is set now. */
+const faultNow = () => generatorFault(process.env.GENERATOR_FAIL);
+
+/**
+ * The render's crash: not the generator's GeneratorFailed but what Lambda reports when the function's process ends
+ * (a runtime fault, out of memory), which Step Functions sees as the step's error.
+ */
+export const RENDER_CRASH = 'Runtime.ExitError';
+
+export function withFaults(generator: Generator, fault: () => GeneratorFault | undefined = faultNow): Generator {
   const check = (orderId: string | undefined, stage: Stage) => {
-    if (failsAt(fault, orderId ?? '', stage)) throw new GeneratorFailed(`GENERATOR_FAIL: ${stage}`);
+    const now = fault();
+    if (now === 'crash' && stage === 'render') throw Object.assign(new Error('GENERATOR_FAIL: the render crashed'), { name: RENDER_CRASH });
+    if (failsAt(now, orderId ?? '', stage)) throw new GeneratorFailed(`GENERATOR_FAIL: ${stage}`);
   };
   return {
     planner: {

@@ -9,11 +9,11 @@ import { services } from './services.ts';
 let built: OrderSteps | undefined;
 
 function build(): OrderSteps {
-  const { config: cfg, steps } = services();
+  const { steps } = services();
   return new OrderSteps({
     ...steps,
-    generator: withFaults(generatorFromEnv(process.env, providerKeys()), cfg.generatorFail),
-    testModeGenerator: withFaults(testModeGenerator(), cfg.generatorFail),
+    generator: withFaults(generatorFromEnv(process.env, providerKeys())),
+    testModeGenerator: withFaults(testModeGenerator()),
     scratch: scratchFolders,
   });
 }

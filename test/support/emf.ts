@@ -4,6 +4,7 @@
  * Logs reads them on AWS. `captureEmf` keeps every line the process writes from the file's first test on.
  */
 import { after, before } from 'node:test';
+import type { Datapoint } from './alarms.ts';
 
 export interface EmfRecord {
   namespace: string;
@@ -42,15 +43,36 @@ export function parseEmf(line: string): EmfRecord[] {
   }));
 }
 
-export function captureEmf(): EmfCapture {
+/**
+ * A record's datapoints as CloudWatch extracts them: one per value (a metric written twice in a record holds both), per
+ * metric and per dimension set of its group, at the record's timestamp.
+ */
+export function datapointsOf(record: EmfRecord): Datapoint[] {
+  const { values } = record;
+  const at = (values._aws as { Timestamp: number }).Timestamp;
+  return record.dimensions.flatMap((set) => {
+    const dimensions = Object.fromEntries(set.map((d) => [d, String(values[d])]));
+    return record.metrics.flatMap((m) =>
+      [values[m.name] as number | number[]].flat().map((value) => ({ namespace: record.namespace, name: m.name, dimensions, value, at })),
+    );
+  });
+}
+
+/** Keeps every EMF record the process writes from the file's first test on; `quiet` keeps them off the terminal. */
+export function captureEmf({ quiet = false } = {}): EmfCapture {
   const found: EmfRecord[] = [];
   const write = process.stdout.write.bind(process.stdout);
   before(() => {
-    // Every chunk passes on as written. A chunk is read on its own: the test runner's own reports share stdout, with
-    // no line ends of theirs.
+    // A chunk passes on as written, unless quiet and it held a record. A chunk is read on its own: the test runner's own
+    // reports share stdout, with no line ends of theirs.
     process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      for (const line of String(chunk).split('\n')) found.push(...parseEmf(line));
-      return write(chunk, ...rest);
+      let records = 0;
+      for (const line of String(chunk).split('\n')) {
+        const parsed = parseEmf(line);
+        found.push(...parsed);
+        records += parsed.length;
+      }
+      return quiet && records > 0 && typeof chunk === 'string' ? true : write(chunk, ...rest);
     }) as typeof process.stdout.write;
   });
   after(() => {

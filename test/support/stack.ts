@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { ORIGIN_VERIFY } from '../../functions/edge/table.ts';
 import { BUCKET_GRANTS } from '../../lib/access.ts';
 import { checkFetchesTo } from './contract.ts';
 
@@ -25,10 +26,15 @@ export interface TestStack {
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<{ userId: string; apiKey: string }>;
 }
 
-/** Starts the stack before the file's tests and stops it (and its Java child) after them. */
-export function useStack(env: Record<string, string> = {}): TestStack {
+/**
+ * Starts the stack before the file's tests and stops it (and its Java child) after them. With `originVerify` it serves
+ * as a stage with the edge, and `api` sends the origin-verify header as CloudFront would; `dynamoFaults` puts the
+ * stand-in for DynamoDB's throttling and outages in front of DynamoDB Local (`stack.dynamo`).
+ */
+export function useStack(env: Record<string, string> = {}, opts: { originVerify?: string; dynamoFaults?: boolean } = {}): TestStack {
   const dir = mkdtempSync(join(tmpdir(), 'video-service-test-'));
   const t = {} as TestStack;
+  const origin = opts.originVerify;
   let stopChecking: (() => void) | undefined;
   before(async () => {
     t.stack = await startLocalStack({
@@ -36,6 +42,8 @@ export function useStack(env: Record<string, string> = {}): TestStack {
       shortLived: true,
       port: 0,
       s3Dir: join(dir, 's3'),
+      ...(opts.originVerify ? { originVerify: opts.originVerify } : {}),
+      ...(opts.dynamoFaults ? { dynamoFaults: true } : {}),
       // GETs per key are lifted: waitForStatus polls 4 times a second per order, as no client does (the GET limit's
       // own test sets a small one).
       env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', LIMIT_GETS_PER_MINUTE: '1000000', ...env },
@@ -51,6 +59,7 @@ export function useStack(env: Record<string, string> = {}): TestStack {
   t.api = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers['x-api-key'] = opts.key;
+    if (origin) headers[ORIGIN_VERIFY.header] ??= origin;
     let body: string | Buffer | undefined = opts.rawBody;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);

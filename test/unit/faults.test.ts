@@ -1,8 +1,13 @@
-/** GENERATOR_FAIL=random:<rate>: a share of orders fails, each at one stage, the same way every time it is asked. */
+/**
+ * GENERATOR_FAIL: a stage fails for every order; random:<rate> a share of orders, each at one stage, the same way every
+ * time it is asked; crash makes every render crash instead. Read at each call.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newOrderId } from '../../functions/core/ids.ts';
-import { failsAt } from '../../functions/app/faults.ts';
+import { generatorFault } from '../../functions/adapters/config.ts';
+import { failsAt, RENDER_CRASH, withFaults } from '../../functions/app/faults.ts';
+import { GeneratorFailed, type Generator } from '../../functions/core/generator.ts';
 
 describe('generator faults', () => {
   it('a fixed stage fails every order at that stage only', () => {
@@ -27,5 +32,28 @@ describe('generator faults', () => {
     );
     assert.equal(ids.filter((id) => failsAt({ rate: 0 }, id, 'render') || failsAt({ rate: 0 }, id, 'script')).length, 0);
     assert.equal(ids.filter((id) => failsAt({ rate: 1 }, id, 'render') || failsAt({ rate: 1 }, id, 'script')).length, 4000);
+  });
+
+  it('crash makes every render throw what Lambda reports for a process that died, read at each call', async () => {
+    const rendered: string[] = [];
+    const generator = {
+      planner: { plan: async () => ({}) },
+      writer: { write: async () => ({}) },
+      renderer: { render: async (req: { orderId: string }) => void rendered.push(req.orderId) },
+    } as unknown as Generator;
+    let now: ReturnType<typeof generatorFault>;
+    const wrapped = withFaults(generator, () => now);
+    const render = () => wrapped.renderer.render({ orderId: newOrderId() } as never);
+    now = 'crash';
+    await assert.rejects(render(), (err: Error) => err.name === RENDER_CRASH && !(err instanceof GeneratorFailed));
+    await wrapped.planner.plan('a prompt', { orderId: newOrderId() } as never);
+    assert.equal(failsAt('crash', newOrderId(), 'render'), false, 'a crash is not a failed generation');
+    now = undefined;
+    await render();
+    now = 'render';
+    await assert.rejects(render(), GeneratorFailed);
+    assert.equal(rendered.length, 1);
+    assert.equal(generatorFault('crash'), 'crash');
+    assert.throws(() => generatorFault('crashes'), /GENERATOR_FAIL must be plan, script, render, crash/);
   });
 });
