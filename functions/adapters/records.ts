@@ -85,6 +85,7 @@ export function orderOf(item: Item): Order {
     updatedAt: f.str('updatedAt'),
     etaSeconds: f.num('etaSeconds'),
     queueShard: f.num('queueShard'),
+    ...f.maybe('limitsOf', f.str),
     ...f.maybe('execution', f.str),
     ...f.maybe('planned', f.bool),
     ...f.maybe('script', f.obj<NonNullable<Order['script']>>),

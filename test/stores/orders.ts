@@ -171,10 +171,12 @@ export function ordersContract(make: MakeStores, known: KnownDrifts) {
       kind: 'account_changed',
       account: { ...read, activeTasks: 2, reviewsPending: 0 },
     });
-    // Its close gives the task back to the live account.
+    // Its close, of the order as the store reads it back (as every step reads it), gives the task back to the live account.
     const at = after(t0, 3 * SECOND);
     const closed = { error: { code: 'canceled', message: 'canceled' }, finishedAt: at.toISOString() };
-    assert.equal(await s.orders.transition({ order: first, to: 'error', set: closed, now: at }), true);
+    const stored = (await s.orders.get(first.id))!;
+    assert.equal(stored.limitsOf, live);
+    assert.equal(await s.orders.transition({ order: stored, to: 'error', set: closed, now: at }), true);
     assert.deepEqual([(await accountOf(live)).activeTasks, (await accountOf(test)).activeTasks], [1, 0]);
     // Its POSTs count in the live key's window: the third of the minute fits, the fourth (a live order's) does not.
     assert.equal((await s.orders.create(commitOf(testOrder(after(t0, 4 * SECOND)), await accountOf(test), { limits }))).kind, 'created');
