@@ -11,9 +11,19 @@ import { tagEverything } from '../lib/tags.ts';
 import { VideoServiceStack } from '../lib/video-service-stack.ts';
 
 const app = new App();
-const settings = settingsOf(app.node);
-// Before anything is built: a paged stage without an alarm address fails at once, naming what to set.
-requireAlarmAddress(settings);
+/** The stage's settings; a setting refused (a stage without an alarm address, say) ends the synth with its message alone. */
+function checkedSettings() {
+  try {
+    const settings = settingsOf(app.node);
+    // Before anything is built: a paged stage without an alarm address fails at once, naming what to set.
+    requireAlarmAddress(settings);
+    return settings;
+  } catch (err) {
+    console.error(`Error: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
+const settings = checkedSettings();
 // The account unset: the one `cdk deploy` has credentials for. Synth needs neither.
 const account = settings.account ? { account: settings.account } : {};
 const tags = { service: 'video-service', stage: settings.stage };

@@ -115,6 +115,8 @@ describe('the alarm address', () => {
       const res = spawnSync('npx', ['cdk', 'synth', '-q', '-o', out, '-c', 'stage=prod'], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
       assert.notEqual(res.status, 0);
       assert.match(`${res.stdout}${res.stderr}`, /Stage prod has no alarm address.*-c alarmEmail=<address>/);
+      // The message alone, not a stack trace to read it from.
+      assert.doesNotMatch(res.stderr, /^\s+at /m);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
