@@ -257,15 +257,18 @@ describe('a normal day, replayed against the prod alarms', () => {
     // 11:00: customer cancels, of an order waiting in the queue and of one awaiting its review; the running one is
     // not cancelable (409).
     clock.begin('cancels', at(11));
-    const [running, waiting] = await Promise.all(['Darjeeling', 'Ceylon'].map((topic) => post(alice.live, '/videos', { topic, duration_seconds: 10 })));
+    // One after the other: the second is created while the first holds the one slot, so it waits.
+    const running = await post(alice.live, '/videos', { topic: 'Darjeeling', duration_seconds: 10 });
     const atReview = await post(carol.live, '/videos', { topic: 'Matcha', duration_seconds: 10, director_mode: true });
-    await waitForStatus(t, alice.live, running!.body.id, ['running']);
-    assert.equal(errorCode(await post(alice.live, `/videos/${running!.body.id}/cancel`, {})), 'not_cancelable');
-    const queued = await post(alice.live, `/videos/${waiting!.body.id}/cancel`, {});
+    await waitForStatus(t, alice.live, running.body.id, ['running']);
+    const waiting = await post(alice.live, '/videos', { topic: 'Ceylon', duration_seconds: 10 });
+    const queued = await post(alice.live, `/videos/${waiting.body.id}/cancel`, {});
     assert.deepEqual([queued.status, queued.body.status, queued.body.started_at], [200, 'error', undefined], 'canceled while it waited');
+    // Running (or done by now): not cancelable either way.
+    assert.equal(errorCode(await post(alice.live, `/videos/${running.body.id}/cancel`, {})), 'not_cancelable');
     await waitForStatus(t, carol.live, atReview.body.id, ['awaiting_review']);
     assert.equal((await post(carol.live, `/videos/${atReview.body.id}/cancel`, {})).status, 200);
-    const canceled = { ...(await settled(alice.live, [running!.body.id, waiting!.body.id])), ...(await settled(carol.live, [atReview.body.id])) };
+    const canceled = { ...(await settled(alice.live, [running.body.id, waiting.body.id])), ...(await settled(carol.live, [atReview.body.id])) };
     assert.deepEqual(Object.values(canceled), [{ status: 'done' }, { status: 'error', code: 'canceled' }, { status: 'error', code: 'canceled' }]);
 
     // 13:00: a director's review, approved.
