@@ -45,6 +45,8 @@ const THREE_OF_FIVE = { datapoints: 3, periods: 5 };
 export const QUEUE_GROWTH_MINUTES = 15;
 /** A function's error rate that pages (percent of calls). */
 const ERROR_RATE_PERCENT = 5;
+/** The share of renders failing as business outcomes (refunded) that pages (percent of calls). */
+const RENDERS_FAILING_PERCENT = 50;
 /** The share of a function's timeout at which a call counts as near it. */
 const NEAR_TIMEOUT = 0.8;
 /** The most alarms one alarm-status widget may hold (CloudWatch's Dashboard Body Structure: `alarms`, 1-100 ARNs). */
@@ -159,6 +161,26 @@ export class Observability extends Construct {
     );
     // One receiver down drops its events after 5 attempts; many drops in an hour point at the sender.
     this.alarm('WebhookDeliveriesDropped', business('WebhookDeliveriesDropped', Duration.hours(1)), 10, 'Ten or more webhook events dropped in an hour');
+    // Renders that fail as a business outcome (GeneratorFailed: refunded) are out of the render's error rate; half of
+    // them or more, for 3 of 5 periods, is a renderer broken for everyone, not an order's bad luck.
+    const renderFn = props.functions.get('render-video');
+    if (renderFn) {
+      this.alarm(
+        'RendersFailing',
+        new MathExpression({
+          expression: 'IF(calls >= 10, 100 * FILL(outcomes, 0) / calls, 0)',
+          usingMetrics: {
+            calls: renderFn.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }),
+            outcomes: ofFunction('StepOutcomeErrors', 'render-video'),
+          },
+          period: FIVE_MINUTES,
+          label: 'renders failed (refunded) %',
+        }),
+        RENDERS_FAILING_PERCENT,
+        `${RENDERS_FAILING_PERCENT}% or more of the renders failed and were refunded, in 3 of 5 periods: the renderer or its provider is broken`,
+        THREE_OF_FIVE,
+      );
+    }
     const steps = new Set(STEPS.map((s) => s.module));
     for (const [name, fn] of props.functions) {
       this.alarm(

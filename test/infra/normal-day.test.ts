@@ -59,6 +59,7 @@ const t = useStack(
  */
 const FAULTS = {
   'a render that crashes': ['Errors-render-video'],
+  'renders that fail and are refunded': ['RendersFailing'],
   'a DynamoDB throttle past the retries': ['Api5xxRate', 'TableThrottles'],
   'an execution stopped from outside': ['ExecutionsAbortedUnexpectedly', 'SweepRecovered'],
   'a webhook receiver failing every attempt': ['WebhookDeliveriesDropped'],
@@ -392,6 +393,22 @@ describe('a normal day, replayed against the prod alarms', () => {
         await t.stack.dynamo!.back();
       }
       assert.equal((await t.api('GET', '/balance', { key: live })).status, 200);
+    });
+  });
+
+  it('fires RendersFailing, and no other, when every render fails (refunded) for a stretch', async (tc) => {
+    await fault(tc, 'renders that fail and are refunded', [at(22, 0, 1), at(22, 5, 1), at(22, 10, 1)], async () => {
+      const keys = (await Promise.all([customer(0), customer(0)])).map((c) => c.test);
+      process.env.GENERATOR_FAIL = 'render';
+      try {
+        const orders = await Promise.all(
+          keys.flatMap((key) => [1, 2, 3, 4, 5].map(async (i) => ({ key, r: await post(key, '/videos:quick', { prompt: `A test video about herbs ${i}` }) }))),
+        );
+        for (const { r } of orders) assert.equal(r.status, 201, r.text);
+        for (const { key, r } of orders) assert.equal((await settled(key, [r.body.id]))[r.body.id]!.status, 'error');
+      } finally {
+        delete process.env.GENERATOR_FAIL;
+      }
     });
   });
 
