@@ -203,6 +203,27 @@ async function fault(tc: TestContext, name: keyof typeof FAULTS, times: number[]
   assert.deepEqual(names(fired), [...FAULTS[name]].sort(), show(fired));
 }
 
+/**
+ * Ten renders in one period, each going as GENERATOR_FAIL says: test-mode orders of two keys (each key's five stay
+ * within its active tasks), each ending in error (with `code`, when given).
+ */
+async function everyRender(mode: 'crash' | 'render', code?: string): Promise<void> {
+  const keys = (await Promise.all([customer(0), customer(0)])).map((c) => c.test);
+  process.env.GENERATOR_FAIL = mode;
+  try {
+    const orders = await Promise.all(
+      keys.flatMap((key) => [1, 2, 3, 4, 5].map(async (i) => ({ key, r: await post(key, '/videos:quick', { prompt: `A test video about tea ${i}` }) }))),
+    );
+    for (const { r } of orders) assert.equal(r.status, 201, r.text);
+    for (const { key, r } of orders) {
+      const ended = (await settled(key, [r.body.id]))[r.body.id]!;
+      assert.deepEqual(ended, { status: 'error', ...(code ? { code } : { code: ended.code }) });
+    }
+  } finally {
+    delete process.env.GENERATOR_FAIL;
+  }
+}
+
 describe('a normal day, replayed against the prod alarms', () => {
   it('pages no one: business as usual fires 0 alarms, and no period of any alarm breaches', async (tc) => {
     // 08:00: keys and webhooks, a quote, the refusals, and two director orders whose timers run through the day.
@@ -316,20 +337,7 @@ describe('a normal day, replayed against the prod alarms', () => {
   });
 
   it('fires Errors-render-video, and no other, when every render crashes for a stretch', async (tc) => {
-    await fault(tc, 'a render that crashes', [at(2, 0, 1), at(2, 5, 1), at(2, 10, 1)], async () => {
-      // Ten renders in each period, test-mode orders of two keys (each key's five stay within its active tasks).
-      const keys = (await Promise.all([customer(0), customer(0)])).map((c) => c.test);
-      process.env.GENERATOR_FAIL = 'crash';
-      try {
-        const orders = await Promise.all(
-          keys.flatMap((key) => [1, 2, 3, 4, 5].map(async (i) => ({ key, r: await post(key, '/videos:quick', { prompt: `A test video about tea ${i}` }) }))),
-        );
-        for (const { r } of orders) assert.equal(r.status, 201, r.text);
-        for (const { key, r } of orders) assert.deepEqual((await settled(key, [r.body.id]))[r.body.id], { status: 'error', code: 'internal_error' });
-      } finally {
-        delete process.env.GENERATOR_FAIL;
-      }
-    });
+    await fault(tc, 'a render that crashes', [at(2, 0, 1), at(2, 5, 1), at(2, 10, 1)], () => everyRender('crash', 'internal_error'));
   });
 
   it('fires TableThrottles and Api5xxRate when DynamoDB throttles past the retries', async (tc) => {
@@ -397,19 +405,7 @@ describe('a normal day, replayed against the prod alarms', () => {
   });
 
   it('fires RendersFailing, and no other, when every render fails (refunded) for a stretch', async (tc) => {
-    await fault(tc, 'renders that fail and are refunded', [at(22, 0, 1), at(22, 5, 1), at(22, 10, 1)], async () => {
-      const keys = (await Promise.all([customer(0), customer(0)])).map((c) => c.test);
-      process.env.GENERATOR_FAIL = 'render';
-      try {
-        const orders = await Promise.all(
-          keys.flatMap((key) => [1, 2, 3, 4, 5].map(async (i) => ({ key, r: await post(key, '/videos:quick', { prompt: `A test video about herbs ${i}` }) }))),
-        );
-        for (const { r } of orders) assert.equal(r.status, 201, r.text);
-        for (const { key, r } of orders) assert.equal((await settled(key, [r.body.id]))[r.body.id]!.status, 'error');
-      } finally {
-        delete process.env.GENERATOR_FAIL;
-      }
-    });
+    await fault(tc, 'renders that fail and are refunded', [at(22, 0, 1), at(22, 5, 1), at(22, 10, 1)], () => everyRender('render'));
   });
 
   it('pages no one in prod for the same faults in dev, whose functions write the same metrics with their own stage', async (tc) => {
