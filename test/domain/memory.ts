@@ -944,19 +944,16 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     return this.newWait(w);
   }
   /**
-   * When set, the next new wait takes its ticket and then its write fails, as the adapter's transaction may throw
-   * (DynamoDB's InternalServerError): the ticket stays counted with no wait, a ghost.
+   * When set, the next enqueue (a new order's wait) takes its ticket and then its write fails, as the adapter's
+   * transaction may throw (DynamoDB's InternalServerError): the ticket stays counted with no wait, a ghost.
    */
-  failNextWait = false;
+  failNextEnqueue = false;
+  /** Tickets the failures above left counted with no wait. */
+  ghostsMade = 0;
   /** A wait with its shard's next ticket. */
   protected newWait(w: Omit<Waiter, 'ticket'>) {
     const state = this.state(w.shard);
     const ticket = ++state.issued[w.channel];
-    if (this.failNextWait) {
-      this.failNextWait = false;
-      this.wrote(`state#${w.shard}`);
-      throw Object.assign(new Error("the wait's transaction failed after its ticket"), { name: 'InternalServerError' });
-    }
     this.waiting.set(w.orderId, { ...clone(w), ticket });
     this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`);
     return ticket;
@@ -972,6 +969,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       state.served[w.channel]++;
       this.wrote(`state#${w.shard}`);
       return undefined;
+    }
+    if (this.failNextEnqueue) {
+      this.failNextEnqueue = false;
+      this.ghostsMade++;
+      this.state(w.shard).issued[w.channel]++;
+      this.wrote(`state#${w.shard}`);
+      throw Object.assign(new Error("the wait's transaction failed after its ticket"), { name: 'InternalServerError' });
     }
     const ticket = this.newWait(w);
     if (stored) stored.queuePlace = { shard: w.shard, ticket };
