@@ -10,7 +10,16 @@
  */
 import { QueueReader } from '../functions/adapters/capacity.ts';
 import { isTransient } from '../functions/adapters/transient.ts';
-import { type CapacityStore, type Claim, emptyShardState, RenderQueue, type Slot, START_AT_ADMISSION, type Waiter } from '../functions/core/capacity.ts';
+import {
+  type CapacityStore,
+  type Claim,
+  emptyShardState,
+  type Recount,
+  RenderQueue,
+  type Slot,
+  START_AT_ADMISSION,
+  type Waiter,
+} from '../functions/core/capacity.ts';
 import { QueueViews, queuedEta } from '../functions/core/eta.ts';
 import { shardOf } from '../functions/core/ids.ts';
 import type { Channel, Order } from '../functions/core/orders.ts';
@@ -821,7 +830,7 @@ class CountedCapacity extends MemoryCapacity {
     // The store's copies, made by hand: structuredClone of every state on every read is most of the model's time.
     return shards.map((k) => {
       const s = this.shardStates.get(k) ?? emptyShardState();
-      return { ...s, issued: { ...s.issued }, served: { ...s.served } };
+      return { ...s, issued: { ...s.issued }, served: { ...s.served }, marks: { ...s.marks } };
     });
   }
   override async head(shard: number, channel: Channel) {
@@ -882,6 +891,16 @@ class CountedCapacity extends MemoryCapacity {
   override async holding(orderId: string) {
     this.r(`ORDER#${orderId}`, readUnits(W.hold));
     return super.holding(orderId);
+  }
+  override async tickets(shard: number, channel: Channel) {
+    const tickets = await super.tickets(shard, channel);
+    // A Query reads the channel's waits whole, however little of them it returns.
+    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter * tickets.length));
+    return tickets;
+  }
+  override async recount(r: Recount) {
+    this.wr(`QUEUE#${r.shard}`, writeUnits(W.state), 'STATE');
+    return super.recount(r);
   }
 }
 

@@ -12,6 +12,7 @@ import {
   START_AT_ADMISSION,
   type CapacityStore,
   type QueuePlace,
+  type Recount,
   emptyShardState,
   type ShardState,
   type Slot,
@@ -24,13 +25,26 @@ import type { QueueView } from '../core/eta.ts';
 import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import { batchGet, type Cancelled, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts, updateExpression } from './dynamo.ts';
+import {
+  batchGet,
+  type Cancelled,
+  queryAll,
+  type TransactItem,
+  transact,
+  transactPastConflicts,
+  writeIf,
+  writePastConflicts,
+  updateExpression,
+} from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 /** The state item's counter attributes, per channel. */
 const issuedOf = (channel: Channel) => `issued_${channel}`;
 const servedOf = (channel: Channel) => `served_${channel}`;
+/** A channel's recount mark (core's RecountMark): the tickets it counted, and when. */
+const markOf = (channel: Channel) => `mark_${channel}`;
+const markAtOf = (channel: Channel) => `markAt_${channel}`;
 /** Tries of a wait whose transaction another writer's held (a cancel of the same order, a claim of its wait). */
 export const WAIT_LOSSES: RetryPolicy = { attempts: 8, baseMs: 10 };
 
@@ -42,6 +56,7 @@ function stateOf(item: Record<string, unknown> | undefined): ShardState {
   for (const c of CHANNELS) {
     s.issued[c] = num(issuedOf(c));
     s.served[c] = num(servedOf(c));
+    if (item[markOf(c)] !== undefined) s.marks[c] = { issued: num(markOf(c)), atMs: num(markAtOf(c)) };
   }
   s.busy = num('busy');
   s.busyVideoSeconds = num('busyVideoSeconds');
@@ -256,8 +271,8 @@ export class Capacity implements CapacityStore {
     const extra = also(ticket);
     const cancelled = await transact(this.ddb, [...waitItems(T, w, ticket, this.lane), ...extra]);
     if (!cancelled) return ticket;
-    // A process that dies here leaves the shard counting one wait too many: one more place in the eta of the orders
-    // after it, until its counters are read again (docs/decisions.md, "Render queue at scale").
+    // A process that dies here, or a transaction that throws, leaves the shard counting one wait too many: one more
+    // place in the eta of the orders after it, until the sweep's recount finds it (docs/decisions.md, "Render queue at scale").
     await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel, this.lane))));
     if (cancelled.failed('waiter') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
     throw cancelled.error;
@@ -388,6 +403,49 @@ export class Capacity implements CapacityStore {
   async holding(orderId: string): Promise<number | undefined> {
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.slotHold(orderId), ConsistentRead: true }));
     return out.Item ? Number(out.Item.n) : undefined;
+  }
+
+  async tickets(shard: number, channel: Channel): Promise<number[]> {
+    const q = inPartition(keys.waitingPartition(shard, channel, this.lane));
+    const items = await queryAll(this.ddb, {
+      TableName: this.tableName,
+      ...q,
+      ExpressionAttributeNames: { ...q.ExpressionAttributeNames, '#t': 'ticket' },
+      ProjectionExpression: '#t',
+      ConsistentRead: true,
+    });
+    return items.map((i) => Number(i.ticket));
+  }
+
+  async recount(r: Recount): Promise<boolean> {
+    const { channel, from, to } = r;
+    const values: Record<string, unknown> = { ':to': to.served, ':toMark': to.mark.issued, ':toAt': to.mark.atMs };
+    // Each attribute as read: a counter never written reads as 0, a mark never written as none.
+    const is = (name: string, value: number) => {
+      values[`:${name}`] = value;
+      return value === 0 ? `(attribute_not_exists(#${name}) OR #${name} = :${name})` : `#${name} = :${name}`;
+    };
+    const conditions = [is('served', from.served)];
+    if (from.issued !== undefined) conditions.push(is('issued', from.issued));
+    if (from.mark) conditions.push(is('mark', from.mark.issued), is('markAt', from.mark.atMs));
+    else conditions.push('attribute_not_exists(#mark)');
+    return writeIf(
+      this.ddb.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.queueState(r.shard, this.lane),
+          UpdateExpression: 'SET #served = :to, #mark = :toMark, #markAt = :toAt',
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: {
+            '#served': servedOf(channel),
+            '#mark': markOf(channel),
+            '#markAt': markAtOf(channel),
+            ...(from.issued !== undefined ? { '#issued': issuedOf(channel) } : {}),
+          },
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
   }
 }
 

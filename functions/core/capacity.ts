@@ -78,6 +78,8 @@ export interface ShardState {
   busySinceMs: number;
   /** The measured seconds of generation per video second, from this shard's finished orders. */
   rate?: number;
+  /** Where each channel's last recount left off (RenderQueue.recount). */
+  marks: Partial<Record<Channel, RecountMark>>;
 }
 
 export const emptyShardState = (): ShardState => ({
@@ -87,7 +89,30 @@ export const emptyShardState = (): ShardState => ({
   busy: 0,
   busyVideoSeconds: 0,
   busySinceMs: 0,
+  marks: {},
 });
+
+/** A recount of a shard's channel: the tickets handed out when it read the counters, and when (epoch ms). */
+export interface RecountMark {
+  issued: number;
+  atMs: number;
+}
+
+/**
+ * The longest from a wait's ticket to its write, or to the ticket given back: the slowest function that records waits
+ * (a workflow step's 120 s timeout, lib/functions.ts; the API's and the audit's are shorter) and a minute. A ticket
+ * older than that with neither a wait nor a serving is a ghost, never a wait on its way.
+ */
+export const WAIT_WRITE_SECONDS = 120 + 60;
+
+/** A recount's correction, as the store writes it: only while the shard's channel is still as the recount read it. */
+export interface Recount {
+  shard: number;
+  channel: Channel;
+  /** As read: `served` and the mark always checked, `issued` when given. */
+  from: { served: number; issued?: number; mark?: RecountMark };
+  to: { served: number; mark: RecountMark };
+}
 
 /** How many of a shard's channel wait. */
 export const waitingIn = (s: ShardState, channel: Channel) => Math.max(0, s.issued[channel] - s.served[channel]);
@@ -154,6 +179,10 @@ export interface CapacityStore {
   release(slot: Slot, slotShard: number, rate?: number): Promise<boolean>;
   /** The slot the order was last admitted to (it may have lost it since, when its lease ended). */
   holding(orderId: string): Promise<number | undefined>;
+  /** The tickets of a shard's channel's waits, read strongly consistent (a recount's). */
+  tickets(shard: number, channel: Channel): Promise<number[]>;
+  /** Writes a recount's counter and mark while the shard's channel is as it read them; false when any moved. */
+  recount(r: Recount): Promise<boolean>;
 }
 
 export interface Wakeup {
@@ -346,6 +375,38 @@ export class RenderQueue {
     return { waiting, oldestSeconds, inUse: slots.filter((s) => s.holder && (s.leaseUntil ?? 0) >= now).length };
   }
 
+  /**
+   * Recounts one shard's channel, the `run`th in turn (a sweep run's), so that a ticket counted without its wait (a
+   * wait's write that failed or died after its ticket: its wait counted, and never served) is found and counted served.
+   * One state read, then, once its last mark is WAIT_WRITE_SECONDS old, one Query of the channel's waits and one
+   * conditional write. How many counts it corrected (ghosts counted served, or waits that were not counted).
+   *
+   * A ticket the mark counted (handed out before it) is a wait by now, served, or a ghost: so ghosts are the mark's
+   * tickets less those served and those waiting, and a wait on its way (its ticket younger than the mark) is never
+   * taken for one. Served counts all waits that left, the mark's or younger, so this may find fewer ghosts than there
+   * are (never more) while younger waits are served; all of them once a mark's age passes with none served. The write
+   * holds only while served and the mark are as read, so no wait left, nor another recount wrote, meanwhile.
+   */
+  async recount(run: number): Promise<number> {
+    const shard = Math.floor(run / CHANNELS.length) % this.shards;
+    const channel = CHANNELS[run % CHANNELS.length]!;
+    const [state] = await this.p.store.states([shard]);
+    const at = this.p.now().getTime();
+    const mark = state!.marks[channel];
+    if (mark && at - mark.atMs < WAIT_WRITE_SECONDS * 1000) return 0;
+    const tickets = await this.p.store.tickets(shard, channel);
+    const issued = state!.issued[channel];
+    const served = state!.served[channel];
+    let to = served;
+    // More waits than counted (served counted twice, as a retried give-back would): exact while no ticket moved.
+    const under = tickets.length > issued - served;
+    if (under) to = issued - tickets.length;
+    else if (mark) to = served + Math.max(0, mark.issued - served - tickets.filter((t) => t <= mark.issued).length);
+    const from = { served, ...(under ? { issued } : {}), ...(mark ? { mark } : {}) };
+    const written = await this.p.store.recount({ shard, channel, from, to: { served: to, mark: { issued, atMs: at } } });
+    return written ? Math.abs(to - served) : 0;
+  }
+
   /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
   async admit(): Promise<number> {
     let admitted = 0;
@@ -361,7 +422,8 @@ export class RenderQueue {
 
   /**
    * The other shards with waiting orders by their counters, the most waiting first (bot orders first). A counter may
-   * count a wait that is not there (a process died between a ticket and its wait), so the caller tries them in turn.
+   * count a wait that is not there (a wait's write that failed after its ticket, until a recount finds it), so the
+   * caller tries them in turn.
    */
   private async othersWaiting(shard: number): Promise<number[]> {
     const states = await this.p.store.states(this.allShards());
@@ -479,6 +541,13 @@ export class RenderLanes {
     let admitted = 0;
     for (const lane of LANES) admitted += await this.lanes[lane].admit();
     return admitted;
+  }
+
+  /** Each lane's recount of its `run`th shard and channel: how many counts they corrected. */
+  async recount(run: number): Promise<number> {
+    let corrected = 0;
+    for (const lane of LANES) corrected += await this.lanes[lane].recount(run);
+    return corrected;
   }
 
   /** The live lane's figures: the operators' metrics and alarms are about paid capacity. */

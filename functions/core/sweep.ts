@@ -11,7 +11,8 @@
  *   interleaved, settles each item on its own (one throttle defers the rest of the run, never fails it), skips orders
  *   waiting for review (their wait's end is an event; a review answers a lost wait itself), and spends at most a
  *   stated budget of Step Functions calls a run. It also frees dead render slots, admits waiting orders in case a
- *   wake-up was lost, and measures the queue.
+ *   wake-up was lost, recounts one shard's channel of each render queue lane (a wait counted that is not there), and
+ *   measures the queue.
  */
 import { type AssetFiles, copyAssets } from './assets.ts';
 import { pastDeadline } from './cancel-order.ts';
@@ -27,6 +28,8 @@ export interface AuditCursor {
   events?: string;
   /** The marker shard the next run's read of due deadlines starts at (a run moves it on by one). */
   deadlines?: number;
+  /** The render queue's shard and channel the next run recounts, in turn (RenderQueue.recount; a run moves it on by one). */
+  recount?: number;
 }
 
 /** What one audit run may spend: Step Functions calls (a share of the account's quotas) and items read. */
@@ -54,7 +57,7 @@ export interface RecoveryPorts {
 export interface SweepPorts extends RecoveryPorts {
   orders: RecoveryPorts['orders'] & Pick<OrderStore, 'openPage' | 'unstarted' | 'started' | 'deadlinesDue' | 'dropDeadline'>;
   events: RecoveryPorts['events'] & Pick<EventStore, 'pendingPage'>;
-  queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'stats' | 'awaitsAdmission'>;
+  queue: Pick<RenderLanes, 'reclaim' | 'admit' | 'recount' | 'stats' | 'awaitsAdmission'>;
   cursor: { load(): Promise<AuditCursor>; save(cursor: AuditCursor): Promise<void> };
   budget: AuditBudget;
   /**
@@ -303,6 +306,15 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
   const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
   for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
   const admitted = await p.queue.admit();
+  const cursor = await p.cursor.load();
+  // One shard's channel a run, in turn: a repair, so its failure is logged and the audit goes on.
+  const recount = Number.isInteger(cursor.recount) && cursor.recount! >= 0 ? cursor.recount! : 0;
+  try {
+    const corrected = await p.queue.recount(recount);
+    if (corrected) p.log.warn('the render queue recount corrected its counters', { recount, corrected });
+  } catch (err) {
+    p.log.warn('the render queue recount failed', { cause: String(err) });
+  }
   const stats = await p.queue.stats();
   p.metrics.gauge('QueueDepthApi', stats.waiting.api, 'Count');
   p.metrics.gauge('QueueDepthBot', stats.waiting.bot, 'Count');
@@ -311,7 +323,6 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
   p.metrics.gauge('SlotsInUse', stats.inUse, 'Count');
 
   const before = new Date(p.now().getTime() - p.graceSeconds * 1000);
-  const cursor = await p.cursor.load();
   const budget = full ? { describes: Infinity, starts: Infinity, items: Infinity } : p.budget;
   const allowance = new Allowance({ describes: budget.describes, starts: budget.starts });
   const orders = new Walk<OpenMarker>((from, limit) => p.orders.openPage(before, from, limit), cursor.orders);
@@ -395,6 +406,8 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
     ...(orders.position !== undefined ? { orders: orders.position } : {}),
     ...(events.position !== undefined ? { events: events.position } : {}),
     deadlines: (firstShard + 1) % SHARDS,
+    // Each lane takes it modulo its own shards times channels.
+    recount: recount + 1,
   });
   result.calls = allowance.calls;
   for (let i = 0; i < result.started; i++) p.metrics.count('OrdersRecovered');

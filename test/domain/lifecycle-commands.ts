@@ -15,7 +15,7 @@ import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../.
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
 import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
-import { CHANNELS, emptyShardState, waitingIn } from '../../functions/core/capacity.ts';
+import { CHANNELS, emptyShardState, WAIT_WRITE_SECONDS } from '../../functions/core/capacity.ts';
 import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TEST_SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
 import { PNG_1x1 } from './memory.ts';
 
@@ -507,6 +507,15 @@ export const deliverEnded = () =>
     const outcome = await w.deliverEnded();
     if (outcome) count(`recovery of an ended execution: ${outcome}`);
   });
+/**
+ * The next new order's wait in a lane takes its ticket and then its write fails (its transaction throws): a ghost
+ * ticket, the order left to the audit. Only a creation's: a workflow step's failure would be retried by its Task
+ * (ServiceUnavailable), which the model's engine does not do.
+ */
+export const waitFails = (lane: 'live' | 'test') =>
+  new Act(`waitFailsAfterTicket(${lane})`, (w) => {
+    (lane === 'live' ? w.capacity : w.testCapacity).failNextEnqueue = true;
+  });
 export const receiver = (up: boolean) =>
   new Act(`receiver(${up ? 'up' : 'down'})`, (w) => {
     w.receiverUp = up;
@@ -574,8 +583,8 @@ export class WebhookOp implements Cmd {
   toString = () => `webhook(${this.user}, ${this.op}${this.op === 'resendOne' ? ` #${this.n}` : ''})`;
 }
 
-/** What must hold after every command. */
-export function invariants(m: Model, w: World) {
+/** What must hold after every command; `atRest`: at rest, after the sweep's recounts. */
+export function invariants(m: Model, w: World, atRest = false) {
   const orders = [...w.table.orders.values()];
   // Nothing stored before it is paid for: every copy is of an asset its order records (a refused or replayed creation,
   // or a refused review, copied nothing).
@@ -672,18 +681,19 @@ export function invariants(m: Model, w: World) {
       const slot = slots.find((s) => s.holder === id && (s.leaseUntil ?? 0) >= w.clock);
       assert.ok(slot, `${id} renders without holding a ${lane.name} slot (the slots: ${JSON.stringify(slots.map((s) => s.holder))})`);
     }
-    // The render queue's counters (what eta_seconds reads) agree with its items, in every shard.
+    // The render queue's counters (what eta_seconds reads) agree with its items, in every shard: never fewer, and as
+    // many unless a wait's write failed after its ticket (a ghost), and at rest, after the sweep's recounts.
+    const exact = atRest || lane.store.ghostsMade === 0;
     const waiters = [...lane.store.waiting.values()];
     for (const x of waiters) assert.ok(inLane(x.orderId), `${x.orderId} waits in the ${lane.name} lane, not its own`);
     for (let k = 0; k < lane.shards; k++) {
       const state = lane.store.shardStates.get(k) ?? emptyShardState();
       for (const channel of CHANNELS) {
         const waiting = waiters.filter((x) => x.shard === k && x.channel === channel).length;
-        assert.equal(
-          waitingIn(state, channel),
-          waiting,
-          `${lane.name} shard ${k}: its counters say ${waitingIn(state, channel)} ${channel} orders wait, ${waiting} do`,
-        );
+        const counted = state.issued[channel] - state.served[channel];
+        const says = `${lane.name} shard ${k}: its counters say ${counted} ${channel} orders wait, ${waiting} do`;
+        if (exact) assert.equal(counted, waiting, says);
+        else assert.ok(counted >= waiting, says);
       }
       const held = slots.filter((s) => s.holder && s.n % lane.shards === k);
       assert.equal(state.busy, held.length, `${lane.name} shard ${k}: its counters say ${state.busy} slots are held, ${held.length} are`);
@@ -747,12 +757,21 @@ export async function drain(m: Model, w: World) {
   for (const e of w.storedEvents()) assert.notEqual(e.delivery ?? 'pending', 'pending', `event ${e.id} settled at rest`);
   // Every order closed, so no deadline marker: each went with its order's close, none left for the audit to read.
   assert.deepEqual([...w.table.deadlines.keys()], [], 'no deadline marker at rest');
+  // A run recounts one shard's channel of each lane, a mark's age apart: two turns of every shard and channel (the
+  // first may only mark) find every ghost, and the counters then count exactly the waits (none). The
+  // time they take also ages a creation's unstarted marker past the audit's grace (its enqueue failed after the commit).
+  for (let i = 0; i <= 2 * CHANNELS.length * w.shards; i++) {
+    await w.advance(WAIT_WRITE_SECONDS);
+    await w.runSweep();
+  }
   // The unstarted markers are gone at rest: every start seen or made. A run reads at most its budget of them (the rest
   // wait for the next run, as in production): so as many runs as that budget needs, the clock still, and then none
   // left; a marker never dropped, or a read that does not move on, still fails here.
   const runs = Math.max(1, Math.ceil(w.table.unstarted.size / SWEEP_BUDGET.starts));
   for (let i = 0; i < runs; i++) await w.runSweep();
   assert.deepEqual([...w.table.unstarted], [], 'no unstarted marker at rest');
+  invariants(m, w, true);
+  for (const store of [w.capacity, w.testCapacity]) if (store.ghostsMade) count('sequences with a ghost ticket healed at rest');
 }
 const REST_STEP_SECONDS = 300;
 
@@ -808,6 +827,7 @@ export const commandArbs = [
   fc.tuple(user, fc.option(fc.constantFrom(100, 250, 1000, 1800), { nil: null })).map(([u, b]) => new Alert(u, b)),
   fc.constantFrom(1, 20, 20, 61, 300, 1000, 90_000).map((s) => advance(s)),
   fc.constant(sweepNow()),
+  fc.constantFrom('live' as const, 'live' as const, 'test' as const).map((lane) => waitFails(lane)),
   fc.nat(20).map((n) => stopExecution(n)),
   fc.constant(deliverEnded()),
   fc.constant(deliverEnded()),

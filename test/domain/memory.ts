@@ -7,7 +7,17 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CapacityStore, type Claim, emptyShardState, type ShardState, type Slot, type Waiter, type Wakeup } from '../../functions/core/capacity.ts';
+import {
+  type CapacityStore,
+  type Claim,
+  emptyShardState,
+  type Recount,
+  type RecountMark,
+  type ShardState,
+  type Slot,
+  type Waiter,
+  type Wakeup,
+} from '../../functions/core/capacity.ts';
 import {
   type Asset,
   type AssetCheck,
@@ -933,6 +943,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     }
     return this.newWait(w);
   }
+  /**
+   * When set, the next enqueue (a new order's wait) takes its ticket and then its write fails, as the adapter's
+   * transaction may throw (DynamoDB's InternalServerError): the ticket stays counted with no wait, a ghost.
+   */
+  failNextEnqueue = false;
+  /** Tickets the failures above left counted with no wait. */
+  ghostsMade = 0;
   /** A wait with its shard's next ticket. */
   protected newWait(w: Omit<Waiter, 'ticket'>) {
     const state = this.state(w.shard);
@@ -952,6 +969,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       state.served[w.channel]++;
       this.wrote(`state#${w.shard}`);
       return undefined;
+    }
+    if (this.failNextEnqueue) {
+      this.failNextEnqueue = false;
+      this.ghostsMade++;
+      this.state(w.shard).issued[w.channel]++;
+      this.wrote(`state#${w.shard}`);
+      throw Object.assign(new Error("the wait's transaction failed after its ticket"), { name: 'InternalServerError' });
     }
     const ticket = this.newWait(w);
     if (stored) stored.queuePlace = { shard: w.shard, ticket };
@@ -1024,6 +1048,33 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async holding(orderId: string) {
     return this.holds.get(orderId);
+  }
+  async tickets(shard: number, channel: Channel) {
+    this.reads.waiting++;
+    return [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).map((w) => w.ticket);
+  }
+  async recount(r: Recount) {
+    const state = this.state(r.shard);
+    const mark = state.marks[r.channel];
+    const same = (a?: RecountMark, b?: RecountMark) => a?.issued === b?.issued && a?.atMs === b?.atMs;
+    if (state.served[r.channel] !== r.from.served || !same(mark, r.from.mark)) return false;
+    if (r.from.issued !== undefined && state.issued[r.channel] !== r.from.issued) return false;
+    state.served[r.channel] = r.to.served;
+    state.marks[r.channel] = { ...r.to.mark };
+    this.wrote(`state#${r.shard}`);
+    return true;
+  }
+  /**
+   * A wait's first write alone: its shard's next ticket, counted. The wait is written when the returned call is made;
+   * never made, the ticket is a ghost (a wait's write that failed or died after its ticket).
+   */
+  ticketOnly(w: Omit<Waiter, 'ticket'>): () => Promise<void> {
+    const ticket = ++this.state(w.shard).issued[w.channel];
+    this.wrote(`state#${w.shard}`);
+    return async () => {
+      this.waiting.set(w.orderId, { ...clone(w), ticket });
+      this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
+    };
   }
   /** When set, a wake fails as a call to an unreachable Step Functions does. */
   unreachable = false;

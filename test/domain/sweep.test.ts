@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { cancel, type CancelPorts, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { createVideoBody } from '../../functions/contract/orders.ts';
-import { RenderLanes, RenderQueue, START_AT_ADMISSION } from '../../functions/core/capacity.ts';
+import { CHANNELS, RenderLanes, RenderQueue, START_AT_ADMISSION, WAIT_WRITE_SECONDS, waitingIn } from '../../functions/core/capacity.ts';
 import { deliver } from '../../functions/core/deliveries.ts';
 import { eventExecution } from '../../functions/core/executions.ts';
 import { type AuditCursor, recoverEnded, sweep, SWEEP_BUDGET, type SweepPorts } from '../../functions/core/sweep.ts';
@@ -417,6 +417,63 @@ describe('the audit and the render queue (an execution started at admission)', (
     assert.deepEqual(counts(await sweep(ports)), { started: 1, sent: 0, reclaimed: 1, admitted: 0 });
     assert.deepEqual(workflow.started, [holding, waiting]);
     assert.equal(metrics.of('OrdersRecovered'), 2);
+  });
+});
+
+describe("the render queue's recount", () => {
+  /** Two shards, and the recount's calls of the store counted. */
+  const sharded = () => {
+    const calls = { tickets: 0, recount: 0 };
+    // Spies on the real store's two calls (what the run costs), passed through.
+    const tickets = capacity.tickets.bind(capacity);
+    const recount = capacity.recount.bind(capacity);
+    capacity.tickets = (...a) => {
+      calls.tickets++;
+      return tickets(...a);
+    };
+    capacity.recount = (...a) => {
+      calls.recount++;
+      return recount(...a);
+    };
+    ports.queue = new RenderQueue({ store: capacity, wakeup: capacity, slots: 2, shards: 2, leaseSeconds: 60, botRun: 3, now });
+    return calls;
+  };
+  const wait = (orderId: string) => ({ orderId, channel: 'api' as const, token: 'token', since: now().toISOString(), shard: 1 });
+
+  it('counts served a ghost ticket, so the queue depth returns to 0: a shard and channel a run, at most one Query and one write', async () => {
+    const calls = sharded();
+    // A wait's write that failed after its ticket: shard 1 counts an API order that does not wait.
+    capacity.ticketOnly(wait('vid_ghost'));
+    const depths: number[] = [];
+    for (let run = 0; run < 9; run++) {
+      const before = { ...calls };
+      await sweep(ports);
+      depths.push(metrics.gauges.get('QueueDepthApi')!);
+      assert.ok(calls.tickets - before.tickets <= 1 && calls.recount - before.recount <= 1, `run ${run}: ${JSON.stringify(calls)}`);
+      clock += 60_000;
+    }
+    // Shard 1's API channel is the 4th of the 4 in turn (runs 3, 7): marked at 3 minutes, its mark 4 minutes old at 7.
+    assert.ok(WAIT_WRITE_SECONDS <= 4 * 60);
+    assert.equal(CHANNELS.length * 2, 4);
+    assert.deepEqual(depths, [1, 1, 1, 1, 1, 1, 1, 0, 0]);
+    assert.equal(cursor.recount, 9);
+    assert.deepEqual([calls.tickets, calls.recount], [9, 9], 'one Query and one write a run: each shard and channel is 4 minutes apart');
+  });
+
+  it('counts in a wait its served counter missed (a give-back applied twice), and leaves exact counters as they are', async () => {
+    const queue = new RenderQueue({ store: capacity, wakeup: capacity, slots: 2, shards: 2, leaseSeconds: 60, botRun: 3, now });
+    const API_OF_SHARD_1 = 2 + CHANNELS.indexOf('api');
+    await capacity.wait(wait('vid_real'));
+    const state = () => capacity.shardStates.get(1)!;
+    state().served.api++;
+    assert.equal(waitingIn(state(), 'api'), 0);
+    assert.equal(await queue.recount(API_OF_SHARD_1), 1, 'counted in at the first recount');
+    assert.equal(waitingIn(state(), 'api'), 1);
+    for (let run = 0; run < 3; run++) {
+      clock += WAIT_WRITE_SECONDS * 1000;
+      assert.equal(await queue.recount(API_OF_SHARD_1), 0);
+    }
+    assert.deepEqual([state().issued.api, state().served.api], [1, 0]);
   });
 });
 

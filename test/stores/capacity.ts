@@ -1,7 +1,7 @@
 /** The render queue store's contract (core/capacity.ts CapacityStore): waits, tickets, admissions, leases, releases. */
 import assert from 'node:assert/strict';
 import type { Claim, Waiter } from '../../functions/core/capacity.ts';
-import { emptyShardState, START_AT_ADMISSION, waitingIn } from '../../functions/core/capacity.ts';
+import { CHANNELS, emptyShardState, RenderQueue, START_AT_ADMISSION, WAIT_WRITE_SECONDS, waitingIn } from '../../functions/core/capacity.ts';
 import type { Channel, Order } from '../../functions/core/orders.ts';
 import { after, created, type KnownDrifts, type MakeStores, MINUTE, scenario, SECOND } from './fixtures.ts';
 import type { Stores } from './implementations.ts';
@@ -222,5 +222,75 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
     const [held] = await s.capacity.slots([0]);
     assert.equal(await s.capacity.release(held!, 0), true);
     assert.equal((await s.capacity.states([0]))[0]!.busy, 0);
+  });
+
+  scenario(make, known, "the tickets of a shard's channel's waits are read back; a recount writes only while its counter and mark are as read", async (s) => {
+    for (const n of [1, 2, 3]) await s.capacity.wait(waiter(n));
+    await s.capacity.wait(waiter(4, { channel: 'bot' }));
+    assert.deepEqual((await s.capacity.tickets(0, 'api')).sort(), [1, 2, 3]);
+    assert.deepEqual([await s.capacity.tickets(0, 'bot'), await s.capacity.tickets(1, 'api')], [[1], []]);
+    const mark = { issued: 3, atMs: T0.getTime() };
+    const at = (r: Omit<Parameters<typeof s.capacity.recount>[0], 'shard' | 'channel'>) => s.capacity.recount({ shard: 0, channel: 'api', ...r });
+    assert.equal(await at({ from: { served: 1 }, to: { served: 1, mark } }), false, 'served is not as read');
+    assert.equal(await at({ from: { served: 0, issued: 2 }, to: { served: 0, mark } }), false, 'issued is not as read');
+    assert.equal(await at({ from: { served: 0, mark }, to: { served: 0, mark } }), false, 'a mark where none was');
+    assert.equal(await at({ from: { served: 0, issued: 3 }, to: { served: 0, mark } }), true);
+    const later = { issued: 3, atMs: after(T0, MINUTE).getTime() };
+    assert.equal(await at({ from: { served: 0 }, to: { served: 1, mark: later } }), false, 'the mark another recount wrote');
+    assert.equal(await at({ from: { served: 0, mark: { ...mark, atMs: 1 } }, to: { served: 1, mark: later } }), false, 'a mark of another time');
+    assert.equal(await at({ from: { served: 0, mark }, to: { served: 1, mark: later } }), true);
+    const [state] = await s.capacity.states([0]);
+    assert.deepEqual([state!.issued, state!.served, state!.marks], [{ api: 3, bot: 1 }, { api: 1, bot: 0 }, { api: later }]);
+  });
+
+  /** The domain's render queue over the store, one shard, its clock `at`. */
+  const queueOf = (s: Stores, at: () => Date) =>
+    new RenderQueue({ store: s.capacity, wakeup: { wake: async () => true }, slots: 1, leaseSeconds: 600, botRun: 3, now: at });
+  const counted = async (s: Stores) => waitingIn((await s.capacity.states([0]))[0]!, 'api');
+  /** The sweep run whose turn is shard 0's API channel. */
+  const API = CHANNELS.indexOf('api');
+
+  scenario(make, known, 'a ticket counted with no wait (its write failed after it) is counted served by the recount a mark later', async (s) => {
+    let now = T0;
+    const queue = queueOf(s, () => now);
+    await s.capacity.wait(waiter(1));
+    await s.ticketOnly(waiter(2));
+    await s.capacity.wait(waiter(3));
+    assert.equal(await counted(s), 3, 'the ghost is counted: two wait');
+    assert.equal(await queue.recount(API), 0, 'the first recount marks the tickets handed out');
+    now = after(T0, WAIT_WRITE_SECONDS * SECOND - 1);
+    assert.equal(await queue.recount(API), 0, 'a mark younger than a wait may take to be written is left');
+    now = after(T0, WAIT_WRITE_SECONDS * SECOND);
+    assert.equal(await queue.recount(API), 1, 'one ghost, counted served');
+    assert.equal(await counted(s), 2);
+    assert.deepEqual((await s.capacity.tickets(0, 'api')).sort(), [1, 3]);
+    now = after(now, WAIT_WRITE_SECONDS * SECOND);
+    assert.equal(await queue.recount(API), 0, 'healed once');
+    assert.equal(await counted(s), 2);
+  });
+
+  scenario(make, known, 'a wait written while a recount runs, before or after its mark, is never counted out', async (s) => {
+    let now = T0;
+    const queue = queueOf(s, () => now);
+    // Its ticket before the first mark, its write just before that mark's age.
+    const first = await s.ticketOnly(waiter(1));
+    assert.equal(await queue.recount(API), 0);
+    now = after(T0, WAIT_WRITE_SECONDS * SECOND - 1);
+    await first();
+    now = after(T0, WAIT_WRITE_SECONDS * SECOND);
+    // Its ticket after the mark, its write after the recount that reads that mark.
+    const second = await s.ticketOnly(waiter(2));
+    assert.equal(await queue.recount(API), 0, 'neither counted out');
+    await second();
+    assert.equal(await counted(s), 2);
+    // A ghost whose ticket is younger than the mark waits for the next one.
+    await s.capacity.unwait(0, 'api', id(2));
+    await s.ticketOnly(waiter(3));
+    now = after(now, WAIT_WRITE_SECONDS * SECOND);
+    assert.equal(await queue.recount(API), 0, 'the ghost (ticket 3) is younger than the mark: left for the next');
+    assert.deepEqual([await counted(s), (await s.capacity.tickets(0, 'api')).length], [2, 1]);
+    now = after(now, WAIT_WRITE_SECONDS * SECOND);
+    assert.equal(await queue.recount(API), 1);
+    assert.deepEqual([await counted(s), (await s.capacity.tickets(0, 'api')).length], [1, 1]);
   });
 }

@@ -8,17 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from '../../functions/adapters/accounts.ts';
 import { Assets } from '../../functions/adapters/assets.ts';
-import { Capacity } from '../../functions/adapters/capacity.ts';
+import { Capacity, ticketUpdate, waitItems } from '../../functions/adapters/capacity.ts';
+import { transact } from '../../functions/adapters/dynamo.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
 import { AssetObjects, OrderFiles } from '../../functions/adapters/files.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
 import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
 import type { Asset, AssetFiles, AssetStore } from '../../functions/core/assets.ts';
-import type { CapacityStore } from '../../functions/core/capacity.ts';
+import type { CapacityStore, Waiter } from '../../functions/core/capacity.ts';
 import type { EventStore } from '../../functions/core/deliveries.ts';
 import { newUserId } from '../../functions/core/ids.ts';
 import type { AccountStore, FileStore, OrderStore } from '../../functions/core/ports.ts';
@@ -54,6 +55,11 @@ export interface Stores {
   clientPut(asset: Asset, upload: { url: string; headers: Record<string, string> }, bytes: Uint8Array): Promise<number>;
   /** A user as the operator makes one: an opening balance is the ledger's first entry (a top-up). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<string>;
+  /**
+   * A new wait's first write alone (its shard's next ticket, counted); the returned call writes the wait with that
+   * ticket. Never called: a ticket counted with no wait, as a wait's transaction that fails or dies after it leaves.
+   */
+  ticketOnly(w: Omit<Waiter, 'ticket'>): Promise<() => Promise<void>>;
   /** The test-mode account of a live user, as its first test key makes it (linked both ways). */
   testUser(liveUserId: string): Promise<string>;
   /** The operator's top-up and spend limit (bin/admin.ts), beside the ports. */
@@ -74,11 +80,13 @@ const memory: Implementation = {
   make: async () => {
     const t = new MemoryTable();
     const assetFiles = new MemoryAssetFiles();
+    const capacity = new MemoryCapacity(t);
     return {
       orders: new MemoryOrders(t),
       quotes: new MemoryQuotes(t),
       accounts: new MemoryAccounts(t),
-      capacity: new MemoryCapacity(t),
+      capacity,
+      ticketOnly: async (w) => capacity.ticketOnly(w),
       events: new MemoryEvents(t),
       webhooks: new MemoryWebhooks(t),
       files: new MemoryFiles(),
@@ -154,6 +162,15 @@ function dynamodb(): Implementation {
         quotes: new Quotes(ddb, table),
         accounts,
         capacity: new Capacity(ddb, table),
+        // The adapter's own two writes of a new wait (Capacity.record), the second left to the caller.
+        ticketOnly: async (w) => {
+          const out = await ddb.send(new UpdateCommand(ticketUpdate(table, w.shard, w.channel)));
+          const ticket = Number(out.Attributes![`issued_${w.channel}`]);
+          return async () => {
+            const cancelled = await transact(ddb, waitItems(table, w, ticket));
+            if (cancelled) throw cancelled.error;
+          };
+        },
         events: new DeliveryEvents(ddb, table),
         webhooks: new Webhooks(ddb, table),
         files: new OrderFiles(async () => s3, BUCKET),
