@@ -23,7 +23,7 @@ import {
 import { QueueViews, queuedEta } from '../functions/core/eta.ts';
 import { shardOf } from '../functions/core/ids.ts';
 import type { Channel, Order } from '../functions/core/orders.ts';
-import { RENDER_INVOCATION_SECONDS, SWEEP_BUDGET, sweep as auditSweep } from '../functions/core/sweep.ts';
+import { SWEEP_BUDGET, sweep as auditSweep } from '../functions/core/sweep.ts';
 import { slotsFor } from '../lib/sizing.ts';
 import { MemoryCapacity, MemoryEvents, MemoryMetrics, MemoryOrders, MemoryTable } from '../test/domain/memory.ts';
 import { seeded } from '../test/reliability/hostile.ts';
@@ -966,7 +966,6 @@ function newDesign(w: Wiring): Design {
           await queue.release(order.id, false, order.channel);
           await w.expired(order);
         },
-        renderSeconds: RENDER_INVOCATION_SECONDS,
         now: () => new Date(w.now()),
         queue,
         cursor: {

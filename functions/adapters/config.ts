@@ -38,17 +38,18 @@ function prices(v: string | undefined): Prices {
 
 /**
  * GENERATOR_FAIL: a stage that fails for every order, or a share of orders (each fails at script or render); `crash`:
- * every render crashes instead of failing (an unexpected error, as a render process that dies would be on AWS).
+ * every render crashes instead of failing (an unexpected error, as a render process that dies would be on AWS);
+ * `crash-once`: each order's first render crashes (killed mid-way, out of memory), its next ones do not.
  */
-export type GeneratorFault = 'plan' | 'script' | 'render' | 'crash' | { rate: number };
+export type GeneratorFault = 'plan' | 'script' | 'render' | 'crash' | 'crash-once' | { rate: number };
 
 /** GENERATOR_FAIL's value; an unknown one is an error naming the setting. */
 export function generatorFault(v: string | undefined): GeneratorFault | undefined {
   if (!v || v === 'off') return undefined;
-  if (v === 'plan' || v === 'script' || v === 'render' || v === 'crash') return v;
+  if (v === 'plan' || v === 'script' || v === 'render' || v === 'crash' || v === 'crash-once') return v;
   const rate = /^random:(0(\.\d+)?|1(\.0+)?)$/.exec(v)?.[1];
   if (rate !== undefined) return { rate: Number(rate) };
-  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, crash, random:<0..1> or off, got "${v}"`);
+  throw new Error(`Setting GENERATOR_FAIL must be plan, script, render, crash, crash-once, random:<0..1> or off, got "${v}"`);
 }
 
 /** RENDER_SLOTS: orders generated at once (the render queue's slots); at least one. */

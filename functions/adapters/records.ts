@@ -95,6 +95,7 @@ export function orderOf(item: Item): Order {
     ...f.maybe('regenNote', f.str),
     ...f.maybe('regens', f.num),
     ...f.maybe('renderStartedAt', f.str),
+    ...f.maybe('renderExecution', f.str),
     ...f.maybe('rendered', f.bool),
     ...f.maybe('metadata', f.obj<NonNullable<Order['metadata']>>),
     ...f.maybe('error', (k) => {

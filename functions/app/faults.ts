@@ -1,6 +1,6 @@
 /**
  * GENERATOR_FAIL (one machine only): the generator wrapped so that a stage fails for every order, or a share of
- * orders fails, each at one stage; or every render crashes. The choice is made from the order id, so a retried or
+ * orders fails, each at one stage; or every render crashes, or each order's first render only. The choice is made from the order id, so a retried or
  * resumed step agrees with the first run. The setting is read at each call, so a running stack can be switched (the
  * alarm replay crashes the renders for a stretch). The domain's steps know nothing of it.
  */
@@ -12,7 +12,7 @@ type Stage = 'plan' | 'script' | 'render';
 
 /** Whether the fault fails this order at this stage (a crash is not a failure: see `withFaults`). */
 export function failsAt(fault: GeneratorFault | undefined, orderId: string, stage: Stage): boolean {
-  if (fault === undefined || fault === 'crash') return false;
+  if (fault === undefined || fault === 'crash' || fault === 'crash-once') return false;
   if (typeof fault === 'string') return fault === stage;
   const digest = createHash('sha256').update(orderId).digest();
   return digest.readUInt32BE(0) / 2 ** 32 < fault.rate && stage === (digest[4]! % 2 === 0 ? 'script' : 'render');
@@ -27,10 +27,17 @@ const faultNow = () => generatorFault(process.env.GENERATOR_FAIL);
  */
 export const RENDER_CRASH = 'Runtime.ExitError';
 
+/** The orders whose render `crash-once` crashed already, in this process (one machine's steps share it). */
+const crashedOnce = new Set<string>();
+
 export function withFaults(generator: Generator, fault: () => GeneratorFault | undefined = faultNow): Generator {
   const check = (orderId: string | undefined, stage: Stage) => {
     const now = fault();
-    if (now === 'crash' && stage === 'render') throw Object.assign(new Error('GENERATOR_FAIL: the render crashed'), { name: RENDER_CRASH });
+    const crashes = now === 'crash' || (now === 'crash-once' && !crashedOnce.has(orderId ?? ''));
+    if (crashes && stage === 'render') {
+      crashedOnce.add(orderId ?? '');
+      throw Object.assign(new Error('GENERATOR_FAIL: the render crashed'), { name: RENDER_CRASH });
+    }
     if (failsAt(now, orderId ?? '', stage)) throw new GeneratorFailed(`GENERATOR_FAIL: ${stage}`);
   };
   return {

@@ -17,7 +17,7 @@ import { downloadLocation } from '../core/downloads.ts';
 import { deliver, type DeliveryPorts, handOver, recentAttempts, type ResendRequest, resendToWebhook } from '../core/deliveries.ts';
 import type { Announce } from '../core/ports.ts';
 import { listOrderRecords, type ListQuery } from '../core/list-orders.ts';
-import type { StepPorts } from '../core/order-steps.ts';
+import { RENDER_INVOCATION_SECONDS, type StepPorts } from '../core/order-steps.ts';
 import { readOrder } from '../core/read-order.ts';
 import type { ReviewDecision } from '../contract/review.ts';
 import { type ReviewPorts, reviewOrder } from '../core/review.ts';
@@ -43,7 +43,7 @@ import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
 import { type Lane, RenderLanes, RenderQueue } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
-import { type EndedExecution, RENDER_INVOCATION_SECONDS, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
+import { type EndedExecution, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
 import { AuditCursors } from '../adapters/audit.ts';
 import type { Order } from '../core/orders.ts';
 import { isTransient } from '../adapters/transient.ts';
@@ -142,7 +142,6 @@ function build() {
     metrics,
     now: () => new Date(),
     expire: async (order: Order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
-    renderSeconds: RENDER_INVOCATION_SECONDS,
   } satisfies RecoveryPorts;
   const cursor = new AuditCursors(ddb, cfg.tableName);
   const quotes = new Quotes(ddb, cfg.tableName);
@@ -179,6 +178,7 @@ function build() {
     metrics,
     serviceAddress: cfg.serviceAddress,
     capacity: queue,
+    renderSeconds: RENDER_INVOCATION_SECONDS,
     announce,
     now: () => new Date(),
   };

@@ -334,6 +334,12 @@ export class RenderQueue {
     await this.fill(shard);
   }
 
+  /** Extends the lease of the slot the order holds (a render's start); false when it holds none. */
+  async renew(orderId: string): Promise<boolean> {
+    const held = await this.held(orderId);
+    return held !== undefined && this.p.store.renew(held.n, orderId, this.leaseUntil(this.p.now()));
+  }
+
   /**
    * Whether the order waits for an admission that starts its execution (START_AT_ADMISSION): it has no execution by
    * design, and its admission (a release, the audit's `admit`) starts one. Its wait is the proof, not the order's
@@ -517,6 +523,10 @@ export class RenderLanes {
 
   release(order: Pick<Order, 'id' | 'charge'>, done = false, waiting?: Channel): Promise<void> {
     return this.of(order).release(order.id, done, waiting);
+  }
+
+  renew(order: Pick<Order, 'id' | 'charge'>): Promise<boolean> {
+    return this.of(order).renew(order.id);
   }
 
   /**

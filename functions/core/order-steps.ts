@@ -35,12 +35,26 @@ export class OrderClosed extends Error {
 }
 
 /**
- * Whether a step's error is a business outcome that the order workflow's Catch routes (statemachines/order.asl.json):
- * OrderClosed (the order was canceled, lapsed or moved to another execution: Closed) and GeneratorFailed (a lasting
- * generation failure: the order's error and refund, MarkFailed). Anything else is a fault: a crash, a store or a
- * provider away (ServiceUnavailable, GeneratorBusy: retried, and they page if they last), a timeout.
+ * Thrown by the render step of an execution that took over an order from one stopped mid-render: that execution's
+ * render invocation may still run (a stop does not end the Lambda invocation it made), so this one renders nothing
+ * until it has written `rendered` or must have ended (`renderSeconds`); the workflow waits and asks again
+ * (Catch -> AwaitRender).
  */
-export const isWorkflowOutcome = (err: unknown) => err instanceof OrderClosed || err instanceof GeneratorFailed;
+export class RenderInFlight extends Error {
+  override readonly name = 'RenderInFlight';
+}
+
+/** The longest a render's invocation can run: the RenderVideo Task's TimeoutSeconds (930: the function's 900 s and its start) and a minute. */
+export const RENDER_INVOCATION_SECONDS = 930 + 60;
+
+/**
+ * Whether a step's error is a business outcome that the order workflow's Catch routes (statemachines/order.asl.json):
+ * OrderClosed (the order was canceled, lapsed or moved to another execution: Closed), GeneratorFailed (a lasting
+ * generation failure: the order's error and refund, MarkFailed) and RenderInFlight (AwaitRender). Anything else is a
+ * fault: a crash, a store or a provider away (ServiceUnavailable, GeneratorBusy: retried, and they page if they last),
+ * a timeout.
+ */
+export const isWorkflowOutcome = (err: unknown) => err instanceof OrderClosed || err instanceof GeneratorFailed || err instanceof RenderInFlight;
 
 /** The facts the workflow's Choice states route on; every step returns them. */
 export interface StepState {
@@ -70,7 +84,9 @@ export interface StepPorts {
   /** Scratch folders for a render's output; a warm function's disk is kept between orders, so each is removed. */
   scratch: { make(): string; remove(dir: string): Promise<void> };
   /** The render queue of the order's lane: its wait for a slot, and the release of its slot when it leaves rendering. */
-  capacity: Pick<RenderLanes, 'awaitSlot' | 'release' | 'releaseUnrecorded'>;
+  capacity: Pick<RenderLanes, 'awaitSlot' | 'release' | 'releaseUnrecorded' | 'renew'>;
+  /** The longest a render's invocation can run (RENDER_INVOCATION_SECONDS): what a stopped execution's render is waited out for. */
+  renderSeconds: number;
   announce: Announce;
   now: () => Date;
 }
@@ -205,6 +221,13 @@ export class OrderSteps {
   /**
    * Renders and stores the mp4 and the cover, unless a run before this one already did: the order's `rendered` mark
    * is written (atomically, in DynamoDB) only after both files are stored, so an upload cut short by a stop is redone.
+   *
+   * One render at a time per order (and so per slot): each render writes its start and its execution on the order
+   * (`renderStartedAt`, `renderExecution`). The same execution's render again (the workflow's Retry of a crash or a
+   * timeout) goes on at once: Step Functions retries only once the invocation ended. Another execution's render (a
+   * recovery's new execution after a stop from outside, which does not end the render invocation it made) is waited
+   * out: RenderInFlight until that render wrote `rendered` (then its files are taken as they are) or its invocation
+   * must have ended (`renderSeconds` after its start, its last second included).
    */
   async render(orderId: string, execution?: string): Promise<StepState> {
     const order = await this.untilWritten(orderId, 'render', async () => {
@@ -216,13 +239,23 @@ export class OrderSteps {
           throw new OrderClosed('The order passed its deadline; it was refunded');
         return AGAIN;
       }
-      // From here on the render runs to its end and is paid for: the deadline no longer applies (one conditional
-      // write decides, against a deadline's cancel at the same moment). Each render (a retry, a new execution's)
-      // writes its own start: the recovery waits out the latest render before it starts the order anew.
+      const mine = execution ?? orderExecution(order);
       const now = this.p.now();
-      return (await this.p.orders.patch(orderId, { status: order.status, set: { renderStartedAt: now.toISOString() } }, now)) ? order : AGAIN;
+      if (order.renderStartedAt !== undefined && order.renderExecution !== mine) {
+        const ends = Date.parse(order.renderStartedAt) + this.p.renderSeconds * 1000;
+        if (ends >= now.getTime())
+          throw new RenderInFlight(
+            `Order ${orderId}: the render of ${order.renderExecution ?? 'an earlier execution'} may run until ${new Date(ends).toISOString()}`,
+          );
+      }
+      // From here on the render runs to its end and is paid for: the deadline no longer applies (one conditional
+      // write decides, against a deadline's cancel at the same moment).
+      const set = { renderStartedAt: now.toISOString(), renderExecution: mine };
+      return (await this.p.orders.patch(orderId, { status: order.status, set }, now)) ? order : AGAIN;
     });
     if (!order.rendered) {
+      // The slot's lease from each render's start (a retry's too): it covers the render and the publishing after.
+      await this.p.capacity.renew(order);
       if (!order.script) throw new GeneratorFailed('The order has no script to render');
       const outDir = this.p.scratch.make();
       const started = this.p.now().getTime();

@@ -94,9 +94,11 @@ export interface Order {
   regens?: number;
   /**
    * When its latest render began: from the first one on its deadline no longer applies (the render is finished and
-   * charged); the recovery starts no new execution until the latest one must have ended.
+   * charged).
    */
   renderStartedAt?: string;
+  /** The execution whose render began at `renderStartedAt`: another execution waits that render out (OrderSteps.render). */
+  renderExecution?: string;
   /** The mp4 and the cover are stored (set only after both uploads finished). */
   rendered?: boolean;
   metadata?: { title: string; description: string; hashtags: string[] };

@@ -49,8 +49,6 @@ export interface RecoveryPorts {
   metrics: Metrics;
   /** Cancels and refunds an open order past its deadline (creation's `deadline_seconds`). */
   expire(order: Order): Promise<void>;
-  /** The longest a render's invocation can run (its function's timeout, and a margin for a retried invocation). */
-  renderSeconds: number;
   now: () => Date;
 }
 
@@ -92,9 +90,6 @@ export interface SweepResult {
  * second, StartExecution 150): 120 describes a minute is 20% of DescribeExecution's refill, 60 starts under 1% of
  * StartExecution's; 2,000 markers read a run keep it well inside the job's timeout.
  */
-/** The render Task's TimeoutSeconds (statemachines/order.asl.json: the function's 900 s and its start) and a minute. */
-export const RENDER_INVOCATION_SECONDS = 930 + 60;
-
 export const SWEEP_BUDGET: AuditBudget = { describes: 120, starts: 60, items: 2000 };
 
 const isClosed = (o: Order | undefined) => !o || o.status === 'done' || o.status === 'error';
@@ -109,20 +104,19 @@ export interface EndedExecution {
   status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 }
 
-export type Recovery = 'restarted' | 'expired' | 'closed' | 'superseded' | 'rendering';
+export type Recovery = 'restarted' | 'expired' | 'closed' | 'superseded';
 
 /**
- * A stopped execution does not stop the render it had invoked: until that invocation must have ended, a new execution
- * would render the same order a second time in the same slot. Such an order is left to a later audit run. The latest
- * render's start (each render writes its own); through its last second included, as a slot's lease holds through its end.
+ * Starts the order anew under a recorded name, unless it closed or moved to another execution meanwhile. At once, even
+ * mid-render: a stopped execution does not stop the render it had invoked, and the new execution's render step waits
+ * that render out (OrderSteps.render, RenderInFlight), holding the order's slot meanwhile. `renderGone`: no render of
+ * the order can still run (one machine's first audit after a start: its renders died with the process), so the new
+ * execution renders at once.
  */
-const mayStillRender = (p: RecoveryPorts, o: Order) =>
-  !o.rendered && o.renderStartedAt !== undefined && Date.parse(o.renderStartedAt) + p.renderSeconds * 1000 >= p.now().getTime();
-
-/** Starts the order anew under a recorded name, unless it closed or moved to another execution meanwhile. */
-async function restartOrder(p: RecoveryPorts, order: Order, why: 's' | 'e'): Promise<boolean> {
+async function restartOrder(p: RecoveryPorts, order: Order, why: 's' | 'e', renderGone = false): Promise<boolean> {
   const execution = newExecution(order.id, why, p.now());
-  if (!(await p.orders.patch(order.id, { status: order.status, set: { execution } }, p.now()))) return false;
+  const remove: (keyof Order)[] = renderGone && order.renderExecution !== undefined ? ['renderExecution'] : [];
+  if (!(await p.orders.patch(order.id, { status: order.status, set: { execution }, ...(remove.length ? { remove } : {}) }, p.now()))) return false;
   return p.workflow.start({ ...order, execution });
 }
 
@@ -149,7 +143,6 @@ export async function recoverEnded(p: RecoveryPorts, ended: EndedExecution): Pro
       await p.expire(order!);
       return 'expired';
     }
-    if (mayStillRender(p, order!)) return 'rendering';
     if (!(await restartOrder(p, order!, 'e'))) return 'superseded';
     p.metrics.count('OrdersRecovered');
     return 'restarted';
@@ -209,7 +202,7 @@ async function auditOrder(p: SweepPorts, a: Allowance, marked: OpenMarker, full:
   if (order!.status === 'queued' && order!.queuePlace && (await p.queue.awaitsAdmission(order!))) return DONE;
   if (!a.take('describes')) return DEFERRED;
   const state = await p.workflow.state(order!);
-  if (state === 'running' || (state === 'ended' && !full && mayStillRender(p, order!))) return DONE;
+  if (state === 'running') return DONE;
   if (!a.take('starts')) return DEFERRED;
   // Missing: lost (a start that never happened); a start that finds it there after all recovered nothing.
   if (state === 'missing') return (await p.workflow.start(order!)) ? { kind: 'done', recovered: 'order' } : DONE;
@@ -219,7 +212,7 @@ async function auditOrder(p: SweepPorts, a: Allowance, marked: OpenMarker, full:
     await p.orders.dropOpen(marked);
     return DONE;
   }
-  return (await restartOrder(p, now!, 's')) ? { kind: 'done', recovered: 'order' } : DONE;
+  return (await restartOrder(p, now!, 's', full)) ? { kind: 'done', recovered: 'order' } : DONE;
 }
 
 async function auditEvent(p: SweepPorts, a: Allowance, ref: EventRef): Promise<Checked> {

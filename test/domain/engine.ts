@@ -250,7 +250,7 @@ export class Engine {
       }
       e.state = state!;
       if (def.Type !== 'Choice') {
-        if (def.Type === 'Wait') e.waitUntil = Date.parse(get(e.data, def.TimestampPath));
+        if (def.Type === 'Wait') e.waitUntil = def.Seconds !== undefined ? this.now() + def.Seconds * 1000 : Date.parse(get(e.data, def.TimestampPath));
         return;
       }
       state = def.Choices.find((r: Json) => matches(r, e.data))?.Next ?? def.Default;

@@ -89,7 +89,7 @@ describe('the lifecycle holes found by the model', () => {
     ]);
   });
 
-  it('a stopped execution is not started anew while its render, started again after the first, may still run (seed -1094726870)', async () => {
+  it("a stopped execution's successor renders nothing while its render, started again after the first, may still run (seed -1094726870)", async () => {
     // Before: "3 renders at once on 2 slots": the order's render timed out, a restart gave it a new execution, which
     // rendered again; that execution was stopped from outside mid-render, and the recovery judged the render over by
     // the first render's start (over 900 s before), so a new execution rendered the order beside the stopped one's
@@ -110,7 +110,8 @@ describe('the lifecycle holes found by the model', () => {
   });
 
   // Seed 23: two orders render for 900 s (the render Lambda's timeout in the model), then the first's execution is
-  // stopped from outside, its status-change event delivered, and the new execution's steps run; `meanwhile` between.
+  // stopped from outside, its status-change event delivered (a new execution at once), and the new execution's steps
+  // run; `meanwhile` between.
   const stoppedAtRenderEnd = (meanwhile: Cmd[]) => [
     new Create('A', 'quick', 0, plain, undefined, 250, undefined, undefined),
     new Create('A', 'quick', 0, plain, undefined, undefined, undefined, undefined),
@@ -123,7 +124,7 @@ describe('the lifecycle holes found by the model', () => {
     ...[0, 1, 2, 3].map(() => new Step(0, true)),
   ];
 
-  it('an execution stopped at the very second its render may last is not started anew (seed 23)', async () => {
+  it('the successor of an execution stopped at the very second its render may last renders nothing beside it (seed 23)', async () => {
     // Before: "3 renders at once on 2 slots": stopped exactly 900 s (the render's longest) after its render began, the
     // recovery took the render for over while it could still run its last instant, and a new execution rendered beside it.
     await runSequence(stoppedAtRenderEnd([]));

@@ -197,6 +197,7 @@ export class World {
       serviceAddress: 'video.example',
       scratch: { make: () => '/scratch', remove: async () => undefined },
       capacity: this.queue,
+      renderSeconds: RENDER_TIMEOUT_SECONDS,
       announce,
       now,
     });
@@ -377,7 +378,6 @@ export class World {
       metrics: this.metrics,
       now: this.now,
       expire: async (order: Order) => void (await cancel(this.cancellation, order, DEADLINE_EXCEEDED)),
-      renderSeconds: RENDER_TIMEOUT_SECONDS,
     };
   }
 

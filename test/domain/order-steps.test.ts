@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { createVideoBody } from '../../functions/contract/orders.ts';
 import type { AppError } from '../../functions/core/errors.ts';
-import { OrderClosed, OrderSteps, type StepPorts } from '../../functions/core/order-steps.ts';
+import { OrderClosed, OrderSteps, RenderInFlight, type StepPorts } from '../../functions/core/order-steps.ts';
 import { ORDER_MOVED } from '../../functions/core/orders.ts';
 import { isTransient } from '../../functions/adapters/transient.ts';
 import { planFromPrompt } from '../../functions/generator/planner.ts';
@@ -80,6 +80,7 @@ function stepPorts(): StepPorts {
       live: new RenderQueue({ store: capacity, wakeup: capacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
       test: new RenderQueue({ store: testCapacity, wakeup: testCapacity, slots: 1, leaseSeconds: 600, botRun: 3, now }),
     }),
+    renderSeconds: 990,
     announce: async (e) => void announced.push(e as VideoEvent),
     now,
   };
@@ -156,6 +157,66 @@ describe('order steps', () => {
     clock += 500_000;
     await steps.render(id);
     assert.equal(table.orders.get(id)!.renderStartedAt, now().toISOString(), 'the render run again wrote its start');
+  });
+
+  it("renew the slot's lease at each render's start, a retry's too, so a crash retried keeps the slot", async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    await steps.awaitSlot(id, 't1');
+    await steps.prepare(id);
+    const render = generator.renderer.render;
+    generator.renderer.render = async () => {
+      throw Object.assign(new Error('Runtime exited with error: signal: killed'), { name: 'Runtime.ExitError' });
+    };
+    clock += 400_000;
+    await assert.rejects(steps.render(id, id), { name: 'Runtime.ExitError' });
+    assert.equal(capacity.held.get(0)!.leaseUntil, clock + 600_000, 'the crashed render renewed the lease at its start');
+    // The workflow's Retry, past the admission's lease (600 s) though not the renewed one: the same execution goes on at once.
+    generator.renderer.render = render;
+    clock += 400_000;
+    await steps.render(id, id);
+    assert.deepEqual([generator.renders.length, capacity.holders(), capacity.held.get(0)!.leaseUntil], [1, [id], clock + 600_000]);
+    assert.equal(table.orders.get(id)!.rendered, true);
+  });
+
+  it("wait out another execution's render that may still run: its files are taken, or it is rendered once that render must have ended", {
+    timeout: 10_000,
+  }, async () => {
+    const id = await order('U', { prompt: 'Calm 12 seconds video about green tea' });
+    await steps.prepare(id);
+    // The first execution's render begins, and hangs (its execution is stopped from outside meanwhile).
+    let finish!: () => void;
+    const render = generator.renderer.render;
+    generator.renderer.render = async (req) => {
+      await new Promise<void>((r) => (finish = r));
+      return render(req);
+    };
+    const hanging = steps.render(id, id);
+    await new Promise((r) => setImmediate(r));
+    const started = table.orders.get(id)!.renderStartedAt;
+    // The recovery's new execution, named on the order.
+    assert.ok(await orders.patch(id, { status: 'running', set: { execution: `${id}-e1` } }, now()));
+    clock += 990_000;
+    await assert.rejects(steps.render(id, `${id}-e1`), RenderInFlight, 'through the last second the old render may run');
+    assert.equal(table.orders.get(id)!.renderStartedAt, started, 'no render of its own began');
+    finish();
+    await hanging;
+    assert.equal(generator.renders.length, 1);
+    await steps.render(id, `${id}-e1`);
+    assert.deepEqual([generator.renders.length, table.orders.get(id)!.renderExecution], [1, id], 'the files the old render stored are taken');
+
+    // An old render that died (out of memory: nothing written) is waited out until its invocation must have ended.
+    const other = await order('U', { prompt: 'Calm 12 seconds video about black tea' });
+    await steps.prepare(other);
+    generator.renderer.render = async () => {
+      throw Object.assign(new Error('Runtime exited with error: signal: killed'), { name: 'Runtime.ExitError' });
+    };
+    await assert.rejects(steps.render(other, other), { name: 'Runtime.ExitError' });
+    generator.renderer.render = render;
+    assert.ok(await orders.patch(other, { status: 'running', set: { execution: `${other}-e1` } }, now()));
+    await assert.rejects(steps.render(other, `${other}-e1`), RenderInFlight);
+    clock += 990_001;
+    await steps.render(other, `${other}-e1`);
+    assert.deepEqual([generator.renders.length, table.orders.get(other)!.renderExecution], [2, `${other}-e1`]);
   });
 
   it('measure each render in seconds per second of video, the figure the render slots are sized with', async () => {

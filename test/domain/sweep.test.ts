@@ -69,7 +69,6 @@ beforeEach(() => {
     metrics,
     graceSeconds: 60,
     reviewWaitSeconds: 900,
-    renderSeconds: 990,
     now,
     expire: async (order) => void (await cancel(cancellation, order, DEADLINE_EXCEEDED)),
     cursor: {
@@ -597,15 +596,23 @@ describe('recovery of an ended execution (its status-change event)', () => {
     assert.equal(workflow.describes, 0, 'no DescribeExecution: the event says how it ended');
   });
 
-  it('leaves an order to the audit while its latest render may still run, its last second included', async () => {
+  it("restarts an order stopped mid-render at once, keeping its render's execution (the new one waits that render out)", async () => {
     const id = await create('Tea');
     workflow.end(id);
     const ended = { machine: 'order' as const, name: id, input: { orderId: id }, status: 'ABORTED' as const };
-    await ports.orders.patch(id, { status: 'queued', set: { renderStartedAt: now().toISOString() } }, now());
-    clock += ports.renderSeconds * 1000;
-    assert.equal(await recoverEnded(ports, ended), 'rendering', 'the render may still run its last second');
-    clock += 1;
+    await ports.orders.patch(id, { status: 'queued', set: { renderStartedAt: now().toISOString(), renderExecution: id } }, now());
     assert.equal(await recoverEnded(ports, ended), 'restarted');
+    assert.equal(table.orders.get(id)!.renderExecution, id, 'the stopped render is still on record, for the new execution to wait out');
+  });
+
+  it("has one machine's first audit after a start forget the render's execution: that render died with the process", async () => {
+    const id = await create('Tea');
+    workflow.end(id);
+    await ports.orders.patch(id, { status: 'queued', set: { renderStartedAt: now().toISOString(), renderExecution: id } }, now());
+    clock += 61_000;
+    await sweep(ports, { full: true });
+    const o = table.orders.get(id)!;
+    assert.deepEqual([o.execution, o.renderExecution, o.renderStartedAt !== undefined], [`${id}-s${clock}`, undefined, true]);
   });
 
   it('leaves a closed order (its marker dropped), cancels one past its deadline, and restarts an unsettled event', async () => {

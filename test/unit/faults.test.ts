@@ -56,4 +56,19 @@ describe('generator faults', () => {
     assert.equal(generatorFault('crash'), 'crash');
     assert.throws(() => generatorFault('crashes'), /GENERATOR_FAIL must be plan, script, render, crash/);
   });
+
+  it("crash-once crashes each order's first render only, as a render killed mid-way and tried again", async () => {
+    const rendered: string[] = [];
+    const generator = { renderer: { render: async (req: { orderId: string }) => void rendered.push(req.orderId) } } as unknown as Generator;
+    const wrapped = withFaults(generator, () => generatorFault('crash-once'));
+    const [a, b] = [newOrderId(), newOrderId()];
+    const render = (orderId: string) => wrapped.renderer.render({ orderId } as never);
+    await assert.rejects(render(a), (err: Error) => err.name === RENDER_CRASH);
+    await assert.rejects(render(b), (err: Error) => err.name === RENDER_CRASH);
+    await render(a);
+    await render(b);
+    await render(a);
+    assert.deepEqual(rendered, [a, b, a]);
+    assert.equal(failsAt('crash-once', a, 'render'), false, 'a crash is not a failed generation');
+  });
 });

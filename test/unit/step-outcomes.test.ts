@@ -1,8 +1,8 @@
 /**
  * A step's errors, sorted for its function's error-rate alarm: the workflow's business outcomes (OrderClosed, a
- * GeneratorFailed the workflow refunds) are counted as StepOutcomeErrors with the function's name, which the alarm
- * takes out of Lambda's Errors; a crash, a store or a provider away are not, and page. Each step module names its own
- * function. The metrics are Powertools' embedded metric format lines, switched on for this file.
+ * GeneratorFailed the workflow refunds, RenderInFlight) are counted as StepOutcomeErrors with the function's name,
+ * which the alarm takes out of Lambda's Errors; a crash, a store or a provider away are not, and page. Each step
+ * module names its own function. The metrics are Powertools' embedded metric format lines, switched on for this file.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -18,15 +18,16 @@ const emf = captureEmf();
 let stepHandler: typeof import('../../functions/steps/step.ts').stepHandler;
 let errors: {
   OrderClosed: typeof import('../../functions/core/order-steps.ts').OrderClosed;
+  RenderInFlight: typeof import('../../functions/core/order-steps.ts').RenderInFlight;
   GeneratorFailed: typeof import('../../functions/core/generator.ts').GeneratorFailed;
   GeneratorBusy: typeof import('../../functions/core/generator.ts').GeneratorBusy;
 };
 let context: import('aws-lambda').Context;
 before(async () => {
   ({ stepHandler } = await import('../../functions/steps/step.ts'));
-  const { OrderClosed } = await import('../../functions/core/order-steps.ts');
+  const { OrderClosed, RenderInFlight } = await import('../../functions/core/order-steps.ts');
   const { GeneratorBusy, GeneratorFailed } = await import('../../functions/core/generator.ts');
-  errors = { OrderClosed, GeneratorFailed, GeneratorBusy };
+  errors = { OrderClosed, RenderInFlight, GeneratorFailed, GeneratorBusy };
   context = (await import('../../local/gateway.ts')).lambdaContext('step-render-video');
 });
 
@@ -42,7 +43,13 @@ async function counted(err: Error): Promise<{ name: string; dimensions: string[]
 
 describe("a step's errors", () => {
   it('counts the business outcomes, with the service, the stage and the function', async () => {
-    for (const err of [new errors.OrderClosed('The order is closed'), new errors.GeneratorFailed('The script cannot be spoken')]) {
+    // RenderInFlight: a taken-over order's render step asks every 10 s while a stopped execution's render may run.
+    const outcomes = [
+      new errors.OrderClosed('The order is closed'),
+      new errors.GeneratorFailed('The script cannot be spoken'),
+      new errors.RenderInFlight('Another execution renders the order'),
+    ];
+    for (const err of outcomes) {
       const [only, ...more] = await counted(err);
       assert.deepEqual(more, [], err.name);
       assert.equal(only?.name, 'StepOutcomeErrors', err.name);
@@ -56,7 +63,13 @@ describe("a step's errors", () => {
 
   it('counts nothing for a fault: a crash, a provider busy, a store away', async () => {
     const away = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-    for (const err of [new TypeError("Cannot read properties of undefined (reading 'scenes')"), new errors.GeneratorBusy('The model is busy (429)'), away])
+    const died = Object.assign(new Error('Runtime exited with error: signal: killed'), { name: 'Runtime.ExitError' });
+    for (const err of [
+      new TypeError("Cannot read properties of undefined (reading 'scenes')"),
+      new errors.GeneratorBusy('The model is busy (429)'),
+      away,
+      died,
+    ])
       assert.deepEqual(await counted(err), [], err.name);
   });
 
