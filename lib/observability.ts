@@ -161,17 +161,18 @@ export class Observability extends Construct {
     );
     // One receiver down drops its events after 5 attempts; many drops in an hour point at the sender.
     this.alarm('WebhookDeliveriesDropped', business('WebhookDeliveriesDropped', Duration.hours(1)), 10, 'Ten or more webhook events dropped in an hour');
-    // Renders that fail as a business outcome (GeneratorFailed: refunded) are out of the render's error rate; half of
-    // them or more, for 3 of 5 periods, is a renderer broken for everyone, not an order's bad luck.
+    // Renders that fail for good (GeneratorFailed: refunded) are out of the render's error rate; half of the renders
+    // or more, for 3 of 5 periods, is a renderer broken for everyone, not an order's bad luck. (Not every outcome: a
+    // taken-over order's render asks every 10 s while another execution's render may run, RenderInFlight.)
     const renderFn = props.functions.get('render-video');
     if (renderFn) {
       this.alarm(
         'RendersFailing',
         new MathExpression({
-          expression: 'IF(calls >= 10, 100 * FILL(outcomes, 0) / calls, 0)',
+          expression: 'IF(calls >= 10, 100 * FILL(failed, 0) / calls, 0)',
           usingMetrics: {
             calls: renderFn.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }),
-            outcomes: ofFunction('StepOutcomeErrors', 'render-video'),
+            failed: ofFunction('GenerationsFailed', 'render-video'),
           },
           period: FIVE_MINUTES,
           label: 'renders failed (refunded) %',

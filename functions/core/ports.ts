@@ -223,7 +223,10 @@ export type MetricName =
  * Metrics of one function, with its name as a dimension beside the service's: a step's errors that are the workflow's
  * business outcomes (functions/steps/step.ts), which the function's error-rate alarm takes out of Lambda's Errors.
  */
-export type FunctionMetricName = 'StepOutcomeErrors';
+export type FunctionMetricName =
+  | 'StepOutcomeErrors'
+  /** Of those, the generations that failed for good (GeneratorFailed: the order is refunded); RendersFailing reads it. */
+  | 'GenerationsFailed';
 /**
  * Measured values: what the queue looks like (by the sweep every minute), and each render's seconds per second of
  * video (the figure the render slots are sized with: docs/deploy.md, Sizing).

@@ -2,6 +2,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as z from 'zod/mini';
+import { GeneratorFailed } from '../core/generator.ts';
 import { isWorkflowOutcome } from '../core/order-steps.ts';
 import { countOfFunction, publishMetrics } from '../adapters/metrics.ts';
 import { logger } from '../app/services.ts';
@@ -41,6 +42,7 @@ export function stepHandler<R>(name: string, run: (input: StepInput) => Promise<
         }
         // Lambda counts it in Errors all the same: the function's error-rate alarm takes these out again.
         if (isWorkflowOutcome(err)) countOfFunction('StepOutcomeErrors', name);
+        if (err instanceof GeneratorFailed) countOfFunction('GenerationsFailed', name);
         // The workflow decides what the failure means (retry, or the order's error); the operator sees it here.
         logger.warn('step failed', { error: err as Error });
         throw err;
