@@ -106,11 +106,19 @@ export class Observability extends Construct {
     for (const email of props.alarmEmails) this.topic.addSubscription(new EmailSubscription(email));
     // The dimensions every metric of the service carries (functions/adapters/metrics.ts: the stage from STAGE).
     const dimensionsMap = { service: 'video-service', stage: props.stage };
-    const business = (name: MetricName, period = FIVE_MINUTES) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap, statistic: 'Sum', period });
+    /** One of the service's own metrics, as the functions write it. */
+    const ours = (name: MetricName | FunctionMetricName | GaugeName, statistic: string, period: Duration, more: { function?: string; label?: string } = {}) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: more.function ? { ...dimensionsMap, function: more.function } : dimensionsMap,
+        statistic,
+        period,
+        ...(more.label ? { label: more.label } : {}),
+      });
+    const business = (name: MetricName, period = FIVE_MINUTES) => ours(name, 'Sum', period);
     // One function's count (functions/adapters/metrics.ts countOfFunction), by its name as the stack names it.
-    const ofFunction = (name: FunctionMetricName, fn: string) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { ...dimensionsMap, function: fn }, statistic: 'Sum', period: FIVE_MINUTES });
+    const ofFunction = (name: FunctionMetricName, fn: string) => ours(name, 'Sum', FIVE_MINUTES, { function: fn });
 
     const requests = props.api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum' });
     const errors = props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' });
@@ -238,8 +246,7 @@ export class Observability extends Construct {
     });
     this.alarm('TableThrottles', tableThrottles, 1, 'DynamoDB throttled reads or writes of the table, in 2 of 3 five-minute periods', TWO_OF_THREE);
     // The render queue, measured by the sweep every minute.
-    const gauge = (name: GaugeName) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap, statistic: 'Maximum', period: FIVE_MINUTES });
+    const gauge = (name: GaugeName) => ours(name, 'Maximum', FIVE_MINUTES);
     this.alarm(
       'ApiOrdersWaitTooLong',
       gauge('OldestWaitingApiSeconds'),
@@ -248,13 +255,7 @@ export class Observability extends Construct {
     );
     // A queue that grows minute after minute for 15 minutes: arrivals outrun the slots, well before the oldest wait
     // reaches its alarm. The sweep measures the depth once a minute; DIFF is each minute's change.
-    const depth = new Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: 'QueueDepthApi' satisfies GaugeName,
-      dimensionsMap,
-      statistic: 'Maximum',
-      period: Duration.minutes(1),
-    });
+    const depth = ours('QueueDepthApi', 'Maximum', Duration.minutes(1));
     const growing = new MathExpression({
       expression: 'IF(DIFF(depth) > 0, 1, 0)',
       usingMetrics: { depth },
@@ -298,14 +299,7 @@ export class Observability extends Construct {
     );
     // What sizing reads after a deploy (docs/deploy.md, Sizing): a render's seconds per second of video.
     const renderSpeed = (statistic: string) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'RenderSecondsPerVideoSecond' satisfies GaugeName,
-        dimensionsMap,
-        statistic,
-        period: Duration.hours(1),
-        label: `render s per video s (${statistic})`,
-      });
+      ours('RenderSecondsPerVideoSecond', statistic, Duration.hours(1), { label: `render s per video s (${statistic})` });
     dashboard.addWidgets(
       graph('Render seconds per video second (hourly avg, p90)', [renderSpeed('Average'), renderSpeed('p90')]),
       graph('API queue: depth each minute', [depth]),
