@@ -14,7 +14,7 @@ import { ledgerEntryId, shardOf } from '../functions/core/ids.ts';
 import type { LedgerHead as Head } from '../functions/core/transactions.ts';
 // The same request parameters the service sends (its expression builders), sent bare.
 import { headOf } from '../functions/adapters/accounts.ts';
-import { placeItems, ticketUpdate, waitItems } from '../functions/adapters/capacity.ts';
+import { keyStateOf, placeItems, ticketUpdate, waitItems } from '../functions/adapters/capacity.ts';
 import { batchGet, windowCountUpdate } from '../functions/adapters/dynamo.ts';
 import { idempotencyPut } from '../functions/adapters/order-creation.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from '../functions/core/expiry.ts';
@@ -159,19 +159,26 @@ export function creationFloor(ctx: FloorContext) {
     transaction,
     made,
     leftToAudit,
-    /** The six calls of one creation while every slot is held. */
+    /** The seven calls of one creation while every slot is held. */
     all: async (u: FloorUser): Promise<boolean> => {
       const auth = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.user(u.userId), ConsistentRead: true }));
       if (!auth.Item) return false;
       const id = newId();
       await transaction(u, id, headOf(auth.Item));
       const shard = orderShard(id, ctx.queue.shards);
-      const w = { orderId: id, channel: 'api' as const, token: START_AT_ADMISSION, since: new Date().toISOString(), shard, videoSeconds: 30 };
-      // As the service's wait: the shard's counter hands the ticket, then one transaction (an order not recorded is
-      // left to the audit, as the service leaves it).
-      const out = await ctx.ddb.send(new UpdateCommand(ticketUpdate(T, shard, 'api')));
+      const now = Date.now();
+      const w = { orderId: id, channel: 'api' as const, key: u.userId, token: START_AT_ADMISSION, since: new Date(now).toISOString(), shard, videoSeconds: 30 };
+      // As the service's wait: its key's item read, the shard's counters hand the ticket, then one transaction (an
+      // order not recorded is left to the audit, as the service leaves it).
+      const read = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.queueKey(shard, 'api', u.userId), ConsistentRead: true }));
+      const kx = keyStateOf(read.Item);
+      const head = kx.n === 0 && !kx.head;
+      const out = await ctx.ddb.send(new UpdateCommand(ticketUpdate(T, shard, 'api', 'live', head)));
       const ticket = Number(out.Attributes!.issued_api);
-      const items = [...waitItems(T, w, ticket), ...placeItems(T, { id, queueShard: shardOf(id) }, { shard, ticket })].map(([, item]) => item);
+      const at = head ? { head: Number(out.Attributes!.headsIssued_api) } : { behind: kx.n };
+      const waiter = { ...w, ticket, ...at };
+      const place = { shard, ticket, ...at };
+      const items = [...waitItems(T, waiter, kx), ...placeItems(T, { id, queueShard: shardOf(id) }, place)].map(([, item]) => item);
       try {
         await ctx.ddb.send(new TransactWriteCommand({ TransactItems: items }));
       } catch (err) {

@@ -18,6 +18,7 @@ import {
   RenderQueue,
   type Slot,
   START_AT_ADMISSION,
+  type NewWait,
   type Waiter,
 } from '../functions/core/capacity.ts';
 import { QueueViews, queuedEta } from '../functions/core/eta.ts';
@@ -830,44 +831,80 @@ class CountedCapacity extends MemoryCapacity {
     // The store's copies, made by hand: structuredClone of every state on every read is most of the model's time.
     return shards.map((k) => {
       const s = this.shardStates.get(k) ?? emptyShardState();
-      return { ...s, issued: { ...s.issued }, served: { ...s.served }, marks: { ...s.marks } };
+      return {
+        ...s,
+        issued: { ...s.issued },
+        served: { ...s.served },
+        headsIssued: { ...s.headsIssued },
+        headsServed: { ...s.headsServed },
+        marks: { ...s.marks },
+      };
     });
   }
   override async head(shard: number, channel: Channel) {
     this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
     return super.head(shard, channel);
   }
-  override async waiter(shard: number, channel: Channel, orderId: string) {
-    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
-    return super.waiter(shard, channel, orderId);
+  /** The key's item of a shard's channel (keys.queueKey), read strongly consistent. */
+  private keyRead(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
+    this.r(`QUEUEKEY#${w.shard}#${w.channel}#${w.key}`, readUnits(W.marker));
   }
-  override async wait(w: Omit<Waiter, 'ticket'>) {
+  private keyWrite(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
+    this.wr(`QUEUEKEY#${w.shard}#${w.channel}#${w.key}`, writeUnits(W.marker, true), 'STATE');
+  }
+  /** A wait's leaving: its key's item read, and its key's next parked wait queried and promoted when it was the head. */
+  private leaving(w: Waiter) {
+    this.keyRead(w);
+    this.keyWrite(w);
+    const kx = this.keyStates.get(`${w.shard}#${w.channel}#${w.key}`);
+    if (kx?.head?.orderId === w.orderId && kx.n > 1) {
+      this.r(`WAITING#${w.shard}#${w.channel}`, readUnits(W.waiter));
+      this.wr(`WAITING#${w.shard}#${w.channel}`, 2 * writeUnits(W.waiter, true), 'PROMOTED');
+    }
+  }
+  override async waiter(shard: number, channel: Channel, orderId: string, key: string) {
+    this.keyRead({ shard, channel, key });
+    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
+    return super.waiter(shard, channel, orderId, key);
+  }
+  override async wait(w: NewWait) {
     const pk = `WAITING#${w.shard}#${w.channel}`;
+    this.keyRead(w);
     // The update of a wait already there (its condition fails for a new one, at the same cost).
     this.wr(pk, writeUnits(W.waiter));
     const before = this.waiting.get(w.orderId);
     if (!(before && before.shard === w.shard && before.channel === w.channel)) {
-      // The ticket from the shard's counter (an update in place), then the wait's transaction.
+      // The ticket from the shard's counter (an update in place), then the wait's transaction with its key's item.
       this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
       this.wr(pk, writeUnits(W.waiter, true), w.orderId);
+      this.keyWrite(w);
     }
     return super.wait(w);
   }
-  override async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>) {
-    // The ticket from the shard's counter (an update in place), then one transaction: the wait, the order's place,
-    // the marker's end.
+  override async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>) {
+    // Its key's item read, the ticket from the shard's counter (an update in place), then one transaction: the wait,
+    // its key's item, the order's place, the marker's end.
+    this.keyRead(w);
     this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
     this.wr(`WAITING#${w.shard}#${w.channel}`, writeUnits(W.waiter, true), w.orderId);
+    this.keyWrite(w);
     this.wr(`ORDER#${order.id}`, writeUnits(W.order, true), 'ORDER');
     this.wr(`START#${shardOf(order.id)}`, writeUnits(W.marker, true), order.id);
     return super.enqueue(w, order);
   }
-  override async unwait(shard: number, channel: Channel, orderId: string) {
-    this.wr(`WAITING#${shard}#${channel}`, writeUnits(W.waiter, true), orderId);
-    this.wr(`QUEUE#${shard}`, writeUnits(W.state, true), 'STATE');
-    return super.unwait(shard, channel, orderId);
+  override async unwait(shard: number, channel: Channel, orderId: string, key: string) {
+    const w = this.waiting.get(orderId);
+    this.keyRead({ shard, channel, key });
+    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
+    if (w?.shard === shard && w.channel === channel) {
+      this.leaving(w);
+      this.wr(`WAITING#${shard}#${channel}`, writeUnits(W.waiter, true), orderId);
+      this.wr(`QUEUE#${shard}`, writeUnits(W.state, true), 'STATE');
+    }
+    return super.unwait(shard, channel, orderId, key);
   }
   override async claim(c: Claim) {
+    this.leaving(c.waiter);
     this.wr(`SLOT#${c.slot.n}`, writeUnits(W.slot, true), 'SLOT');
     this.wr(`WAITING#${c.waiter.shard}#${c.waiter.channel}`, writeUnits(W.waiter, true), c.waiter.orderId);
     this.wr(`QUEUE#${c.waiter.shard}`, writeUnits(W.state, true), 'STATE');
@@ -936,7 +973,7 @@ function newDesign(w: Wiring): Design {
     shards: queue.shards,
     ...side,
     async awaitSlot(o, token) {
-      await queue.awaitSlot({ id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, token, async (place) => {
+      await queue.awaitSlot({ id: o.id, channel: o.channel, userId: `u-${o.id}`, videoSeconds: o.videoSeconds }, token, async (place) => {
         w.load.write(`ORDER#${o.id}`, writeUnits(W.order), w.at());
         table.orders.get(o.id)!.queuePlace = place;
       });
@@ -963,7 +1000,7 @@ function newDesign(w: Wiring): Design {
         // order out of the render queue, its event.
         async expire(order) {
           side.setStatus(order.id, 'error', { finishedAt: new Date(w.now()).toISOString(), refunded: true });
-          await queue.release(order.id, false, order.channel);
+          await queue.release(order.id, false, order.channel && { channel: order.channel, key: order.userId });
           await w.expired(order);
         },
         now: () => new Date(w.now()),

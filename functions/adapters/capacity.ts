@@ -8,6 +8,8 @@ import {
   CHANNELS,
   type Claim,
   type Lane,
+  type NewWait,
+  type Placed,
   slotsOf,
   START_AT_ADMISSION,
   type CapacityStore,
@@ -25,23 +27,15 @@ import type { QueueView } from '../core/eta.ts';
 import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
-import {
-  batchGet,
-  type Cancelled,
-  queryAll,
-  type TransactItem,
-  transact,
-  transactPastConflicts,
-  writeIf,
-  writePastConflicts,
-  updateExpression,
-} from './dynamo.ts';
+import { batchGet, Cancelled, queryAll, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts, updateExpression } from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
 
 /** The state item's counter attributes, per channel. */
 const issuedOf = (channel: Channel) => `issued_${channel}`;
 const servedOf = (channel: Channel) => `served_${channel}`;
+const headsIssuedOf = (channel: Channel) => `headsIssued_${channel}`;
+const headsServedOf = (channel: Channel) => `headsServed_${channel}`;
 /** A channel's recount mark (core's RecountMark): the tickets it counted, and when. */
 const markOf = (channel: Channel) => `mark_${channel}`;
 const markAtOf = (channel: Channel) => `markAt_${channel}`;
@@ -56,6 +50,8 @@ function stateOf(item: Record<string, unknown> | undefined): ShardState {
   for (const c of CHANNELS) {
     s.issued[c] = num(issuedOf(c));
     s.served[c] = num(servedOf(c));
+    s.headsIssued[c] = num(headsIssuedOf(c));
+    s.headsServed[c] = num(headsServedOf(c));
     if (item[markOf(c)] !== undefined) s.marks[c] = { issued: num(markOf(c)), atMs: num(markAtOf(c)) };
   }
   s.busy = num('busy');
@@ -117,16 +113,50 @@ function sum(a: Record<string, number>, b: Record<string, number>): Record<strin
   return out;
 }
 
-/** A new wait with the ticket its shard's counter handed it. */
-export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: number, lane: Lane = 'live'): [string, TransactItem][] {
+/** A key's waits in a shard's channel, as its item (keys.queueKey) says: how many, and which is its head. */
+export interface KeyState {
+  n: number;
+  head?: { orderId: string; number: number };
+}
+
+export function keyStateOf(item: Record<string, unknown> | undefined): KeyState {
+  if (!item) return { n: 0 };
+  const n = Number(item.n ?? 0);
+  return item.head === undefined ? { n } : { n, head: { orderId: String(item.head), number: Number(item.headNumber) } };
+}
+
+/** The condition that a key's item is as read (never written reads as no wait, no head). */
+function keyAsRead(kx: KeyState) {
+  return kx.n === 0 && !kx.head
+    ? { expr: 'attribute_not_exists(#n) OR (#n = :n AND attribute_not_exists(head))', values: { ':n': 0 } }
+    : kx.head
+      ? { expr: '#n = :n AND head = :head', values: { ':n': kx.n, ':head': kx.head.orderId } }
+      : { expr: '#n = :n AND attribute_not_exists(head)', values: { ':n': kx.n } };
+}
+
+/** The key of a wait's item: a head's by its number, a parked one's by its key. */
+export const waitKey = (w: Pick<Waiter, 'shard' | 'channel' | 'key' | 'orderId' | 'head'>, lane: Lane) =>
+  w.head !== undefined ? keys.waitingHead(w.shard, w.channel, w.head, w.orderId, lane) : keys.waitingParked(w.shard, w.channel, w.key, w.orderId, lane);
+
+/**
+ * A new wait's items, for the key's waits as read: the wait (its key's head when the key had none, else parked) and
+ * the key's item counting it, written only while the key's item is as read.
+ */
+export function waitItems(tableName: string, w: Waiter, kx: KeyState, lane: Lane = 'live'): [string, TransactItem][] {
+  const read = keyAsRead(kx);
+  const head = w.head !== undefined;
   return [
+    ['waiter', { Put: { TableName: tableName, Item: { ...waitKey(w, lane), ...w }, ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})` } }],
     [
-      'waiter',
+      'key',
       {
-        Put: {
+        Update: {
           TableName: tableName,
-          Item: { ...keys.waiting(w.shard, w.channel, w.orderId, lane), ...w, ticket },
-          ConditionExpression: `attribute_not_exists(${TABLE_KEYS.pk})`,
+          Key: keys.queueKey(w.shard, w.channel, w.key, lane),
+          UpdateExpression: head ? 'SET #n = :one, head = :id, headNumber = :number' : 'SET #n = :more',
+          ConditionExpression: read.expr,
+          ExpressionAttributeNames: { '#n': 'n' },
+          ExpressionAttributeValues: { ...read.values, ...(head ? { ':one': 1, ':id': w.orderId, ':number': w.head } : { ':more': kx.n + 1 }) },
         },
       },
     ],
@@ -134,17 +164,28 @@ export function waitItems(tableName: string, w: Omit<Waiter, 'ticket'>, ticket: 
 }
 
 /**
- * The next ticket of a shard's channel: its counter of waits, added to in place and read back, so that waits of one
- * shard take tickets at once, none ever refused for another's (a read and a condition would let one commit at a time).
+ * The next ticket of a shard's channel (and, for a key's head, the next head number): its counters, added to in place
+ * and read back, so that waits of one shard take tickets at once, none ever refused for another's (a read and a
+ * condition would let one commit at a time).
  */
-export function ticketUpdate(tableName: string, shard: number, channel: Channel, lane: Lane = 'live') {
-  return { ...stateUpdate(tableName, lane, shard, { [issuedOf(channel)]: 1 }), ReturnValues: 'UPDATED_NEW' as const };
+export function ticketUpdate(tableName: string, shard: number, channel: Channel, lane: Lane = 'live', head = false) {
+  return {
+    ...stateUpdate(tableName, lane, shard, { [issuedOf(channel)]: 1, ...(head ? { [headsIssuedOf(channel)]: 1 } : {}) }),
+    ReturnValues: 'UPDATED_NEW' as const,
+  };
 }
 
-/** A ticket handed out but never used for a wait: counted served, so that the shard's waits (issued - served) stay exact. */
-export function ticketBack(tableName: string, shard: number, channel: Channel, lane: Lane = 'live') {
-  return stateUpdate(tableName, lane, shard, { [servedOf(channel)]: 1 });
+/** A ticket handed out but never used for a wait: counted served (a head's too), so that the counters stay exact. */
+export function ticketBack(tableName: string, shard: number, channel: Channel, lane: Lane = 'live', head = false) {
+  return stateUpdate(tableName, lane, shard, { [servedOf(channel)]: 1, ...(head ? { [headsServedOf(channel)]: 1 } : {}) });
 }
+
+/** A wait's place as the order records it. */
+const placedOf = (w: Waiter): Placed => ({
+  ticket: w.ticket,
+  ...(w.head !== undefined ? { head: w.head } : {}),
+  ...(w.behind !== undefined ? { behind: w.behind } : {}),
+});
 
 /** A new order's place in the queue, while it is still queued, and the end of its unstarted marker (core's enqueue). */
 export function placeItems(tableName: string, order: Pick<Order, 'id' | 'queueShard'>, place: QueuePlace): [string, TransactItem][] {
@@ -198,6 +239,7 @@ export class Capacity implements CapacityStore {
   }
 
   async head(shard: number, channel: Channel): Promise<Waiter | undefined> {
+    // Heads sort first (A#), by number; a parked wait comes up only when no head is left.
     const out = await this.ddb.send(
       new QueryCommand({ TableName: this.tableName, ...inPartition(keys.waitingPartition(shard, channel, this.lane)), Limit: 1, ConsistentRead: true }),
     );
@@ -205,21 +247,35 @@ export class Capacity implements CapacityStore {
     return item ? waiterOf(item) : undefined;
   }
 
-  async waiter(shard: number, channel: Channel, orderId: string): Promise<Waiter | undefined> {
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.waiting(shard, channel, orderId, this.lane), ConsistentRead: true }));
+  /** A key's waits in a shard's channel, read strongly consistent. */
+  private async keyState(shard: number, channel: Channel, key: string): Promise<KeyState> {
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.queueKey(shard, channel, key, this.lane), ConsistentRead: true }));
+    return keyStateOf(out.Item);
+  }
+
+  /** The item of an order's wait, given its key's state: its head's, or a parked one's. */
+  private waitOf(shard: number, channel: Channel, key: string, orderId: string, kx: KeyState) {
+    const head = kx.head?.orderId === orderId ? kx.head.number : undefined;
+    return waitKey({ shard, channel, key, orderId, ...(head !== undefined ? { head } : {}) }, this.lane);
+  }
+
+  async waiter(shard: number, channel: Channel, orderId: string, key: string): Promise<Waiter | undefined> {
+    const kx = await this.keyState(shard, channel, key);
+    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }));
     return out.Item ? waiterOf(out.Item) : undefined;
   }
 
-  async wait(w: Omit<Waiter, 'ticket'>): Promise<number> {
+  async wait(w: NewWait): Promise<Placed> {
     return untilDone(
       WAIT_LOSSES,
       async () => {
-        // The same order waiting already (a wait run again): the new token, the same ticket.
+        const kx = await this.keyState(w.shard, w.channel, w.key);
+        // The same order waiting already (a wait run again): the new token, the same place.
         try {
           const out = await this.ddb.send(
             new UpdateCommand({
               TableName: this.tableName,
-              Key: keys.waiting(w.shard, w.channel, w.orderId, this.lane),
+              Key: this.waitOf(w.shard, w.channel, w.key, w.orderId, kx),
               UpdateExpression: 'SET #token = :token, since = :since',
               ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
               ExpressionAttributeNames: { '#token': 'token' },
@@ -227,72 +283,176 @@ export class Capacity implements CapacityStore {
               ReturnValues: 'ALL_NEW',
             }),
           );
-          return Number(out.Attributes!.ticket);
+          return placedOf(waiterOf(out.Attributes!));
         } catch (err) {
           if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
         }
-        const recorded = await this.record(w, () => []);
-        // This order's wait was recorded meanwhile (then the update above takes it), or another transaction held an item.
-        return typeof recorded === 'number' ? recorded : AGAIN;
+        const recorded = await this.record(w, kx, () => []);
+        // This order's wait was recorded meanwhile, or the key's waits moved, or another transaction held an item.
+        return recorded instanceof Cancelled ? AGAIN : recorded;
       },
       () => this.lost(w),
     );
   }
 
-  async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>): Promise<number | undefined> {
+  async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>): Promise<Placed | undefined> {
     const T = this.tableName;
     return untilDone(
       WAIT_LOSSES,
       async () => {
-        const recorded = await this.record(w, (ticket) => placeItems(T, order, { shard: w.shard, ticket }));
-        if (typeof recorded === 'number') return recorded;
-        // Closed first (canceled), or its wait recorded already by an earlier try whose answer was lost: nothing to do.
+        const kx = await this.keyState(w.shard, w.channel, w.key);
+        // Its wait recorded already, as its key's head, by an earlier try whose answer was lost.
+        if (kx.head?.orderId === w.orderId) return undefined;
+        const recorded = await this.record(w, kx, (place) => placeItems(T, order, { shard: w.shard, ...place }));
+        if (!(recorded instanceof Cancelled)) return recorded;
+        // Closed first (canceled), or its wait recorded already (parked) by an earlier try: nothing to do.
         return recorded.failed('order') || recorded.failed('waiter') ? undefined : AGAIN;
       },
       () => this.lost(w),
     );
   }
 
-  private lost(w: Omit<Waiter, 'ticket'>) {
+  private lost(w: NewWait) {
     return new Contended(`render queue shard ${w.shard}: the wait of ${w.orderId} lost ${WAIT_LOSSES.attempts} times to other writers`);
   }
 
   /**
-   * A new wait with its shard's next ticket, and the items `also` makes for that ticket, in one transaction. The
-   * ticket; else the cancellation (the wait was recorded meanwhile, an item of `also` failed its condition, or another
-   * transaction held an item), read by the caller, and the ticket given back.
+   * A new wait with its shard's next ticket, its key's head when the key's item (as read) says none waits, else parked,
+   * and the items `also` makes for its place, in one transaction. Its place; else the cancellation (the wait was
+   * recorded meanwhile, the key's waits moved, an item of `also` failed its condition, or another transaction held an
+   * item), read by the caller, and the ticket given back.
    */
-  private async record(w: Omit<Waiter, 'ticket'>, also: (ticket: number) => [string, TransactItem][]): Promise<number | Cancelled<string>> {
+  private async record(w: NewWait, kx: KeyState, also: (place: Placed) => [string, TransactItem][]): Promise<Placed | Cancelled<string>> {
     const T = this.tableName;
-    const ticket = await writePastConflicts('the render queue shard counter', async () => {
-      const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel, this.lane)));
-      return Number(out.Attributes![issuedOf(w.channel)]);
+    const head = kx.n === 0 && !kx.head;
+    const counted = await writePastConflicts('the render queue shard counter', async () => {
+      const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel, this.lane, head)));
+      return out.Attributes!;
     });
-    const extra = also(ticket);
-    const cancelled = await transact(this.ddb, [...waitItems(T, w, ticket, this.lane), ...extra]);
-    if (!cancelled) return ticket;
+    const ticket = Number(counted[issuedOf(w.channel)]);
+    const waiter: Waiter = { ...w, ticket, ...(head ? { head: Number(counted[headsIssuedOf(w.channel)]) } : { behind: kx.n }) };
+    const place = placedOf(waiter);
+    const extra = also(place);
+    const cancelled = await transact(this.ddb, [...waitItems(T, waiter, kx, this.lane), ...extra]);
+    if (!cancelled) return place;
     // A process that dies here, or a transaction that throws, leaves the shard counting one wait too many: one more
     // place in the eta of the orders after it, until the sweep's recount finds it (docs/decisions.md, "Render queue at scale").
-    await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel, this.lane))));
-    if (cancelled.failed('waiter') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
+    await writePastConflicts('the render queue shard counter', () => this.ddb.send(new UpdateCommand(ticketBack(T, w.shard, w.channel, this.lane, head))));
+    if (cancelled.failed('waiter') || cancelled.failed('key') || cancelled.conflict || extra.some(([name]) => cancelled.failed(name))) return cancelled;
     throw cancelled.error;
   }
 
-  async unwait(shard: number, channel: Channel, orderId: string): Promise<void> {
-    const cancelled = await transactPastConflicts(this.ddb, [
+  /**
+   * The writes of a wait that leaves (admitted, or forgotten): its item deleted while it waits (with this token, when
+   * given), its key's item counting one less, and, when it was its key's head and the key has more waiting, the key's
+   * oldest parked wait made its head at the rotation's end. Its shard's counters to add, for the caller's state write.
+   */
+  private async leave(w: Waiter, token: string | undefined, queue: ShardState | undefined) {
+    const T = this.tableName;
+    const kx = await this.keyState(w.shard, w.channel, w.key);
+    const items: [string, TransactItem][] = [
       [
         'waiter',
         {
           Delete: {
-            TableName: this.tableName,
-            Key: keys.waiting(shard, channel, orderId, this.lane),
-            ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
+            TableName: T,
+            Key: waitKey(w, this.lane),
+            ...(token !== undefined
+              ? { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': token } }
+              : { ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})` }),
           },
         },
       ],
-      ['state', { Update: stateUpdate(this.tableName, this.lane, shard, { [servedOf(channel)]: 1 }) }],
-    ]);
-    if (cancelled && !cancelled.failed('waiter')) throw cancelled.error;
+    ];
+    const add: Record<string, number> = { [servedOf(w.channel)]: 1, ...(w.head !== undefined ? { [headsServedOf(w.channel)]: 1 } : {}) };
+    const read = keyAsRead(kx);
+    const key = { TableName: T, Key: keys.queueKey(w.shard, w.channel, w.key, this.lane), ConditionExpression: read.expr };
+    const names = { '#n': 'n' };
+    const isHead = kx.head?.orderId === w.orderId;
+    const next = isHead && kx.n > 1 ? await this.nextParked(w) : undefined;
+    if (next) {
+      const state = queue ?? (await this.states([w.shard]))[0]!;
+      // Its number as the counter will hand the next: a wait's taken meanwhile may share it (ties go by order id).
+      const promoted: Waiter = { ...next, head: state.headsIssued[w.channel] + 1 };
+      delete promoted.behind;
+      add[headsIssuedOf(w.channel)] = 1;
+      items.push(
+        ['parked', { Delete: { TableName: T, Key: waitKey(next, this.lane), ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})` } }],
+        ['promoted', { Put: { TableName: T, Item: { ...waitKey(promoted, this.lane), ...promoted } } }],
+        [
+          'key',
+          {
+            Update: {
+              ...key,
+              UpdateExpression: 'SET #n = :less, head = :next, headNumber = :number',
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...read.values, ':less': kx.n - 1, ':next': next.orderId, ':number': promoted.head },
+            },
+          },
+        ],
+      );
+    } else if (isHead) {
+      // Its key's last wait (or, counted more with none parked, a count put right).
+      items.push([
+        'key',
+        {
+          Update: {
+            ...key,
+            UpdateExpression: 'SET #n = :zero REMOVE head, headNumber',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...read.values, ':zero': 0 },
+          },
+        },
+      ]);
+    } else {
+      items.push([
+        'key',
+        {
+          Update: {
+            ...key,
+            UpdateExpression: 'SET #n = :less',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...read.values, ':less': Math.max(0, kx.n - 1) },
+          },
+        },
+      ]);
+    }
+    return { items, add };
+  }
+
+  /** The oldest parked wait of a key in its shard's channel. */
+  private async nextParked(w: Waiter): Promise<Waiter | undefined> {
+    const out = await this.ddb.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        ...inPartition(keys.waitingPartition(w.shard, w.channel, this.lane), keys.parkedPrefix(w.key)),
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Items?.[0];
+    return item ? waiterOf(item) : undefined;
+  }
+
+  async unwait(shard: number, channel: Channel, orderId: string, key: string): Promise<void> {
+    await untilDone(
+      WAIT_LOSSES,
+      async () => {
+        const kx = await this.keyState(shard, channel, key);
+        const found = await this.ddb.send(
+          new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }),
+        );
+        if (!found.Item) return undefined;
+        const { items, add } = await this.leave(waiterOf(found.Item), undefined, undefined);
+        items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add) }]);
+        const cancelled = await transact(this.ddb, items);
+        if (!cancelled) return undefined;
+        // Gone meanwhile (admitted), or its key's waits moved: read again.
+        if (cancelled.failed('waiter') || cancelled.failed('key') || cancelled.failed('parked') || cancelled.conflict) return AGAIN;
+        throw cancelled.error;
+      },
+      () => new Contended(`render queue shard ${shard}: forgetting the wait of ${orderId} lost ${WAIT_LOSSES.attempts} times to other writers`),
+    );
   }
 
   async claim(c: Claim): Promise<boolean> {
@@ -303,7 +463,7 @@ export class Capacity implements CapacityStore {
     // The slot's shard's busy counters: this holder in, an expired one out.
     let busy = busyOf({ since, ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}) }, 1);
     if (old) busy = sum(busy, busyOf(old, -1));
-    const served = { [servedOf(w.channel)]: 1 };
+    const left = await this.leave(w, w.token, c.queue);
     const items: [string, TransactItem][] = [
       [
         'slot',
@@ -325,18 +485,7 @@ export class Capacity implements CapacityStore {
           },
         },
       ],
-      [
-        'waiter',
-        {
-          Delete: {
-            TableName: T,
-            Key: keys.waiting(w.shard, w.channel, w.orderId, this.lane),
-            ConditionExpression: '#token = :token',
-            ExpressionAttributeNames: { '#token': 'token' },
-            ExpressionAttributeValues: { ':token': w.token },
-          },
-        },
-      ],
+      ...left.items,
       [
         'queue',
         {
@@ -344,7 +493,7 @@ export class Capacity implements CapacityStore {
             T,
             this.lane,
             w.shard,
-            c.slotShard === w.shard ? sum(served, busy) : served,
+            c.slotShard === w.shard ? sum(left.add, busy) : left.add,
             { botRun: c.streak.to },
             still('botRun', c.streak.from),
           ),
@@ -357,7 +506,7 @@ export class Capacity implements CapacityStore {
     if (old?.holder) items.push(['oldHold', { Delete: { TableName: T, Key: keys.slotHold(old.holder) } }]);
     const cancelled = await transact(this.ddb, items);
     if (!cancelled) return true;
-    if (cancelled.failed('slot') || cancelled.failed('waiter') || cancelled.failed('queue') || cancelled.conflict) return false;
+    if (['slot', 'waiter', 'queue', 'key', 'parked'].some((name) => cancelled.failed(name)) || cancelled.conflict) return false;
     throw cancelled.error;
   }
 
@@ -405,16 +554,16 @@ export class Capacity implements CapacityStore {
     return out.Item ? Number(out.Item.n) : undefined;
   }
 
-  async tickets(shard: number, channel: Channel): Promise<number[]> {
+  async tickets(shard: number, channel: Channel): Promise<{ ticket: number; head: boolean }[]> {
     const q = inPartition(keys.waitingPartition(shard, channel, this.lane));
     const items = await queryAll(this.ddb, {
       TableName: this.tableName,
       ...q,
-      ExpressionAttributeNames: { ...q.ExpressionAttributeNames, '#t': 'ticket' },
-      ProjectionExpression: '#t',
+      ExpressionAttributeNames: { ...q.ExpressionAttributeNames, '#t': 'ticket', '#h': 'head' },
+      ProjectionExpression: '#t, #h',
       ConsistentRead: true,
     });
-    return items.map((i) => Number(i.ticket));
+    return items.map((i) => ({ ticket: Number(i.ticket), head: i.head !== undefined }));
   }
 
   async recount(r: Recount): Promise<boolean> {
@@ -429,18 +578,24 @@ export class Capacity implements CapacityStore {
     if (from.issued !== undefined) conditions.push(is('issued', from.issued));
     if (from.mark) conditions.push(is('mark', from.mark.issued), is('markAt', from.mark.atMs));
     else conditions.push('attribute_not_exists(#mark)');
+    const heads = from.heads && to.headsServed !== undefined;
+    if (heads) {
+      conditions.push(is('headsIssued', from.heads!.issued), is('headsServed', from.heads!.served));
+      values[':toHeads'] = to.headsServed;
+    }
     return writeIf(
       this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.queueState(r.shard, this.lane),
-          UpdateExpression: 'SET #served = :to, #mark = :toMark, #markAt = :toAt',
+          UpdateExpression: `SET #served = :to, #mark = :toMark, #markAt = :toAt${heads ? ', #headsServed = :toHeads' : ''}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: {
             '#served': servedOf(channel),
             '#mark': markOf(channel),
             '#markAt': markAtOf(channel),
             ...(from.issued !== undefined ? { '#issued': issuedOf(channel) } : {}),
+            ...(heads ? { '#headsIssued': headsIssuedOf(channel), '#headsServed': headsServedOf(channel) } : {}),
           },
           ExpressionAttributeValues: values,
         }),

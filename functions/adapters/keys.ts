@@ -19,8 +19,10 @@
  *   render slot (a lease)          PK SLOT#<n>      SK SLOT   (a partition per slot)
  *   the slot an order was admitted PK ORDER#<id>    SK SLOT   (which slot to renew or free)
  *   render queue shard's state     PK QUEUE#<shard> SK STATE  (bot run, counters for eta_seconds, measured rate)
- *   an order waiting for a slot    PK WAITING#<shard>#<channel>  SK <order id>  (oldest first)
- *   the test lane's render queue   the same three, PK TESTSLOT#<n>, TESTQUEUE#<shard>, TESTWAITING#<shard>#<channel>
+ *   a key's head wait for a slot   PK WAITING#<shard>#<channel>  SK A#<head number, 15 digits>#<order id>  (the rotation)
+ *   a key's other waits            PK WAITING#<shard>#<channel>  SK P#<user>#<order id>  (behind its head, oldest first)
+ *   a key's waits in a shard       PK QUEUEKEY#<shard>#<channel>#<user>  SK STATE  (how many, and its head)
+ *   the test lane's render queue   the same four, PK TESTSLOT#<n>, TESTQUEUE#<shard>, TESTWAITING#..., TESTQUEUEKEY#...
  *   the user's webhook             PK USER#<user>   SK WEBHOOK
  *   webhook delivery attempt       PK USER#<user>   SK DELIVERY#<time>#<event id>#<n>  (TTL 30 days)
  *   webhook id -> owner            PK WEBHOOK#<id>  SK WEBHOOK
@@ -38,6 +40,7 @@ const ORDER_SK = 'ORDER';
 const EVENT_PREFIX = 'EVENT#';
 /** Order ids begin so (core/ids.ts); user ids are bare ULIDs. */
 const ORDER_ID_PREFIX = 'vid_';
+const PARKED_PREFIX = 'P#';
 const SLOT_PREFIX = 'SLOT#';
 /** A render queue item's partition in its lane (core/capacity.ts Lane): the live lane's as it always was. */
 const inLane = (lane: Lane, pk: string) => (lane === 'live' ? pk : `TEST${pk}`);
@@ -87,7 +90,17 @@ export const keys = {
   slotHold: (orderId: string) => ({ PK: orderPk(orderId), SK: 'SLOT' }),
   queueState: (shard: number, lane: Lane = 'live') => ({ PK: inLane(lane, `QUEUE#${shard}`), SK: 'STATE' }),
   waitingPartition: (shard: number, channel: string, lane: Lane = 'live') => inLane(lane, `WAITING#${shard}#${channel}`),
-  waiting: (shard: number, channel: string, orderId: string, lane: Lane = 'live') => ({ PK: inLane(lane, `WAITING#${shard}#${channel}`), SK: orderId }),
+  /** A key's head wait (its number zero-padded, so that the partition sorts by it) and a parked one (after every head). */
+  waitingHead: (shard: number, channel: string, head: number, orderId: string, lane: Lane = 'live') => ({
+    PK: inLane(lane, `WAITING#${shard}#${channel}`),
+    SK: `A#${String(head).padStart(15, '0')}#${orderId}`,
+  }),
+  waitingParked: (shard: number, channel: string, key: string, orderId: string, lane: Lane = 'live') => ({
+    PK: inLane(lane, `WAITING#${shard}#${channel}`),
+    SK: `${PARKED_PREFIX}${key}#${orderId}`,
+  }),
+  parkedPrefix: (key: string) => `${PARKED_PREFIX}${key}#`,
+  queueKey: (shard: number, channel: string, key: string, lane: Lane = 'live') => ({ PK: inLane(lane, `QUEUEKEY#${shard}#${channel}#${key}`), SK: 'STATE' }),
   webhookOfUser: (userId: string) => ({ PK: userPk(userId), SK: 'WEBHOOK' }),
   deliveryAttempt: (userId: string, at: string, eventId: string, n: number) => ({ PK: userPk(userId), SK: `DELIVERY#${at}#${eventId}#${n}` }),
   deliveryPrefix: 'DELIVERY#',

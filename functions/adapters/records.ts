@@ -105,7 +105,7 @@ export function orderOf(item: Item): Order {
     ...f.maybe('finishedAt', f.str),
     ...f.maybe('queuePlace', (k) => {
       const p = new Fields(f.obj(k), 'queue place');
-      return { shard: p.num('shard'), ticket: p.num('ticket') };
+      return { shard: p.num('shard'), ticket: p.num('ticket'), ...p.maybe('head', p.num), ...p.maybe('behind', p.num) };
     }),
     ...f.maybe('startedAt', f.str),
     ...f.maybe('deadlineAt', f.str),
@@ -276,5 +276,9 @@ export function waiterOf(item: Item): Waiter {
     ...f.maybe('videoSeconds', f.num),
     shard: f.num('shard'),
     ticket: f.num('ticket'),
+    // Waits recorded before the round robin had no key: each its own.
+    key: item.key === undefined ? f.str('orderId') : f.str('key'),
+    ...f.maybe('head', f.num),
+    ...f.maybe('behind', f.num),
   };
 }

@@ -1,10 +1,12 @@
 /**
  * Render capacity: at most `slots` orders generate at once; the others wait, and a wait never fails an order.
  *
- * Admission rule: the bot's orders before the API's; first come first served within a channel (by order id, which
- * sorts by creation time, so an order back from review goes ahead of the newer orders of its channel); and after
- * `botRun` bot admissions in a row while an API order waited, the oldest API order goes next, so the API never
- * starves. A slot is a lease: a holder that died without releasing it loses it when the lease ends (and the recovery
+ * Admission rule: the bot's orders before the API's; within a channel, round robin across keys (accounts): each key
+ * with waiting orders has one of them as its head in the channel's rotation, the others parked behind it, oldest first
+ * by order id (so an order back from review goes ahead of its key's newer ones); the first head is admitted, and the
+ * key's next order then joins the rotation at its end, as does a key that had none waiting. A key's first waiting order is so at most (keys waiting) places from the front,
+ * however many the other keys queued. After `botRun` bot admissions in a row while an API order waited, the API's
+ * first head goes next, so the API never starves. A slot is a lease: a holder that died without releasing it loses it when the lease ends (and the recovery
  * sweep frees it sooner when the holder's order is closed).
  *
  * Shards, so that no item is written by every admission: the slots split into `shards` (slot n in shard n % shards),
@@ -46,21 +48,41 @@ export interface Slot {
 export interface Waiter {
   orderId: string;
   channel: Channel;
+  /** Whose order: its account, the unit of the round robin. */
+  key: string;
   /** The task token of the workflow's wait. */
   token: string;
   since: string;
   videoSeconds?: number;
   /** The shard whose queue it waits in. */
   shard: number;
-  /** Its number among the waits of its shard and channel (1 for the first ever): eta_seconds reads its place from it. */
+  /** Its number among the waits of its shard and channel (1 for the first ever). */
   ticket: number;
+  /**
+   * Its key's head: its number among its shard's channel's heads (1 for the first ever), handed out when it began to
+   * wait (its key had none waiting) or when its key's head before it left: its turn, at the rotation's end, and
+   * eta_seconds' place. Absent: parked behind its key's head.
+   */
+  head?: number;
+  /** Parked: how many of its key's orders waited ahead of it when it began to wait. */
+  behind?: number;
 }
 
+/** A new wait's facts beyond its order's: what the store hands it (as a head, or parked). */
+export type Placed = Pick<Waiter, 'ticket' | 'head' | 'behind'>;
+
 /** Where an order waits: written on the order, so that eta_seconds needs no read of the queue. */
-export interface QueuePlace {
+export interface QueuePlace extends Placed {
   shard: number;
-  ticket: number;
 }
+
+/** The rotation's order, as the store's sort keys give it: heads by number (then order id), then parked waits. */
+export function queueOrder(a: Pick<Waiter, 'orderId' | 'key' | 'head'>, b: Pick<Waiter, 'orderId' | 'key' | 'head'>): number {
+  if (a.head !== undefined && b.head !== undefined) return a.head - b.head || cmp(a.orderId, b.orderId);
+  if (a.head !== undefined || b.head !== undefined) return a.head !== undefined ? -1 : 1;
+  return cmp(a.key, b.key) || cmp(a.orderId, b.orderId);
+}
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * A shard's one small item, written only by its own admissions, waits and releases (and a steal's): the bot run and
@@ -72,6 +94,9 @@ export interface ShardState {
   /** Tickets handed out, and waits ended (admitted or left), per channel: the waiting are the difference. */
   issued: Record<Channel, number>;
   served: Record<Channel, number>;
+  /** Heads handed out (a key's wait that became its head) and heads gone, per channel: the keys waiting are the difference. */
+  headsIssued: Record<Channel, number>;
+  headsServed: Record<Channel, number>;
   /** This shard's slots held now: how many, their videos' seconds and their admission times (epoch ms), summed. */
   busy: number;
   busyVideoSeconds: number;
@@ -86,6 +111,8 @@ export const emptyShardState = (): ShardState => ({
   botRun: 0,
   issued: { api: 0, bot: 0 },
   served: { api: 0, bot: 0 },
+  headsIssued: { api: 0, bot: 0 },
+  headsServed: { api: 0, bot: 0 },
   busy: 0,
   busyVideoSeconds: 0,
   busySinceMs: 0,
@@ -109,13 +136,16 @@ export const WAIT_WRITE_SECONDS = 120 + 60;
 export interface Recount {
   shard: number;
   channel: Channel;
-  /** As read: `served` and the mark always checked, `issued` when given. */
-  from: { served: number; issued?: number; mark?: RecountMark };
-  to: { served: number; mark: RecountMark };
+  /** As read: `served` and the mark always checked, `issued` and the head counters when given. */
+  from: { served: number; issued?: number; mark?: RecountMark; heads?: { issued: number; served: number } };
+  /** `headsServed`: with `from.heads`, the heads gone set so that the keys waiting are the heads there are. */
+  to: { served: number; mark: RecountMark; headsServed?: number };
 }
 
 /** How many of a shard's channel wait. */
 export const waitingIn = (s: ShardState, channel: Channel) => Math.max(0, s.issued[channel] - s.served[channel]);
+/** How many keys have orders waiting in a shard's channel (its heads), never more than the orders waiting. */
+export const keysIn = (s: ShardState, channel: Channel) => Math.min(waitingIn(s, channel), Math.max(0, s.headsIssued[channel] - s.headsServed[channel]));
 
 /** Slots per shard when no shard count is set: up to 8 slots are one shard, the queue as it always was. */
 export const SLOTS_PER_SHARD = 8;
@@ -143,6 +173,8 @@ export interface Claim {
   now: Date;
   /** The waiter's shard's bot run as read (`from`), and as it becomes (`to`). */
   streak: { from: number; to: number };
+  /** The waiter's shard's state as read: a promotion's head number is taken from its counters. */
+  queue: ShardState;
 }
 
 export interface CapacityStore {
@@ -150,27 +182,29 @@ export interface CapacityStore {
   slots(ns: readonly number[]): Promise<Slot[]>;
   /** The state of these shards, in their order; a shard never written is empty. */
   states(shards: readonly number[]): Promise<ShardState[]>;
-  /** The oldest waiting order of a shard's channel. */
+  /** The first wait of a shard's channel by the rotation (queueOrder). */
   head(shard: number, channel: Channel): Promise<Waiter | undefined>;
   /** The order's wait in a shard's channel, if it waits there. */
-  waiter(shard: number, channel: Channel, orderId: string): Promise<Waiter | undefined>;
+  waiter(shard: number, channel: Channel, orderId: string, key: string): Promise<Waiter | undefined>;
   /**
-   * Records an order's wait with the next ticket of its shard and channel; a wait of the same order already there
-   * keeps its ticket and takes the new token. The ticket.
+   * Records an order's wait with the next ticket of its shard and channel, as its key's head when the key has none
+   * waiting (at the rotation's end), else parked behind it; a wait of the same order already there keeps its place and
+   * takes the new token. Its place.
    */
-  wait(w: Omit<Waiter, 'ticket'>): Promise<number>;
+  wait(w: NewWait): Promise<Placed>;
   /**
-   * Records a new order's wait (its creation just committed it, so it has none) with the next ticket of its shard and
-   * channel, its place on the order and the end of its unstarted marker, all or nothing, while the order is still
-   * queued. The ticket; undefined when the order was closed first (canceled) or waits already, and nothing was written.
+   * Records a new order's wait (its creation just committed it, so it has none) as `wait` does, with its place on the
+   * order and the end of its unstarted marker, all or nothing, while the order is still queued. Its place; undefined
+   * when the order was closed first (canceled) or waits already, and nothing was written.
    */
-  enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>): Promise<number | undefined>;
-  /** Forgets an order's wait (a canceled order no longer waits for a slot). */
-  unwait(shard: number, channel: Channel, orderId: string): Promise<void>;
+  enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>): Promise<Placed | undefined>;
+  /** Forgets an order's wait (a canceled order no longer waits for a slot); a head's leaving promotes its key's next. */
+  unwait(shard: number, channel: Channel, orderId: string, key: string): Promise<void>;
   /**
    * Gives the slot to the waiter, all or nothing: only while the slot is as read (free, or the same holder with its
-   * lease ended), the waiter still waits with this token, and its shard's bot run is still `streak.from`. False when
-   * any moved.
+   * lease ended), the waiter still waits with this token, its key's waits are as the store reads them, and its shard's
+   * bot run is still `streak.from`. A head's key's next order becomes its head, at the rotation's end. False when any
+   * moved.
    */
   claim(c: Claim): Promise<boolean>;
   /** Extends the lease of the slot the order holds; false when it holds none. */
@@ -179,10 +213,18 @@ export interface CapacityStore {
   release(slot: Slot, slotShard: number, rate?: number): Promise<boolean>;
   /** The slot the order was last admitted to (it may have lost it since, when its lease ended). */
   holding(orderId: string): Promise<number | undefined>;
-  /** The tickets of a shard's channel's waits, read strongly consistent (a recount's). */
-  tickets(shard: number, channel: Channel): Promise<number[]>;
+  /** The tickets of a shard's channel's waits, and whether each is its key's head, read strongly consistent (a recount's). */
+  tickets(shard: number, channel: Channel): Promise<{ ticket: number; head: boolean }[]>;
   /** Writes a recount's counter and mark while the shard's channel is as it read them; false when any moved. */
   recount(r: Recount): Promise<boolean>;
+}
+
+/** A wait as an order asks for it; the store gives it its ticket and its place in the rotation. */
+export type NewWait = Omit<Waiter, 'ticket' | 'head' | 'behind'>;
+/** A wait's order's facts only, the store's own (its ticket, its place) left out: a wait recorded again. */
+export function newWait(w: Waiter): NewWait {
+  const { ticket: _t, head: _h, behind: _b, ...rest } = w;
+  return rest;
 }
 
 export interface Wakeup {
@@ -251,7 +293,7 @@ export class RenderQueue {
    * `placed` learns where it waits before any admission (eta_seconds reads it from the order).
    */
   async awaitSlot(
-    order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number },
+    order: Pick<Order, 'id' | 'channel' | 'userId'> & { videoSeconds?: number },
     token: string,
     placed?: (place: QueuePlace) => Promise<unknown>,
   ): Promise<void> {
@@ -261,8 +303,8 @@ export class RenderQueue {
       if (await this.p.wakeup.wake(token, held.n, order.id)) return;
     }
     const shard = this.shardOf(order.id);
-    const ticket = await this.p.store.wait(this.waiterOf(order, token, shard, now));
-    await placed?.({ shard, ticket });
+    const place = await this.p.store.wait(this.waiterOf(order, token, shard, now));
+    await placed?.({ shard, ...place });
     await this.admitFrom(shard, order.id);
   }
 
@@ -271,23 +313,19 @@ export class RenderQueue {
    * its unstarted marker dropped in the same write, then admits what fits. A new order holds no slot and has no
    * earlier wait, so neither is read (docs/benchmarks.md counts a creation's calls).
    */
-  async enqueue(order: Pick<Order, 'id' | 'channel' | 'queueShard' | 'params'>): Promise<void> {
+  async enqueue(order: Pick<Order, 'id' | 'channel' | 'userId' | 'queueShard' | 'params'>): Promise<void> {
     const shard = this.shardOf(order.id);
-    const waiter = this.waiterOf(
-      { id: order.id, channel: order.channel, videoSeconds: order.params.duration_seconds },
-      START_AT_ADMISSION,
-      shard,
-      this.p.now(),
-    );
+    const waiter = this.waiterOf({ ...order, videoSeconds: order.params.duration_seconds }, START_AT_ADMISSION, shard, this.p.now());
     // Closed before its wait was recorded (canceled at once), or waiting already: nothing more to admit for it.
     if ((await this.p.store.enqueue(waiter, order)) === undefined) return;
     await this.admitFrom(shard, order.id);
   }
 
-  private waiterOf(order: Pick<Order, 'id' | 'channel'> & { videoSeconds?: number }, token: string, shard: number, now: Date): Omit<Waiter, 'ticket'> {
+  private waiterOf(order: Pick<Order, 'id' | 'channel' | 'userId'> & { videoSeconds?: number }, token: string, shard: number, now: Date): NewWait {
     return {
       orderId: order.id,
       channel: order.channel ?? 'api',
+      key: order.userId,
       token,
       since: now.toISOString(),
       shard,
@@ -314,10 +352,10 @@ export class RenderQueue {
   /**
    * Frees the order's slot, if it holds one, and admits the next order. A finished order (`done`) also updates the
    * measured generation time per video second that eta_seconds counts with (a moving average). A closed order that
-   * still waits (`waiting`: its channel; canceled while queued) leaves the queue first, so no slot is given to it.
+   * still waits (`waiting`: its channel and key; canceled while queued) leaves the queue first, so no slot is given to it.
    */
-  async release(orderId: string, done = false, waiting?: Channel): Promise<void> {
-    if (waiting) await this.p.store.unwait(this.shardOf(orderId), waiting, orderId);
+  async release(orderId: string, done = false, waiting?: { channel: Channel; key: string }): Promise<void> {
+    if (waiting) await this.p.store.unwait(this.shardOf(orderId), waiting.channel, orderId, waiting.key);
     const held = await this.held(orderId);
     if (!held) {
       await this.fill(this.shardOf(orderId));
@@ -348,8 +386,8 @@ export class RenderQueue {
    * slot or its lease has ended since, and its execution is the audit's to start. A wait with a task token has an
    * execution behind it, which the audit checks as any.
    */
-  async awaitsAdmission(order: Pick<Order, 'id' | 'channel'>): Promise<boolean> {
-    const w = await this.p.store.waiter(this.shardOf(order.id), order.channel ?? 'api', order.id);
+  async awaitsAdmission(order: Pick<Order, 'id' | 'channel' | 'userId'>): Promise<boolean> {
+    const w = await this.p.store.waiter(this.shardOf(order.id), order.channel ?? 'api', order.id, order.userId);
     return w?.token === START_AT_ADMISSION;
   }
 
@@ -400,7 +438,8 @@ export class RenderQueue {
     const at = this.p.now().getTime();
     const mark = state!.marks[channel];
     if (mark && at - mark.atMs < WAIT_WRITE_SECONDS * 1000) return 0;
-    const tickets = await this.p.store.tickets(shard, channel);
+    const waits = await this.p.store.tickets(shard, channel);
+    const tickets = waits.map((w) => w.ticket);
     const issued = state!.issued[channel];
     const served = state!.served[channel];
     let to = served;
@@ -408,9 +447,19 @@ export class RenderQueue {
     const under = tickets.length > issued - served;
     if (under) to = issued - tickets.length;
     else if (mark) to = served + Math.max(0, mark.issued - served - tickets.filter((t) => t <= mark.issued).length);
-    const from = { served, ...(under ? { issued } : {}), ...(mark ? { mark } : {}) };
-    const written = await this.p.store.recount({ shard, channel, from, to: { served: to, mark: { issued, atMs: at } } });
-    return written ? Math.abs(to - served) : 0;
+    // The keys waiting counted as the heads there are, once no ticket was handed out since the mark (so no wait is on
+    // its way), and while no head came or went since the state was read.
+    const heads = { issued: state!.headsIssued[channel], served: state!.headsServed[channel] };
+    const headsServed = heads.issued - waits.filter((w) => w.head).length;
+    const fixHeads = mark !== undefined && mark.issued === issued && headsServed !== heads.served;
+    const from = { served, ...(under || fixHeads ? { issued } : {}), ...(mark ? { mark } : {}), ...(fixHeads ? { heads } : {}) };
+    const written = await this.p.store.recount({
+      shard,
+      channel,
+      from,
+      to: { served: to, mark: { issued, atMs: at }, ...(fixHeads ? { headsServed } : {}) },
+    });
+    return written ? Math.max(Math.abs(to - served), fixHeads ? Math.abs(headsServed - heads.served) : 0) : 0;
   }
 
   /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
@@ -420,10 +469,10 @@ export class RenderQueue {
     return admitted;
   }
 
-  /** The heads of a shard's channels and its bot run. */
+  /** The heads of a shard's channels, and its state (its bot run). */
   private async heads(shard: number) {
     const [bot, api, [state]] = await Promise.all([this.p.store.head(shard, 'bot'), this.p.store.head(shard, 'api'), this.p.store.states([shard])]);
-    return { bot, api, run: state?.botRun ?? 0 };
+    return { bot, api, run: state?.botRun ?? 0, state: state ?? emptyShardState() };
   }
 
   /**
@@ -475,7 +524,7 @@ export class RenderQueue {
       const next = h.bot && (!h.api || h.run < this.p.botRun) ? h.bot : h.api!;
       const to = next.channel === 'bot' && h.api ? h.run + 1 : 0;
       const leaseUntil = this.leaseUntil(now);
-      if (!(await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to } }))) {
+      if (!(await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to }, queue: h.state }))) {
         // Another admission took the slot or the waiter first: read again, after a pause that grows with the conflicts.
         await pause(losses, conflicts++);
         continue;
@@ -489,7 +538,7 @@ export class RenderQueue {
         // Step Functions could not be reached: undo the admission (the order waits again, the slot is free), so a
         // later admission (a release, the sweep) completes this wait; the caller sees the failure.
         await this.p.store.release(taken, shard);
-        await this.p.store.wait({ ...next, shard: queue });
+        await this.p.store.wait(newWait({ ...next, shard: queue }));
         throw err;
       }
       // The wait may have died with its execution: the slot goes back, and the order is the sweep's to restart.
@@ -510,19 +559,19 @@ export class RenderLanes {
   }
 
   awaitSlot(
-    order: Pick<Order, 'id' | 'channel' | 'charge'> & { videoSeconds?: number },
+    order: Pick<Order, 'id' | 'channel' | 'userId' | 'charge'> & { videoSeconds?: number },
     token: string,
     placed?: (place: QueuePlace) => Promise<unknown>,
   ): Promise<void> {
     return this.of(order).awaitSlot(order, token, placed);
   }
 
-  enqueue(order: Pick<Order, 'id' | 'channel' | 'queueShard' | 'params' | 'charge'>): Promise<void> {
+  enqueue(order: Pick<Order, 'id' | 'channel' | 'userId' | 'queueShard' | 'params' | 'charge'>): Promise<void> {
     return this.of(order).enqueue(order);
   }
 
-  release(order: Pick<Order, 'id' | 'charge'>, done = false, waiting?: Channel): Promise<void> {
-    return this.of(order).release(order.id, done, waiting);
+  release(order: Pick<Order, 'id' | 'charge' | 'userId'>, done = false, waiting?: Channel): Promise<void> {
+    return this.of(order).release(order.id, done, waiting && { channel: waiting, key: order.userId });
   }
 
   renew(order: Pick<Order, 'id' | 'charge'>): Promise<boolean> {
@@ -537,7 +586,7 @@ export class RenderLanes {
     for (const lane of LANES) await this.lanes[lane].release(orderId);
   }
 
-  awaitsAdmission(order: Pick<Order, 'id' | 'channel' | 'charge'>): Promise<boolean> {
+  awaitsAdmission(order: Pick<Order, 'id' | 'channel' | 'userId' | 'charge'>): Promise<boolean> {
     return this.of(order).awaitsAdmission(order);
   }
 

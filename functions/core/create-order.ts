@@ -128,7 +128,12 @@ export class OrderCreation {
       limits: keyed ? this.deps.limits : { ...this.deps.limits, activeTasks: Number.POSITIVE_INFINITY, reviewsPending: Number.POSITIVE_INFINITY },
       hashes: requestHashes(input.request, asked, channel),
       ...(input.idempotencyKey !== undefined ? { keyHash: sha256(input.idempotencyKey) } : {}),
-      eta: queuedEta(view, { id, channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime()),
+      // A key with no order active joins the rotation's end; the bot's orders' accounts are not counted so: every wait.
+      eta: queuedEta(
+        view,
+        { id, channel, videoSeconds: asked.params.duration_seconds, keyActive: keyed ? input.account.activeTasks : undefined },
+        input.now.getTime(),
+      ),
     };
     try {
       if (quoteId !== undefined) {

@@ -3,7 +3,7 @@
  * generation time per video second times its length, spread over the slots as they free, plus this order's own
  * generation. An estimate: the spec says it may drift at peak time.
  */
-import { orderShard, type QueuePlace, type ShardState, waitingIn } from './capacity.ts';
+import { keysIn, orderShard, type QueuePlace, type ShardState, waitingIn } from './capacity.ts';
 import type { Channel, Order, Standing } from './orders.ts';
 
 /** An order as `standing` reads it: where it waits, or since when it holds its slot, from its own facts. */
@@ -46,21 +46,35 @@ interface Queued {
   id: string;
   channel: Channel;
   place?: QueuePlace | undefined;
+  /** An order not waiting yet (a creation's, a quote's): how many of its key's orders are active, when known. */
+  keyActive?: number | undefined;
 }
 
 const shardOf = (view: QueueView, order: Queued) => view.shards[order.place?.shard ?? orderShard(order.id, view.shards.length)] ?? view.shards[0]!;
 
 /**
- * Orders of its shard admitted before this one: its channel's that took a ticket before it and still wait (every one
- * waiting, for an order with no ticket yet), and the other channel's by the admission rule.
+ * Orders of its shard admitted before this one: its channel's by the rotation, and the other channel's by the admission
+ * rule. Its channel's: a key's head, the heads handed out before it that still wait; a parked order, at most a turn of
+ * every key waiting for each of its key's orders ahead of it and its own; an order not waiting yet, every head when its
+ * key has none active, else as parked; with nothing known (or a place from before the rotation), every order waiting.
  */
 function ahead(view: QueueView, order: Queued): number {
   const shard = shardOf(view, order);
-  const own = waitingIn(shard, order.channel);
-  const ticket = order.place?.ticket;
-  // A ticket the read already counts is among the waiting itself.
-  const before =
-    ticket === undefined ? own : Math.max(0, Math.min(ticket - shard.served[order.channel] - 1, ticket <= shard.issued[order.channel] ? own - 1 : own));
+  const ch = order.channel;
+  const own = waitingIn(shard, ch);
+  const keys = keysIn(shard, ch);
+  const place = order.place;
+  const clamp = (n: number, max: number) => Math.max(0, Math.min(n, max));
+  // A place the read already counts is among the waiting itself.
+  const others = place && place.ticket <= shard.issued[ch] ? own - 1 : own;
+  const rotation = (behind: number) => clamp((behind + 1) * keys - 1, others);
+  let before: number;
+  if (place?.head !== undefined)
+    before = clamp(place.head - shard.headsServed[ch] - 1, Math.min(others, place.head <= shard.headsIssued[ch] ? keys - 1 : keys));
+  else if (place?.behind !== undefined) before = rotation(place.behind);
+  else if (place) before = clamp(place.ticket - shard.served[ch] - 1, others);
+  else if (order.keyActive === 0) before = clamp(keys, own);
+  else before = order.keyActive === undefined ? own : rotation(order.keyActive);
   const api = waitingIn(shard, 'api');
   const bot = waitingIn(shard, 'bot');
   if (order.channel === 'bot') return before + Math.min(api, Math.floor(before / view.botRun));

@@ -132,7 +132,7 @@ export class OrderSteps {
     const order = await this.load(orderId, execution);
     await this.forgetReviewToken(order);
     // Its place goes on the order before any admission, so eta_seconds reads it without reading the queue.
-    const waiter = { id: order.id, channel: order.channel, charge: order.charge, videoSeconds: order.params.duration_seconds };
+    const waiter = { ...order, videoSeconds: order.params.duration_seconds };
     await this.p.capacity.awaitSlot(waiter, taskToken, (place) =>
       this.p.orders.patch(order.id, { status: order.status, set: { queuePlace: place } }, this.p.now()),
     );

@@ -9,7 +9,7 @@ import { type QueueViews, queuedEta } from './eta.ts';
 import { expiryOf, QUOTE_TTL_MS } from './expiry.ts';
 import { newQuoteId } from './ids.ts';
 import { askedOrder, type OrderRequest, type RequestDeps, requestHashes } from './order-request.ts';
-import type { Channel } from './orders.ts';
+import { type Channel, countsAgainstKey } from './orders.ts';
 import { type Account, breakdownOf, type Charge, checkKeyLimits, heavyLeft, type Limits, type Prices, priceOf } from './pricing.ts';
 
 /** A quote: a binding price, kept until it expires or an order uses it. */
@@ -57,7 +57,8 @@ export class OrderQuoting {
     const asked = askedOrder(this.deps, input.request);
     const charge = priceOf(asked.params, input.account, input.now, this.deps.prices);
     const view = await this.deps.queues[laneOf({ charge })].view();
-    const eta = queuedEta(view, { id: 'quote', channel, videoSeconds: asked.params.duration_seconds }, input.now.getTime());
+    const keyActive = countsAgainstKey({ channel }) ? input.account.activeTasks : undefined;
+    const eta = queuedEta(view, { id: 'quote', channel, videoSeconds: asked.params.duration_seconds, keyActive }, input.now.getTime());
     const quote: Quote = {
       id: newQuoteId(),
       userId: input.account.userId,

@@ -1,7 +1,7 @@
 /** The render queue on in-memory ports: bounded slots, bot first, no starvation, leases, waits that died. */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { CHANNELS, emptyShardState, orderShard, RenderQueue, shardCount, waitingIn } from '../../functions/core/capacity.ts';
+import { CHANNELS, emptyShardState, orderShard, queueOrder, RenderQueue, shardCount, waitingIn } from '../../functions/core/capacity.ts';
 import type { Channel } from '../../functions/core/orders.ts';
 import { MemoryCapacity } from './memory.ts';
 
@@ -17,8 +17,11 @@ beforeEach(() => {
   seq = 0;
 });
 
-/** Order ids sort by creation, as ULIDs do. */
-const order = (channel: Channel) => ({ id: `vid_${String(seq++).padStart(26, '0')}`, channel });
+/** Order ids sort by creation, as ULIDs do; each order its own key's unless `key` is given. */
+const order = (channel: Channel, key?: string) => {
+  const id = `vid_${String(seq++).padStart(26, '0')}`;
+  return { id, channel, userId: key ?? `key-${id}` };
+};
 const wokenOrders = (orders: { id: string }[]) => capacity.woken.map((w) => orders.find((o) => `t-${o.id}` === w.token)!.id);
 
 describe('the render queue', () => {
@@ -49,6 +52,42 @@ describe('the render queue', () => {
     const all = [running, ...api, ...bots];
     for (let i = 0; i < all.length; i++) await q.release(capacity.holders()[0]!);
     assert.deepEqual(wokenOrders(all), [running.id, bots[0]!.id, bots[1]!.id, api[0]!.id, api[1]!.id]);
+  });
+
+  it("shares a channel round robin across keys: one key's order after another's eight is second in line", async () => {
+    const q = queue(1);
+    const heavy = Array.from({ length: 8 }, () => order('api', 'heavy'));
+    for (const o of heavy) await q.awaitSlot(o, `t-${o.id}`);
+    clock += 1000;
+    const light = order('api', 'light');
+    await q.awaitSlot(light, `t-${light.id}`);
+    const lineup = [...capacity.waiting.values()].sort(queueOrder).map((w) => w.orderId);
+    assert.equal(lineup.indexOf(light.id), 1, "second in line: behind the heavy key's head only");
+    for (let i = 0; i < 8; i++) {
+      clock += 1000;
+      await q.release(capacity.holders()[0]!, true);
+    }
+    assert.deepEqual(wokenOrders([...heavy, light]).slice(0, 4), [heavy[0]!.id, heavy[1]!.id, light.id, heavy[2]!.id]);
+  });
+
+  it('turns the rotation one order of each key at a time, whatever the order the keys queued theirs in', async () => {
+    const q = queue(1);
+    const holder = order('api', 'X');
+    await q.awaitSlot(holder, `t-${holder.id}`);
+    const of = (key: string) => [order('api', key), order('api', key), order('api', key)];
+    const [a, b, c] = [of('A'), of('B'), of('C')];
+    for (const o of [...a!, ...b!, ...c!]) await q.awaitSlot(o, `t-${o.id}`);
+    for (let i = 0; i < 9; i++) {
+      clock += 1000;
+      await q.release(capacity.holders()[0]!, true);
+    }
+    const ids = (list: { id: string }[]) => list.map((o) => o.id);
+    assert.deepEqual(wokenOrders([holder, ...a!, ...b!, ...c!]), [
+      holder.id,
+      ...ids([a![0]!, b![0]!, c![0]!]),
+      ...ids([a![1]!, b![1]!, c![1]!]),
+      ...ids([a![2]!, b![2]!, c![2]!]),
+    ]);
   });
 
   it('lets the oldest API order go after three bot admissions in a row under steady bot traffic', async () => {
@@ -202,26 +241,27 @@ describe('the render queue in shards', () => {
       capacity = new MemoryCapacity();
       const q = queue(slots, 3, shards);
       const rnd = random(slots * 31 + shards);
-      const waiting = new Map<string, 'api' | 'bot'>();
+      const waiting = new Map<string, ReturnType<typeof order>>();
       for (let step = 0; step < 600; step++) {
         const r = rnd();
         const holders = capacity.holders();
         const waiters = [...capacity.waiting.values()];
         if (r < 0.45) {
-          const o = order(rnd() < 0.4 ? 'bot' : 'api');
-          waiting.set(o.id, o.channel);
+          // Four keys, so that heads and parked waits both come and go.
+          const o = order(rnd() < 0.4 ? 'bot' : 'api', `k${Math.floor(rnd() * 4)}`);
+          waiting.set(o.id, o);
           if (rnd() < 0.1) capacity.deadTokens.add(`t-${o.id}`);
           await q.awaitSlot({ ...o, videoSeconds: 5 + Math.floor(rnd() * 30) }, `t-${o.id}`);
         } else if (r < 0.8 && holders.length) {
           await q.release(holders[Math.floor(rnd() * holders.length)]!, rnd() < 0.7);
         } else if (r < 0.9 && waiters.length) {
           const w = waiters[Math.floor(rnd() * waiters.length)]!;
-          await q.release(w.orderId, false, w.channel);
+          await q.release(w.orderId, false, { channel: w.channel, key: w.key });
         } else if (holders.length) {
           // A resumed workflow of an order holding a slot gets the same slot at once, whichever shard it is in.
           const id = holders[Math.floor(rnd() * holders.length)]!;
           const n = [...capacity.held.values()].find((s) => s.holder === id)!.n;
-          await q.awaitSlot({ id, channel: waiting.get(id) ?? 'api' }, `t-again-${id}-${step}`);
+          await q.awaitSlot(waiting.get(id) ?? { id, channel: 'api', userId: 'k0' }, `t-again-${id}-${step}`);
           assert.deepEqual(capacity.woken.at(-1), { token: `t-again-${id}-${step}`, slot: n });
         }
         checkShards(slots, shards);

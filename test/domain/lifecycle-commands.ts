@@ -15,7 +15,7 @@ import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../.
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
 import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
-import { CHANNELS, emptyShardState, WAIT_WRITE_SECONDS } from '../../functions/core/capacity.ts';
+import { CHANNELS, emptyShardState, queueOrder, WAIT_WRITE_SECONDS } from '../../functions/core/capacity.ts';
 import { explicitParams, LIVE_USERS, SLOTS, SWEEP_BUDGET, TEST_SLOTS, TOPICS, USERS, type User, World } from './lifecycle.ts';
 import { PNG_1x1 } from './memory.ts';
 
@@ -698,6 +698,33 @@ export function invariants(m: Model, w: World, atRest = false) {
       const held = slots.filter((s) => s.holder && s.n % lane.shards === k);
       assert.equal(state.busy, held.length, `${lane.name} shard ${k}: its counters say ${state.busy} slots are held, ${held.length} are`);
     }
+    // Fair shares: in every shard's channel, each key waiting has one head and its other waits parked behind it (as
+    // its key's item counts them), so no key's first waiting order has more than (keys waiting - 1) orders ahead of it.
+    for (let k = 0; k < lane.shards; k++) {
+      for (const channel of CHANNELS) {
+        const line = waiters.filter((x) => x.shard === k && x.channel === channel).sort(queueOrder);
+        const keys = [...new Set(line.map((x) => x.key))];
+        for (const key of keys) {
+          const own = line.filter((x) => x.key === key);
+          const heads = own.filter((x) => x.head !== undefined);
+          const item = lane.store.keyStates.get(`${k}#${channel}#${key}`);
+          assert.deepEqual(
+            [heads.map((x) => x.orderId), item?.n, item?.head?.orderId],
+            [[own[0]!.orderId], own.length, own[0]!.orderId],
+            `${lane.name} shard ${k} ${channel}: ${key}'s waits ${own.map((x) => x.orderId).join(', ')}, its item ${JSON.stringify(item)}`,
+          );
+          const ahead = line.indexOf(own[0]!);
+          assert.ok(ahead < keys.length, `${key}'s first waiting order is behind ${ahead} orders, with ${keys.length} keys waiting`);
+          if (keys.length > 1) count('a key waiting beside another');
+          if (keys.length > 1 && own.length > 1) count("a key's waits parked behind its head, beside another key");
+        }
+      }
+    }
+    // Over time too: while a key's head waits, another key has at most one order admitted (its next joins the rotation
+    // behind that head).
+    for (const [head, byKey] of lane.store.passedBy)
+      for (const [key, passed] of byKey)
+        assert.ok(passed.size <= 1, `${key}'s orders ${[...passed].join(', ')} all admitted while ${head} waited as its key's head`);
     // No slot idles while an order of its lane waits, whichever shard either is in.
     const free = lane.slots - slots.filter((s) => s.holder).length;
     assert.ok(

@@ -11,6 +11,9 @@ import {
   type CapacityStore,
   type Claim,
   emptyShardState,
+  type NewWait,
+  type Placed,
+  queueOrder,
   type Recount,
   type RecountMark,
   type ShardState,
@@ -879,6 +882,13 @@ export class ScriptedReceiver {
   }
 }
 
+/** A wait's place as the order records it. */
+const placed = (w: Waiter): Placed => ({
+  ticket: w.ticket,
+  ...(w.head !== undefined ? { head: w.head } : {}),
+  ...(w.behind !== undefined ? { behind: w.behind } : {}),
+});
+
 /** The event a status change records, as the steps write it. */
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
@@ -922,10 +932,10 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async head(shard: number, channel: Channel) {
     this.reads.waiting++;
-    const first = [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).sort((a, b) => a.orderId.localeCompare(b.orderId))[0];
+    const first = [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).sort(queueOrder)[0];
     return first && clone(first);
   }
-  async waiter(shard: number, channel: Channel, orderId: string) {
+  async waiter(shard: number, channel: Channel, orderId: string, _key: string) {
     this.reads.waiting++;
     const w = this.waiting.get(orderId);
     return w?.shard === shard && w.channel === channel ? clone(w) : undefined;
@@ -934,12 +944,22 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   async waitingCount(channel: Channel) {
     return [...this.waiting.values()].filter((w) => w.channel === channel).length;
   }
-  async wait(w: Omit<Waiter, 'ticket'>) {
+  /** For each head waiting, the orders of each other key admitted while it waited (a fairness check's record, not the adapter's). */
+  passedBy = new Map<string, Map<string, Set<string>>>();
+  /** Each key's waits per shard and channel (the adapter's keys.queueKey items): how many, and its head. */
+  keyStates = new Map<string, { n: number; head?: { orderId: string; number: number } }>();
+  private keyOf(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
+    const id = `${w.shard}#${w.channel}#${w.key}`;
+    if (!this.keyStates.has(id)) this.keyStates.set(id, { n: 0 });
+    return { id, kx: this.keyStates.get(id)! };
+  }
+  async wait(w: NewWait) {
     const before = this.waiting.get(w.orderId);
     if (before && before.shard === w.shard && before.channel === w.channel) {
-      this.waiting.set(w.orderId, { ...clone(w), ticket: before.ticket });
+      const again = { ...before, token: w.token, since: w.since };
+      this.waiting.set(w.orderId, again);
       this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
-      return before.ticket;
+      return placed(again);
     }
     return this.newWait(w);
   }
@@ -950,44 +970,83 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   failNextEnqueue = false;
   /** Tickets the failures above left counted with no wait. */
   ghostsMade = 0;
-  /** A wait with its shard's next ticket. */
-  protected newWait(w: Omit<Waiter, 'ticket'>) {
+  /** A wait's ticket (and head number, for a key with none waiting), as the adapter's counter update hands them. */
+  private take(w: NewWait): Waiter {
+    const { kx } = this.keyOf(w);
     const state = this.state(w.shard);
     const ticket = ++state.issued[w.channel];
-    this.waiting.set(w.orderId, { ...clone(w), ticket });
-    this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`);
-    return ticket;
+    this.wrote(`state#${w.shard}`);
+    if (kx.n === 0 && !kx.head) return { ...clone(w), ticket, head: ++state.headsIssued[w.channel] };
+    return { ...clone(w), ticket, behind: kx.n };
+  }
+  /** A taken wait written, its key's item counting it (a head's, its key's head). */
+  private put(x: Waiter) {
+    const { id, kx } = this.keyOf(x);
+    this.waiting.set(x.orderId, x);
+    kx.n++;
+    if (x.head !== undefined) kx.head = { orderId: x.orderId, number: x.head };
+    this.wrote(`waiting#${x.shard}#${x.channel}#${x.orderId}`, `key#${id}`);
+    return placed(x);
+  }
+  /** A wait with its shard's next ticket, its key's head or parked behind it. */
+  protected newWait(w: NewWait) {
+    return this.put(this.take(w));
   }
   /** The table whose orders a new order's wait marks (its place, its unstarted marker), as the adapter's transaction does. */
   constructor(private readonly table?: MemoryTable) {}
-  async enqueue(w: Omit<Waiter, 'ticket'>, order: Pick<Order, 'id' | 'queueShard'>) {
+  async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>) {
     const stored = this.table?.orders.get(order.id);
     if ((this.table && stored?.status !== 'queued') || this.waiting.has(w.orderId)) {
-      // As the adapter: its counter handed a ticket before the transaction was refused, and it was given back.
+      // As the adapter: its counters handed a ticket before the transaction was refused, and it was given back.
+      const x = this.take(w);
       const state = this.state(w.shard);
-      state.issued[w.channel]++;
       state.served[w.channel]++;
-      this.wrote(`state#${w.shard}`);
+      if (x.head !== undefined) state.headsServed[w.channel]++;
       return undefined;
     }
     if (this.failNextEnqueue) {
       this.failNextEnqueue = false;
       this.ghostsMade++;
-      this.state(w.shard).issued[w.channel]++;
-      this.wrote(`state#${w.shard}`);
+      this.take(w);
       throw Object.assign(new Error("the wait's transaction failed after its ticket"), { name: 'InternalServerError' });
     }
-    const ticket = this.newWait(w);
-    if (stored) stored.queuePlace = { shard: w.shard, ticket };
+    const place = this.newWait(w);
+    if (stored) stored.queuePlace = { shard: w.shard, ...place };
     this.table?.unstarted.delete(order.id);
-    return ticket;
+    return place;
   }
-  async unwait(shard: number, channel: Channel, orderId: string) {
+  /**
+   * A wait leaves (admitted, or forgotten): its key counts one less, and a head's key's oldest parked wait becomes its
+   * head at the rotation's end (its number from the state as read, as the adapter takes it).
+   */
+  private leave(w: Waiter, read: ShardState) {
+    const { id, kx } = this.keyOf(w);
+    this.passedBy.delete(w.orderId);
+    const state = this.state(w.shard);
+    this.waiting.delete(w.orderId);
+    state.served[w.channel]++;
+    if (w.head !== undefined) state.headsServed[w.channel]++;
+    if (kx.head?.orderId !== w.orderId) {
+      kx.n = Math.max(0, kx.n - 1);
+      return;
+    }
+    const next = [...this.waiting.values()]
+      .filter((x) => x.shard === w.shard && x.channel === w.channel && x.key === w.key && x.head === undefined)
+      .sort(queueOrder)[0];
+    if (kx.n > 1 && next) {
+      const promoted: Waiter = { ...next, head: read.headsIssued[w.channel] + 1 };
+      delete promoted.behind;
+      state.headsIssued[w.channel]++;
+      this.waiting.set(next.orderId, promoted);
+      this.keyStates.set(id, { n: kx.n - 1, head: { orderId: next.orderId, number: promoted.head! } });
+      this.wrote(`waiting#${w.shard}#${w.channel}#${next.orderId}`);
+    } else this.keyStates.set(id, { n: 0 });
+  }
+  async unwait(shard: number, channel: Channel, orderId: string, _key: string) {
     const w = this.waiting.get(orderId);
     if (w?.shard !== shard || w.channel !== channel) return;
-    this.waiting.delete(orderId);
-    this.state(shard).served[channel]++;
-    this.wrote(`waiting#${shard}#${channel}#${orderId}`, `state#${shard}`);
+    this.leave(w, clone(this.state(shard)));
+    this.wrote(`waiting#${shard}#${channel}#${orderId}`, `key#${shard}#${channel}#${w.key}`, `state#${shard}`);
   }
   async claim(c: Claim) {
     const slot = this.held.get(c.slot.n);
@@ -1004,9 +1063,15 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       since: c.now.toISOString(),
       ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
     });
-    this.waiting.delete(w.orderId);
+    // The heads of other keys this admission passed, and the orders of each key that passed them.
+    for (const h of this.waiting.values()) {
+      if (h.head === undefined || h.key === w.key || h.shard !== w.shard || h.channel !== w.channel) continue;
+      const byKey = this.passedBy.get(h.orderId) ?? new Map<string, Set<string>>();
+      byKey.set(w.key, (byKey.get(w.key) ?? new Set()).add(w.orderId));
+      this.passedBy.set(h.orderId, byKey);
+    }
+    this.leave(w, c.queue);
     queue.botRun = c.streak.to;
-    queue.served[w.channel]++;
     const busy = this.state(c.slotShard);
     busy.busy++;
     busy.busyVideoSeconds += w.videoSeconds ?? 0;
@@ -1019,7 +1084,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       this.holds.delete(slot.holder);
     }
     this.holds.set(w.orderId, c.slot.n);
-    const items = [`slot#${c.slot.n}`, `waiting#${w.shard}#${w.channel}#${w.orderId}`, `state#${w.shard}`, `hold#${w.orderId}`];
+    const items = [
+      `slot#${c.slot.n}`,
+      `waiting#${w.shard}#${w.channel}#${w.orderId}`,
+      `key#${w.shard}#${w.channel}#${w.key}`,
+      `state#${w.shard}`,
+      `hold#${w.orderId}`,
+    ];
     if (c.slotShard !== w.shard) items.push(`state#${c.slotShard}`);
     if (slot?.holder) items.push(`hold#${slot.holder}`);
     this.wrote(...items);
@@ -1051,7 +1122,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async tickets(shard: number, channel: Channel) {
     this.reads.waiting++;
-    return [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).map((w) => w.ticket);
+    return [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).map((w) => ({ ticket: w.ticket, head: w.head !== undefined }));
   }
   async recount(r: Recount) {
     const state = this.state(r.shard);
@@ -1059,6 +1130,9 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     const same = (a?: RecountMark, b?: RecountMark) => a?.issued === b?.issued && a?.atMs === b?.atMs;
     if (state.served[r.channel] !== r.from.served || !same(mark, r.from.mark)) return false;
     if (r.from.issued !== undefined && state.issued[r.channel] !== r.from.issued) return false;
+    const heads = r.from.heads;
+    if (heads && (state.headsIssued[r.channel] !== heads.issued || state.headsServed[r.channel] !== heads.served)) return false;
+    if (heads && r.to.headsServed !== undefined) state.headsServed[r.channel] = r.to.headsServed;
     state.served[r.channel] = r.to.served;
     state.marks[r.channel] = { ...r.to.mark };
     this.wrote(`state#${r.shard}`);
@@ -1068,12 +1142,14 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
    * A wait's first write alone: its shard's next ticket, counted. The wait is written when the returned call is made;
    * never made, the ticket is a ghost (a wait's write that failed or died after its ticket).
    */
-  ticketOnly(w: Omit<Waiter, 'ticket'>): () => Promise<void> {
-    const ticket = ++this.state(w.shard).issued[w.channel];
-    this.wrote(`state#${w.shard}`);
+  ticketOnly(w: NewWait): () => Promise<void> {
+    const { kx } = this.keyOf(w);
+    const read = clone(kx);
+    const x = this.take(w);
     return async () => {
-      this.waiting.set(w.orderId, { ...clone(w), ticket });
-      this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
+      // As the adapter's transaction: only while the key's waits are as read.
+      if (kx.n !== read.n || kx.head?.orderId !== read.head?.orderId) throw Object.assign(new Error('the key moved'), { name: 'TransactionCanceledException' });
+      this.put(x);
     };
   }
   /** When set, a wake fails as a call to an unreachable Step Functions does. */

@@ -198,7 +198,7 @@ describe('the recovery sweep', () => {
   it('frees the slot of a closed order or an ended lease and admits the order waiting for it', async () => {
     table.orders.set('vid_done', { id: 'vid_done', status: 'done' } as never);
     table.orders.set('vid_stuck', { id: 'vid_stuck', status: 'running' } as never);
-    for (const id of ['vid_done', 'vid_stuck', 'vid_next']) await queue.awaitSlot({ id, channel: 'api' }, `t-${id}`);
+    for (const id of ['vid_done', 'vid_stuck', 'vid_next']) await queue.awaitSlot({ id, channel: 'api', userId: id }, `t-${id}`);
     assert.deepEqual(capacity.holders().sort(), ['vid_done', 'vid_stuck']);
     assert.deepEqual(counts(await sweep(ports)), { started: 0, sent: 0, reclaimed: 1, admitted: 1 }, 'the done order released late');
     assert.deepEqual(capacity.holders().sort(), ['vid_next', 'vid_stuck']);
@@ -209,7 +209,7 @@ describe('the recovery sweep', () => {
     // Every run measures the queue for the operators.
     for (const id of ['vid_a', 'vid_b', 'vid_c']) {
       table.orders.set(id, { id, status: 'queued' } as never);
-      await queue.awaitSlot({ id, channel: 'api' }, `t-${id}`);
+      await queue.awaitSlot({ id, channel: 'api', userId: id }, `t-${id}`);
     }
     clock += 30_000;
     await sweep(ports);
@@ -437,7 +437,7 @@ describe("the render queue's recount", () => {
     ports.queue = new RenderQueue({ store: capacity, wakeup: capacity, slots: 2, shards: 2, leaseSeconds: 60, botRun: 3, now });
     return calls;
   };
-  const wait = (orderId: string) => ({ orderId, channel: 'api' as const, token: 'token', since: now().toISOString(), shard: 1 });
+  const wait = (orderId: string) => ({ orderId, channel: 'api' as const, key: orderId, token: 'token', since: now().toISOString(), shard: 1 });
 
   it('counts served a ghost ticket, so the queue depth returns to 0: a shard and channel a run, at most one Query and one write', async () => {
     const calls = sharded();

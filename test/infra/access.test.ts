@@ -299,14 +299,22 @@ describe('least privilege', () => {
     const { Capacity } = await import('../../functions/adapters/capacity.ts');
     const store = new Capacity(aws().ddb, t.stack.env.TABLE_NAME!);
     // One slot: one shard, 0, where every order waits.
-    const dead = { orderId: 'vid_01jz0000000000000000000000', channel: 'api' as const, token: 'dead', since: new Date().toISOString(), shard: 0 };
+    const dead = {
+      orderId: 'vid_01jz0000000000000000000000',
+      channel: 'api' as const,
+      key: 'dead',
+      token: 'dead',
+      since: new Date().toISOString(),
+      shard: 0,
+    };
     // The orders before are done; the last one's publish releases its slot just after its status says done and then
     // admits whoever waits, which may be this test's holder: that admission cannot wake the made-up token and gives
     // the slot back, so the holder waits again and claims it once nothing else moves.
     const hold = async (w: typeof dead) => {
       for (let attempt = 0; attempt < 50; attempt++) {
         for (const end = Date.now() + 10_000; (await store.slots([0]))[0]!.holder && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
-        const waiter = { ...w, ticket: await store.wait(w) };
+        await store.wait(w);
+        const waiter = (await store.waiter(0, 'api', w.orderId, w.key))!;
         const [[slot], [state]] = await Promise.all([store.slots([0]), store.states([0])]);
         const claim = {
           slot: slot!,
@@ -315,6 +323,7 @@ describe('least privilege', () => {
           leaseUntil: new Date(Date.now() + 600_000),
           now: new Date(),
           streak: { from: state!.botRun, to: 0 },
+          queue: state!,
         };
         if (await store.claim(claim)) return true;
       }
@@ -330,7 +339,7 @@ describe('least privilege', () => {
     // The sweep: a slot whose dead holder's lease ended is reclaimed and given to the order waiting for it; then an
     // order charged while Step Functions could not be reached is started; a director-mode one, left with its
     // unstarted marker, has its copy of the logo made (again) before its start.
-    const ghost = { orderId: 'vid_01jz0000000000000000000001', channel: 'api' as const, token: 'ghost', since: new Date().toISOString(), shard: 0 };
+    const ghost = { ...dead, orderId: 'vid_01jz0000000000000000000001', key: 'ghost', token: 'ghost', since: new Date().toISOString() };
     assert.ok(await hold(ghost), 'the ghost holds the slot');
     const blocked = await t.api('POST', '/videos', { key, body: { topic: 'Cocoa', ...VIDEO } });
     for (const end = Date.now() + 10_000; waitingIn((await store.states([0]))[0]!, 'api') === 0 && Date.now() < end; )

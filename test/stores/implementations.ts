@@ -8,18 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from '../../functions/adapters/accounts.ts';
 import { Assets } from '../../functions/adapters/assets.ts';
-import { Capacity, ticketUpdate, waitItems } from '../../functions/adapters/capacity.ts';
+import { Capacity, keyStateOf, ticketUpdate, waitItems } from '../../functions/adapters/capacity.ts';
 import { transact } from '../../functions/adapters/dynamo.ts';
+import { keys } from '../../functions/adapters/keys.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
 import { AssetObjects, OrderFiles } from '../../functions/adapters/files.ts';
 import { Orders } from '../../functions/adapters/orders.ts';
 import { Quotes } from '../../functions/adapters/quotes.ts';
 import { Webhooks } from '../../functions/adapters/webhooks.ts';
 import type { Asset, AssetFiles, AssetStore } from '../../functions/core/assets.ts';
-import type { CapacityStore, Waiter } from '../../functions/core/capacity.ts';
+import type { CapacityStore, NewWait } from '../../functions/core/capacity.ts';
 import type { EventStore } from '../../functions/core/deliveries.ts';
 import { newUserId } from '../../functions/core/ids.ts';
 import type { AccountStore, FileStore, OrderStore } from '../../functions/core/ports.ts';
@@ -59,7 +60,7 @@ export interface Stores {
    * A new wait's first write alone (its shard's next ticket, counted); the returned call writes the wait with that
    * ticket. Never called: a ticket counted with no wait, as a wait's transaction that fails or dies after it leaves.
    */
-  ticketOnly(w: Omit<Waiter, 'ticket'>): Promise<() => Promise<void>>;
+  ticketOnly(w: NewWait): Promise<() => Promise<void>>;
   /** The test-mode account of a live user, as its first test key makes it (linked both ways). */
   testUser(liveUserId: string): Promise<string>;
   /** The operator's top-up and spend limit (bin/admin.ts), beside the ports. */
@@ -164,10 +165,14 @@ function dynamodb(): Implementation {
         capacity: new Capacity(ddb, table),
         // The adapter's own two writes of a new wait (Capacity.record), the second left to the caller.
         ticketOnly: async (w) => {
-          const out = await ddb.send(new UpdateCommand(ticketUpdate(table, w.shard, w.channel)));
+          const read = await ddb.send(new GetCommand({ TableName: table, Key: keys.queueKey(w.shard, w.channel, w.key), ConsistentRead: true }));
+          const kx = keyStateOf(read.Item);
+          const head = kx.n === 0 && !kx.head;
+          const out = await ddb.send(new UpdateCommand(ticketUpdate(table, w.shard, w.channel, 'live', head)));
           const ticket = Number(out.Attributes![`issued_${w.channel}`]);
+          const waiter = { ...w, ticket, ...(head ? { head: Number(out.Attributes![`headsIssued_${w.channel}`]) } : { behind: kx.n }) };
           return async () => {
-            const cancelled = await transact(ddb, waitItems(table, w, ticket));
+            const cancelled = await transact(ddb, waitItems(table, waiter, kx));
             if (cancelled) throw cancelled.error;
           };
         },

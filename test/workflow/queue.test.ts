@@ -119,7 +119,7 @@ describe('the render queue with one slot', () => {
       }
     };
     const shards = [0, 1, 2, 3];
-    const awaitOne = (id: string) => q.awaitSlot({ id, channel: 'api', videoSeconds: 10 }, `t-${id}`);
+    const awaitOne = (id: string) => q.awaitSlot({ id, channel: 'api', userId: id, videoSeconds: 10 }, `t-${id}`);
 
     // Six rounds of one order per shard at once: four fill each shard's four slots, two wait in each.
     const rounds = Array.from({ length: 6 }, () => shards.map(idIn));
