@@ -8,7 +8,7 @@
  * before the issue (commit 46678a8, taken out of git at bench time: bench/scale-old.ts). docs/benchmarks.md, "Scale
  * model", lists what it assumes.
  */
-import { QueueReader } from '../functions/adapters/capacity.ts';
+import { shardReader } from '../functions/adapters/capacity.ts';
 import { isTransient } from '../functions/adapters/transient.ts';
 import {
   type CapacityStore,
@@ -946,13 +946,9 @@ function newDesign(w: Wiring): Design {
   const store = new CountedCapacity(w, table);
   const settings = { slots: w.slots, leaseSeconds: 1800, botRun: 3, now: () => new Date(w.now()) };
   const queue = new RenderQueue({ store: store as CapacityStore, wakeup: w.wakeup, ...settings });
-  const reader = new QueueReader(store as never, {
-    slots: w.slots,
-    shards: queue.shards,
-    botRun: 3,
-    defaultSecondsPerVideoSecond: SCENARIO.slotSecondsPerOrder / 20,
-  });
-  const views = Array.from({ length: w.processes }, () => new QueueViews(() => reader.read(), SCENARIO.snapshotMaxAgeMs, 10_000, w.now));
+  const reader = shardReader(store as never, { slots: w.slots, shards: queue.shards });
+  const viewSettings = { shards: queue.shards, botRun: 3, defaultSecondsPerVideoSecond: SCENARIO.slotSecondsPerOrder / 20 };
+  const views = Array.from({ length: w.processes }, () => new QueueViews(reader, viewSettings, SCENARIO.snapshotMaxAgeMs, 10_000, w.now));
   const side = tableSide(table, w, true);
   const orders = countOrders(new MemoryOrders(table), w);
   const eventsBase = countEvents(new MemoryEvents(table), w);
@@ -981,7 +977,7 @@ function newDesign(w: Wiring): Design {
     enqueue: (o) => queue.enqueue(table.orders.get(o.id)!),
     release: (id) => queue.release(id, true),
     async eta(p, o) {
-      const view = await views[p]!.view(o.director ? undefined : { id: o.id, channel: o.channel });
+      const view = await views[p]!.view([{ id: o.id }], o.director ? undefined : { id: o.id, channel: o.channel });
       return queuedEta(view, { id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, w.now());
     },
     async snapshot(p) {

@@ -23,7 +23,7 @@ import {
 } from '../core/capacity.ts';
 import { Contended } from '../core/errors.ts';
 import { AGAIN, type RetryPolicy, untilDone } from '../core/retry.ts';
-import type { QueueView } from '../core/eta.ts';
+import type { ShardReader } from '../core/eta.ts';
 import type { Channel, Order } from '../core/orders.ts';
 import { sdk } from './aws.ts';
 import { isGoneToken } from './workflow.ts';
@@ -99,6 +99,17 @@ const still = (attribute: string, value: number) => ({
   values: { ':c': value },
 });
 
+/** Two conditions of one item, both to hold. */
+function both(a: ReturnType<typeof still>, b?: ReturnType<typeof still>) {
+  if (!b) return a;
+  const rename = (text: string) => text.replaceAll('#c', '#d').replaceAll(':c', ':d');
+  return {
+    expr: `(${a.expr}) AND (${rename(b.expr)})`,
+    names: { ...a.names, '#d': b.names['#c']! },
+    values: { ...a.values, ':d': b.values[':c'] },
+  };
+}
+
 /** A held slot's share of its shard's busy counters, signed. */
 const busyOf = (s: Pick<Slot, 'since' | 'videoSeconds'>, sign: 1 | -1): Record<string, number> => ({
   busy: sign,
@@ -134,9 +145,16 @@ function keyAsRead(kx: KeyState) {
       : { expr: '#n = :n AND attribute_not_exists(head)', values: { ':n': kx.n } };
 }
 
-/** The key of a wait's item: a head's by its number, a parked one's by its key. */
+/**
+ * The key of a wait's item: a head's by its number, a parked one's by its key. A wait recorded before the rotation
+ * (records.ts reads its key as its order id) keeps its bare order id, so it is still admitted or forgotten.
+ */
 export const waitKey = (w: Pick<Waiter, 'shard' | 'channel' | 'key' | 'orderId' | 'head'>, lane: Lane) =>
-  w.head !== undefined ? keys.waitingHead(w.shard, w.channel, w.head, w.orderId, lane) : keys.waitingParked(w.shard, w.channel, w.key, w.orderId, lane);
+  w.head !== undefined
+    ? keys.waitingHead(w.shard, w.channel, w.head, w.orderId, lane)
+    : w.key === w.orderId
+      ? { PK: keys.waitingPartition(w.shard, w.channel, lane), SK: w.orderId }
+      : keys.waitingParked(w.shard, w.channel, w.key, w.orderId, lane);
 
 /**
  * A new wait's items, for the key's waits as read: the wait (its key's head when the key had none, else parked) and
@@ -370,12 +388,16 @@ export class Capacity implements CapacityStore {
     const names = { '#n': 'n' };
     const isHead = kx.head?.orderId === w.orderId;
     const next = isHead && kx.n > 1 ? await this.nextParked(w) : undefined;
+    /** The heads handed out as read, when a promotion numbers its head from them. */
+    let heads: number | undefined;
     if (next) {
       const state = queue ?? (await this.states([w.shard]))[0]!;
-      // Its number as the counter will hand the next: a wait's taken meanwhile may share it (ties go by order id).
+      // The next number, while the counter is as read (the caller's state write checks it): never before a head
+      // that began to wait meanwhile.
       const promoted: Waiter = { ...next, head: state.headsIssued[w.channel] + 1 };
       delete promoted.behind;
       add[headsIssuedOf(w.channel)] = 1;
+      heads = state.headsIssued[w.channel];
       items.push(
         ['parked', { Delete: { TableName: T, Key: waitKey(next, this.lane), ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})` } }],
         ['promoted', { Put: { TableName: T, Item: { ...waitKey(promoted, this.lane), ...promoted } } }],
@@ -417,7 +439,7 @@ export class Capacity implements CapacityStore {
         },
       ]);
     }
-    return { items, add };
+    return { items, add, heads };
   }
 
   /** The oldest parked wait of a key in its shard's channel. */
@@ -443,12 +465,13 @@ export class Capacity implements CapacityStore {
           new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }),
         );
         if (!found.Item) return undefined;
-        const { items, add } = await this.leave(waiterOf(found.Item), undefined, undefined);
-        items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add) }]);
+        const { items, add, heads } = await this.leave(waiterOf(found.Item), undefined, undefined);
+        const asRead = heads === undefined ? undefined : still(headsIssuedOf(channel), heads);
+        items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add, {}, asRead) }]);
         const cancelled = await transact(this.ddb, items);
         if (!cancelled) return undefined;
         // Gone meanwhile (admitted), or its key's waits moved: read again.
-        if (cancelled.failed('waiter') || cancelled.failed('key') || cancelled.failed('parked') || cancelled.conflict) return AGAIN;
+        if (['waiter', 'key', 'parked', 'state'].some((name) => cancelled.failed(name)) || cancelled.conflict) return AGAIN;
         throw cancelled.error;
       },
       () => new Contended(`render queue shard ${shard}: forgetting the wait of ${orderId} lost ${WAIT_LOSSES.attempts} times to other writers`),
@@ -495,7 +518,7 @@ export class Capacity implements CapacityStore {
             w.shard,
             c.slotShard === w.shard ? sum(left.add, busy) : left.add,
             { botRun: c.streak.to },
-            still('botRun', c.streak.from),
+            both(still('botRun', c.streak.from), left.heads === undefined ? undefined : still(headsIssuedOf(w.channel), left.heads)),
           ),
         },
       ],
@@ -628,22 +651,11 @@ export class StepFunctionsWakeup implements Wakeup {
   }
 }
 
-/** The queue as eta_seconds reads it: the shards' state items only (core's QueueViews keeps it for a few seconds). */
-export class QueueReader {
-  constructor(
-    private readonly store: Pick<CapacityStore, 'states'>,
-    private readonly settings: { slots: number; shards: number; botRun: number; defaultSecondsPerVideoSecond: number },
-  ) {}
-
-  async read(): Promise<QueueView> {
-    const { slots, shards, botRun, defaultSecondsPerVideoSecond } = this.settings;
-    const states = await this.store.states(Array.from({ length: shards }, (_, k) => k));
-    // The shards' measured rates, averaged: each measures only its own finished orders.
-    const rates = states.map((s) => s.rate).filter((r) => r !== undefined);
-    return {
-      shards: states.map((s, k) => ({ ...s, slots: slotsOf(k, slots, shards).length })),
-      secondsPerVideoSecond: rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : defaultSecondsPerVideoSecond,
-      botRun,
-    };
-  }
-}
+/**
+ * The queue as eta_seconds reads it: the state items of the shards asked for, one batch (core's QueueViews asks for an
+ * order's own shard and keeps it for a few seconds).
+ */
+export const shardReader =
+  (store: Pick<CapacityStore, 'states'>, settings: { slots: number; shards: number }): ShardReader =>
+  async (ks) =>
+    (await store.states(ks)).map((s, i) => ({ ...s, slots: slotsOf(ks[i]!, settings.slots, settings.shards).length }));

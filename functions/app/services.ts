@@ -41,7 +41,7 @@ import { StepFunctionsWorkflow } from '../adapters/workflow.ts';
 import { Webhooks } from '../adapters/webhooks.ts';
 import { deliverableFromEnv } from '../generator/deliverable.ts';
 import { planFromPrompt } from '../generator/planner.ts';
-import { type Lane, RenderLanes, RenderQueue } from '../core/capacity.ts';
+import { type Lane, RenderLanes, RenderQueue, shardCount } from '../core/capacity.ts';
 import { QueueViews } from '../core/eta.ts';
 import { type EndedExecution, type RecoveryPorts, recoverEnded, sweep } from '../core/sweep.ts';
 import { AuditCursors } from '../adapters/audit.ts';
@@ -49,7 +49,7 @@ import type { Order } from '../core/orders.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { cancel, cancelOrder, type CancelPorts, DEADLINE_EXCEEDED } from '../core/cancel-order.ts';
 import { closeInError } from '../core/close-order.ts';
-import { Capacity, QueueReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
+import { Capacity, shardReader, StepFunctionsWakeup } from '../adapters/capacity.ts';
 import type { UrlPolicy } from '../core/webhook-url.ts';
 
 export const logger = new Logger({ serviceName: 'video-service' });
@@ -119,8 +119,8 @@ function build() {
   // Until a lane has measured an order: the typical order's seconds spread over a typical 30-second video.
   const snapshot = (lane: Lane) => {
     const { store, slots, shards } = lanes[lane];
-    const reader = new QueueReader(store, { slots, shards, botRun: cfg.capacity.botRun, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 });
-    return new QueueViews(() => reader.read(), cfg.queueSnapshotMs);
+    const settings = { shards: shardCount(slots, shards), botRun: cfg.capacity.botRun, defaultSecondsPerVideoSecond: cfg.throughput.orderSeconds / 30 };
+    return new QueueViews(shardReader(store, { slots, shards: settings.shards }), settings, cfg.queueSnapshotMs);
   };
   const snapshots = { live: snapshot('live'), test: snapshot('test') };
   // Ending an order in error outside its workflow (a cancel, a deadline): its refund, slot, event and execution.

@@ -251,7 +251,14 @@ export interface CapacityPorts {
   /** Bot admissions in a row before a waiting API order goes next. */
   botRun: number;
   now: () => Date;
+  /** The two random choices of other shards (a steal, a release with nobody waiting); Math.random by default. */
+  random?: () => number;
 }
+
+/** Other shards a steal or an idle release reads: two random choices (docs/decisions.md, "Render queue at scale"). */
+export const CHOICES = 2;
+/** Shards a sweep run reclaims, admits in and reads the heads of, in turn: the rest on the next runs. */
+export const SWEEP_SHARDS = 8;
 
 export const DEFAULT_BOT_RUN = 3;
 /** The weight of the newest order in the measured rate. */
@@ -272,8 +279,20 @@ export class RenderQueue {
     return Array.from({ length: this.shards }, (_, k) => k);
   }
 
-  private allSlots() {
-    return Array.from({ length: this.p.slots }, (_, n) => n);
+  /** Up to CHOICES other shards than `shard`, at random (every other one when there are no more). */
+  private othersAtRandom(shard: number): number[] {
+    const others = this.allShards().filter((k) => k !== shard);
+    if (others.length <= CHOICES) return others;
+    const random = this.p.random ?? Math.random;
+    const picked = new Set<number>();
+    while (picked.size < CHOICES) picked.add(others[Math.floor(random() * others.length)]!);
+    return [...picked];
+  }
+
+  /** The shards of a sweep run's turn (every shard when no run is given). */
+  private turnOf(run?: number): number[] {
+    if (run === undefined || this.shards <= SWEEP_SHARDS) return this.allShards();
+    return Array.from({ length: SWEEP_SHARDS }, (_, i) => (run * SWEEP_SHARDS + i) % this.shards);
   }
 
   shardOf(orderId: string): number {
@@ -341,12 +360,13 @@ export class RenderQueue {
     // Its own shard's slots are all held, perhaps by this order now (a fill goes on until no slot is free): only an
     // order still waiting looks further, or it would race the other shards' own admissions for their heads.
     if (await this.held(orderId)) return;
-    // A free slot of another shard takes this shard's head.
-    const states = await this.p.store.states(this.allShards());
-    const idle = this.allShards()
-      .filter((k) => k !== shard && states[k]!.busy < slotsOf(k, this.p.slots, this.shards).length)
-      .sort((a, b) => states[a]!.busy - states[b]!.busy);
-    for (const k of idle) if (!(await this.fill(k, shard)).full) return;
+    // A free slot of another shard takes this shard's head: of two shards at random, the one with more free.
+    const others = this.othersAtRandom(shard);
+    const states = await this.p.store.states(others);
+    const free = (i: number) => slotsOf(others[i]!, this.p.slots, this.shards).length - states[i]!.busy;
+    const idle = others.map((_, i) => i).filter((i) => free(i) > 0);
+    idle.sort((a, b) => free(b) - free(a));
+    for (const i of idle) if (!(await this.fill(others[i]!, shard)).full) return;
   }
 
   /**
@@ -391,11 +411,15 @@ export class RenderQueue {
     return w?.token === START_AT_ADMISSION;
   }
 
-  /** Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing it). */
-  async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
+  /**
+   * Frees the slots whose lease ended or whose holder is closed (the run that closed it died before releasing it), in
+   * the shards of a sweep run's turn (`run`; every shard when none is given).
+   */
+  async reclaim(isClosed: (orderId: string) => Promise<boolean>, run?: number): Promise<number> {
     const now = this.p.now().getTime();
     let freed = 0;
-    for (const s of await this.p.store.slots(this.allSlots())) {
+    const ns = this.turnOf(run).flatMap((k) => slotsOf(k, this.p.slots, this.shards));
+    for (const s of await this.p.store.slots(ns)) {
       if (!s.holder) continue;
       if ((s.leaseUntil ?? 0) < now || (await isClosed(s.holder))) {
         if (await this.p.store.release(s, s.n % this.shards)) freed++;
@@ -404,19 +428,23 @@ export class RenderQueue {
     return freed;
   }
 
-  /** Waiting orders and the oldest one's age per channel, and the slots in use (for the operators' metrics). */
-  async stats(): Promise<{ waiting: Record<Channel, number>; oldestSeconds: Record<Channel, number>; inUse: number }> {
+  /**
+   * Waiting orders per channel and the slots held, from every shard's state item (one batch read per 100 shards); and
+   * how long the next order to be admitted has waited, per channel, the oldest of the heads of a sweep run's turn of
+   * shards (`run`; every shard when none is given), so the operators' metrics cost a bounded number of queries a run.
+   */
+  async stats(run?: number): Promise<{ waiting: Record<Channel, number>; oldestSeconds: Record<Channel, number>; inUse: number }> {
     const now = this.p.now().getTime();
-    const [slots, states] = await Promise.all([this.p.store.slots(this.allSlots()), this.p.store.states(this.allShards())]);
+    const states = await this.p.store.states(this.allShards());
     const waiting = { api: 0, bot: 0 };
     const oldestSeconds = { api: 0, bot: 0 };
     for (const channel of CHANNELS) {
-      const shards = this.allShards().filter((k) => waitingIn(states[k]!, channel) > 0);
-      waiting[channel] = shards.reduce((sum, k) => sum + waitingIn(states[k]!, channel), 0);
+      waiting[channel] = states.reduce((sum, s) => sum + waitingIn(s, channel), 0);
+      const shards = this.turnOf(run).filter((k) => waitingIn(states[k]!, channel) > 0);
       const heads = await Promise.all(shards.map((k) => this.p.store.head(k, channel)));
       for (const w of heads) if (w) oldestSeconds[channel] = Math.max(oldestSeconds[channel], Math.round((now - Date.parse(w.since)) / 1000));
     }
-    return { waiting, oldestSeconds, inUse: slots.filter((s) => s.holder && (s.leaseUntil ?? 0) >= now).length };
+    return { waiting, oldestSeconds, inUse: states.reduce((sum, s) => sum + s.busy, 0) };
   }
 
   /**
@@ -462,10 +490,13 @@ export class RenderQueue {
     return written ? Math.max(Math.abs(to - served), fixHeads ? Math.abs(headsServed - heads.served) : 0) : 0;
   }
 
-  /** Gives every free slot (or one whose lease ended) to the next order by the admission rule; how many it admitted. */
-  async admit(): Promise<number> {
+  /**
+   * Gives every free slot (or one whose lease ended) of the shards of a sweep run's turn (`run`; every shard when none
+   * is given) to the next order by the admission rule; how many it admitted.
+   */
+  async admit(run?: number): Promise<number> {
     let admitted = 0;
-    for (const k of this.allShards()) admitted += (await this.fill(k)).admitted;
+    for (const k of this.turnOf(run)) admitted += (await this.fill(k)).admitted;
     return admitted;
   }
 
@@ -476,16 +507,19 @@ export class RenderQueue {
   }
 
   /**
-   * The other shards with waiting orders by their counters, the most waiting first (bot orders first). A counter may
-   * count a wait that is not there (a wait's write that failed after its ticket, until a recount finds it), so the
-   * caller tries them in turn.
+   * Of two other shards at random, those with waiting orders by their counters, the more waiting first (bot orders
+   * first). A counter may count a wait that is not there (a wait's write that failed after its ticket, until a recount
+   * finds it), so the caller tries them in turn.
    */
   private async othersWaiting(shard: number): Promise<number[]> {
-    const states = await this.p.store.states(this.allShards());
-    const score = (k: number) => waitingIn(states[k]!, 'bot') * 1e6 + waitingIn(states[k]!, 'api');
-    return this.allShards()
-      .filter((k) => k !== shard && score(k) > 0)
-      .sort((a, b) => score(b) - score(a) || a - b);
+    const others = this.othersAtRandom(shard);
+    const states = await this.p.store.states(others);
+    const score = (i: number) => waitingIn(states[i]!, 'bot') * 1e6 + waitingIn(states[i]!, 'api');
+    return others
+      .map((_, i) => i)
+      .filter((i) => score(i) > 0)
+      .sort((a, b) => score(b) - score(a) || others[a]! - others[b]!)
+      .map((i) => others[i]!);
   }
 
   /** The first of these shards with an order waiting, and its heads. */
@@ -590,15 +624,15 @@ export class RenderLanes {
     return this.of(order).awaitsAdmission(order);
   }
 
-  async reclaim(isClosed: (orderId: string) => Promise<boolean>): Promise<number> {
+  async reclaim(isClosed: (orderId: string) => Promise<boolean>, run?: number): Promise<number> {
     let freed = 0;
-    for (const lane of LANES) freed += await this.lanes[lane].reclaim(isClosed);
+    for (const lane of LANES) freed += await this.lanes[lane].reclaim(isClosed, run);
     return freed;
   }
 
-  async admit(): Promise<number> {
+  async admit(run?: number): Promise<number> {
     let admitted = 0;
-    for (const lane of LANES) admitted += await this.lanes[lane].admit();
+    for (const lane of LANES) admitted += await this.lanes[lane].admit(run);
     return admitted;
   }
 
@@ -610,7 +644,7 @@ export class RenderLanes {
   }
 
   /** The live lane's figures: the operators' metrics and alarms are about paid capacity. */
-  stats(): ReturnType<RenderQueue['stats']> {
-    return this.lanes.live.stats();
+  stats(run?: number): ReturnType<RenderQueue['stats']> {
+    return this.lanes.live.stats(run);
   }
 }

@@ -116,7 +116,7 @@ export class OrderCreation {
     const queue = this.deps.queues[isLive(input.account) ? 'live' : 'test'];
     // Read after the key was verified (the handler's auth ran first), from a snapshot of the queue; the order counts
     // in this process's view at once, so the next creation of a burst sees it ahead (director mode waits for review).
-    const view = await queue.view(asked.params.director_mode ? undefined : { id, channel });
+    const view = await queue.view([{ id }], asked.params.director_mode ? undefined : { id, channel });
     const { quoteId } = input.request;
     const draft: Draft = {
       input,

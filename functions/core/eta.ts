@@ -27,19 +27,20 @@ export function standingOf(o: Order) {
 export type ShardView = ShardState & { slots: number };
 
 /**
- * What the queue looks like now: the shards' state items only (never their waits); read at most every few seconds
- * per process (a snapshot), never per request.
+ * What the queue looks like now: the state items of the shards asked for (the orders' own), never their waits nor
+ * the other shards'; each read at most every few seconds per process (a snapshot), never per request.
  */
 export interface QueueView {
-  shards: ShardView[];
+  /** By shard number, as many as the queue has; a shard not asked for is absent. */
+  shards: (ShardView | undefined)[];
   /** Measured seconds of generation (admission to done) per second of video. */
   secondsPerVideoSecond: number;
   /** Bot admissions in a row before a waiting API order goes next. */
   botRun: number;
 }
 
-/** How many of a channel wait, in every shard. */
-export const waitingOf = (view: QueueView, channel: Channel) => view.shards.reduce((n, s) => n + waitingIn(s, channel), 0);
+/** How many of a channel wait, in the shards of the view. */
+export const waitingOf = (view: QueueView, channel: Channel) => view.shards.reduce((n, s) => n + (s ? waitingIn(s, channel) : 0), 0);
 
 /** An order as the estimates take it: where it waits, when it has a ticket. */
 interface Queued {
@@ -50,7 +51,9 @@ interface Queued {
   keyActive?: number | undefined;
 }
 
-const shardOf = (view: QueueView, order: Queued) => view.shards[order.place?.shard ?? orderShard(order.id, view.shards.length)] ?? view.shards[0]!;
+/** The shard an order waits in (its place, else its id's hash). */
+export const shardOfOrder = (order: { id: string; place?: QueuePlace | undefined }, shards: number) => order.place?.shard ?? orderShard(order.id, shards);
+const shardOf = (view: QueueView, order: Queued) => view.shards[shardOfOrder(order, view.shards.length)] ?? view.shards.find((s) => s !== undefined)!;
 
 /**
  * Orders of its shard admitted before this one: its channel's by the rotation, and the other channel's by the admission
@@ -137,49 +140,76 @@ interface Expected {
   rank: number;
 }
 
+/** Reads the state items of these shards, in their order, each with its number of slots. */
+export type ShardReader = (shards: readonly number[]) => Promise<ShardView[]>;
+
 /**
- * A process's view of the queue for eta_seconds: the shards' state as read at most every `maxAgeMs` (so a burst of
- * requests does not make the state items hot), plus the orders this process created since, which a read may not count
- * yet (their workflow has not reached its wait). Each creation counts the ones before it, even in one burst. Orders
- * created by other processes count from the next read after their wait begins.
+ * A process's view of the queue for eta_seconds: each shard's state as read at most every `maxAgeMs`, and only the
+ * shards asked for (so that an estimate costs one small read of its own shard's item, whatever the number of shards),
+ * plus the orders this process created since, which a read may not count yet (their workflow has not reached its
+ * wait). Each creation counts the ones before it, even in one burst. Orders created by other processes count from the
+ * next read after their wait begins.
  */
 export class QueueViews {
-  private kept: { view: Promise<QueueView>; at: number } | undefined;
+  private readonly kept = new Map<number, { state: Promise<ShardView>; at: number }>();
+  /** The measured rate of each shard this process has read. */
+  private readonly rates = new Map<number, number>();
   /** This process's new orders, until a read that began after their creation counts them, or for `expectMs`. */
   private readonly expected = new Map<string, Expected>();
 
   constructor(
-    private readonly read: () => Promise<QueueView>,
+    private readonly read: ShardReader,
+    private readonly settings: { shards: number; botRun: number; defaultSecondsPerVideoSecond: number },
     private readonly maxAgeMs: number,
     private readonly expectMs = 10_000,
     private readonly clock: () => number = Date.now,
   ) {}
 
   /**
-   * The queue now; with `joining`, a new order of this process that will wait for a slot, counted from this call on
-   * (after the view it is given, so the next creation of a burst counts it ahead).
+   * The queue now as the shards of `orders` show it (shard 0 when none is given: a quote's sample); with `joining`, a
+   * new order of this process that will wait for a slot, its shard read too, counted from this call on (after the view
+   * it is given, so the next creation of a burst counts it ahead).
    */
-  async view(joining?: { id: string; channel: Channel }): Promise<QueueView> {
+  async view(orders: readonly { id: string; place?: QueuePlace | undefined }[] = [], joining?: { id: string; channel: Channel }): Promise<QueueView> {
     const now = this.clock();
-    if (!this.kept || now - this.kept.at > this.maxAgeMs) {
-      const view = this.read();
-      this.kept = { view, at: now };
-      // A failed read is not kept: the next request tries again.
-      view.catch(() => (this.kept = undefined));
-      void view.then(
-        (v) => this.settle(v, now),
+    const count = this.settings.shards;
+    const wanted = new Set(orders.map((o) => shardOfOrder(o, count)));
+    if (joining) wanted.add(orderShard(joining.id, count));
+    if (!wanted.size) wanted.add(0);
+    const stale = [...wanted].filter((k) => {
+      const kept = this.kept.get(k);
+      return !kept || now - kept.at > this.maxAgeMs;
+    });
+    if (stale.length) {
+      const read = this.read(stale);
+      stale.forEach((k, i) => {
+        const state = read.then((r) => r[i]!);
+        const entry = { state, at: now };
+        this.kept.set(k, entry);
+        // A failed read is not kept: the next request tries again.
+        state.catch(() => this.kept.get(k) === entry && this.kept.delete(k));
+      });
+      void read.then(
+        (r) => this.settle(stale, r, now),
         () => undefined,
       );
     }
-    const read = await this.kept.view;
-    const shards = read.shards.map((s) => ({ ...s, issued: { ...s.issued } }));
+    const shards: (ShardView | undefined)[] = Array.from({ length: count }, () => undefined);
+    for (const k of wanted) {
+      const s = await this.kept.get(k)!.state;
+      shards[k] = { ...s, issued: { ...s.issued } };
+    }
     for (const e of this.expected.values()) if (shards[e.shard]) shards[e.shard]!.issued[e.channel]++;
     if (joining) {
-      const shard = orderShard(joining.id, shards.length);
+      const shard = orderShard(joining.id, count);
       const rank = 1 + [...this.expected.values()].filter((e) => e.shard === shard && e.channel === joining.channel).length;
-      this.expected.set(joining.id, { channel: joining.channel, shard, at: now, issued: read.shards[shard]!.issued[joining.channel], rank });
+      const issued = shards[shard]!.issued[joining.channel] - (rank - 1);
+      this.expected.set(joining.id, { channel: joining.channel, shard, at: now, issued, rank });
     }
-    return { ...read, shards };
+    // The shards' measured rates, averaged: each measures only its own finished orders.
+    const rates = [...this.rates.values()];
+    const secondsPerVideoSecond = rates.length ? rates.reduce((a, b) => a + b, 0) / rates.length : this.settings.defaultSecondsPerVideoSecond;
+    return { shards, secondsPerVideoSecond, botRun: this.settings.botRun };
   }
 
   /** A creation that did not commit: the order will not wait. */
@@ -188,9 +218,13 @@ export class QueueViews {
   }
 
   /** A read begun at `readAt` counts the orders whose tickets it shows, and those expected long enough (done, or late). */
-  private settle(read: QueueView, readAt: number): void {
+  private settle(shards: readonly number[], read: readonly ShardView[], readAt: number): void {
+    shards.forEach((k, i) => {
+      if (read[i]?.rate !== undefined) this.rates.set(k, read[i]!.rate!);
+    });
     for (const [id, e] of this.expected) {
-      const shown = (read.shards[e.shard]?.issued[e.channel] ?? 0) - e.issued >= e.rank;
+      const i = shards.indexOf(e.shard);
+      const shown = i >= 0 && (read[i]?.issued[e.channel] ?? 0) - e.issued >= e.rank;
       if ((e.at < readAt && shown) || readAt - e.at > this.expectMs) this.expected.delete(id);
     }
   }

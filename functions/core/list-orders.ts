@@ -5,6 +5,7 @@
  * page with has_more and a cursor instead of reading the whole history.
  */
 import { laneOf } from './capacity.ts';
+import { standingOf } from './eta.ts';
 import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
 import type { OrderRecord } from '../contract/orders.ts';
@@ -76,9 +77,9 @@ export async function listOrderRecords(
   now: Date,
 ): Promise<{ records: OrderRecord[]; hasMore: boolean; next?: string }> {
   const page = await listOrders(p.orders, userId, q);
-  // An account's orders are all of its one mode, so of one lane: that lane's view, read once for the page.
-  const active = page.orders.find((o) => isActiveTask(o.status));
-  const view = active ? await p.queues[laneOf(active)].view() : undefined;
+  // An account's orders are all of its one mode, so of one lane: that lane's view of their shards, read once for the page.
+  const active = page.orders.filter((o) => isActiveTask(o.status));
+  const view = active.length ? await p.queues[laneOf(active[0]!)].view(active.map(standingOf)) : undefined;
   const records = await Promise.all(page.orders.map(async (o) => (await orderView(p, o, now, view)).record));
   return { records, hasMore: page.hasMore, ...(page.next ? { next: page.next } : {}) };
 }

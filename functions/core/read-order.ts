@@ -30,7 +30,8 @@ export interface OrderViewPorts {
 export async function orderView(p: OrderViewPorts, order: Order, now: Date, view?: QueueView): Promise<{ record: OrderRecord; standing?: Standing }> {
   if (order.status === 'done') return { record: toRecord(order, await p.links.issue(order.id, now)) };
   if (!isActiveTask(order.status)) return { record: toRecord(order) };
-  const where = standing(view ?? (await p.queues[laneOf(order)].view()), standingOf(order), now.getTime());
+  const stands = standingOf(order);
+  const where = standing(view ?? (await p.queues[laneOf(order)].view([stands])), stands, now.getTime());
   return { record: toRecord(order, undefined, where), standing: where };
 }
 

@@ -295,20 +295,21 @@ class Walk<T> {
  * after a start: executions live in its process, so a stop lost every one of them (on AWS nothing is lost that way).
  */
 export async function sweep(p: SweepPorts, { full = false } = {}): Promise<SweepResult> {
-  // The slots first: cheap, and not left undone should a long run below reach the job's timeout.
-  const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)));
-  for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
-  const admitted = await p.queue.admit();
   const cursor = await p.cursor.load();
-  // One shard's channel a run, in turn: a repair, so its failure is logged and the audit goes on.
+  // The run's number: its turn of the render queue's shards (SWEEP_SHARDS of them) and of the recount's shard and channel.
   const recount = Number.isInteger(cursor.recount) && cursor.recount! >= 0 ? cursor.recount! : 0;
+  // The slots first: cheap, and not left undone should a long run below reach the job's timeout.
+  const reclaimed = await p.queue.reclaim(async (orderId) => isClosed(await p.orders.get(orderId)), recount);
+  for (let i = 0; i < reclaimed; i++) p.metrics.count('SlotsReclaimed');
+  const admitted = await p.queue.admit(recount);
+  // One shard's channel a run, in turn: a repair, so its failure is logged and the audit goes on.
   try {
     const corrected = await p.queue.recount(recount);
     if (corrected) p.log.warn('the render queue recount corrected its counters', { recount, corrected });
   } catch (err) {
     p.log.warn('the render queue recount failed', { cause: String(err) });
   }
-  const stats = await p.queue.stats();
+  const stats = await p.queue.stats(recount);
   p.metrics.gauge('QueueDepthApi', stats.waiting.api, 'Count');
   p.metrics.gauge('QueueDepthBot', stats.waiting.bot, 'Count');
   p.metrics.gauge('OldestWaitingApiSeconds', stats.oldestSeconds.api, 'Seconds');

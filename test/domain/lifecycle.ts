@@ -227,7 +227,8 @@ export class World {
     this.sender = sender;
     this.delivery = delivery;
     const quotes = new MemoryQuotes(this.table);
-    const views = (slots: number) => new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+    const views = (slots: number) =>
+      new QueueViews(async (ks) => ks.map(() => ({ ...emptyShardState(), slots })), { shards: 1, botRun: 3, defaultSecondsPerVideoSecond: 0.5 }, 2000);
     const queueViews = { live: views(SLOTS), test: views(TEST_SLOTS) };
     this.quoting = new OrderQuoting({
       quotes,

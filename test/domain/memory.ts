@@ -448,7 +448,8 @@ function apply(order: Order, set: Partial<Order> = {}, remove: (keyof Order)[] =
 
 /** Both lanes' views of an empty render queue of two slots (eta_seconds). */
 export const emptyQueues = () => {
-  const view = () => new QueueViews(async () => ({ shards: [{ ...emptyShardState(), slots: 2 }], secondsPerVideoSecond: 0.5, botRun: 3 }), 2000);
+  const view = () =>
+    new QueueViews(async (ks) => ks.map(() => ({ ...emptyShardState(), slots: 2 })), { shards: 1, botRun: 3, defaultSecondsPerVideoSecond: 0.5 }, 2000);
   return { live: view(), test: view() };
 };
 
@@ -996,6 +997,8 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   constructor(private readonly table?: MemoryTable) {}
   async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>) {
     const stored = this.table?.orders.get(order.id);
+    // As the adapter: an order that waits already as its key's head is seen before any ticket is taken.
+    if (this.keyOf(w).kx.head?.orderId === w.orderId) return undefined;
     if ((this.table && stored?.status !== 'queued') || this.waiting.has(w.orderId)) {
       // As the adapter: its counters handed a ticket before the transaction was refused, and it was given back.
       const x = this.take(w);
@@ -1042,6 +1045,15 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       this.wrote(`waiting#${w.shard}#${w.channel}#${next.orderId}`);
     } else this.keyStates.set(id, { n: 0 });
   }
+  /** Whether the wait's leaving makes its key's next parked wait its head. */
+  private promotes(w: Waiter) {
+    const { kx } = this.keyOf(w);
+    return (
+      kx.head?.orderId === w.orderId &&
+      kx.n > 1 &&
+      [...this.waiting.values()].some((x) => x.shard === w.shard && x.channel === w.channel && x.key === w.key && x.head === undefined)
+    );
+  }
   async unwait(shard: number, channel: Channel, orderId: string, _key: string) {
     const w = this.waiting.get(orderId);
     if (w?.shard !== shard || w.channel !== channel) return;
@@ -1053,7 +1065,10 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     if (c.slot.holder ? slot?.holder !== c.slot.holder || (slot.leaseUntil ?? 0) >= c.now.getTime() : slot?.holder) return false;
     const w = this.waiting.get(c.waiter.orderId);
     const queue = this.state(c.waiter.shard);
-    if (w?.token !== c.waiter.token || w.shard !== c.waiter.shard || queue.botRun !== c.streak.from) return false;
+    // As the adapter: the wait's item as read (a head by its number, or parked), its token, the bot run.
+    if (w?.token !== c.waiter.token || w.shard !== c.waiter.shard || w.head !== c.waiter.head || queue.botRun !== c.streak.from) return false;
+    // A promotion numbers its key's next head from the counter as read: only while it is.
+    if (this.promotes(w) && queue.headsIssued[w.channel] !== c.queue.headsIssued[w.channel]) return false;
     const since = c.now.getTime();
     this.held.set(c.slot.n, {
       n: c.slot.n,

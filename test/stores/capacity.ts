@@ -165,6 +165,23 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
     assert.equal(await s.capacity.waiter(0, 'api', id(1), 'key-1'), undefined);
   });
 
+  scenario(make, known, "a claim that promotes its key's next head fails when heads were handed out since its read", async (s) => {
+    const a = (n: number) => waiter(n, { key: 'A' });
+    for (const w of [a(1), a(2), waiter(3, { key: 'B' })]) await s.capacity.wait(w);
+    const [read] = await s.capacity.states([0]);
+    await s.capacity.wait(waiter(4, { key: 'C' }));
+    const head = (await s.capacity.head(0, 'api'))!;
+    assert.equal(await claimAs(s, head, 0, T0, { queue: read! }), false, "A's next would be numbered before C's head");
+    assert.equal(await claimAs(s, head, 0, T0), true, 'read again: admitted');
+    const line = [];
+    for (let n = 0; n < 3; n++) {
+      const next = (await s.capacity.head(0, 'api'))!;
+      line.push(next.key);
+      await s.capacity.unwait(0, 'api', next.orderId, next.key);
+    }
+    assert.deepEqual(line, ['B', 'C', 'A'], "A's next joins behind every head there was");
+  });
+
   scenario(make, known, 'a claim gives the slot to the waiter, all at once: the slot, the wait, the counters, the hold', async (s) => {
     assert.equal(await admit(s, waiter(1), 2, T0), true);
     assert.deepEqual(await s.capacity.slots([2]), [

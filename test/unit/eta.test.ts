@@ -58,23 +58,26 @@ describe("a process's view of the queue", () => {
     let clock = now;
     let state = shard({ slots: 1 });
     const views = new QueueViews(
-      async () => {
+      async (ks) => {
         reads++;
-        return view({ shards: [state] });
+        return ks.map(() => state);
       },
+      { shards: 1, botRun: 3, defaultSecondsPerVideoSecond: 0.5 },
       2000,
       10_000,
       () => clock,
     );
     // Ten creations at once: each counts the others before it, though one read serves them all.
     const ids = Array.from({ length: 10 }, (_, i) => `vid_${String(i).padStart(2, '0')}`);
-    const etas = await Promise.all(ids.map(async (id) => queuedEta(await views.view({ id, channel: 'api' }), { id, channel: 'api', videoSeconds: 10 }, clock)));
+    const etas = await Promise.all(
+      ids.map(async (id) => queuedEta(await views.view([], { id, channel: 'api' }), { id, channel: 'api', videoSeconds: 10 }, clock)),
+    );
     assert.equal(reads, 1);
     assert.deepEqual(etas, [5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
     // A creation that did not commit leaves the view; a bot order goes ahead of the waiting API orders (botRun 3).
     views.drop('vid_09');
     assert.equal(waitingOf(await views.view(), 'api'), 9);
-    const bot = await views.view({ id: 'vid_10', channel: 'bot' });
+    const bot = await views.view([], { id: 'vid_10', channel: 'bot' });
     assert.equal(queuedEta(bot, { id: 'vid_10', channel: 'bot', videoSeconds: 10 }, clock), 5);
     // The next read shows three new tickets: the first three are counted once, from the read.
     clock += 3000;

@@ -16,7 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/adapters/keys.ts';
 import { orderShard, RenderQueue, waitingIn } from '../../functions/core/capacity.ts';
-import { waitingOf } from '../../functions/core/eta.ts';
+import { QueueViews, waitingOf } from '../../functions/core/eta.ts';
 import { ensureTable } from '../../local/dynamodb.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
@@ -80,7 +80,7 @@ describe('the render queue with one slot', () => {
 
   it('admits in parallel in different shards with no conflict, steals across shards, and reads eta from the shard states only', async () => {
     // The adapters read the stack's settings: imported once it runs.
-    const [{ config }, { Capacity, QueueReader }] = await Promise.all([
+    const [{ config }, { Capacity, shardReader }] = await Promise.all([
       import('../../functions/adapters/config.ts'),
       import('../../functions/adapters/capacity.ts'),
     ]);
@@ -137,18 +137,19 @@ describe('the render queue with one slot', () => {
       shards.map(() => [4, 2]),
     );
 
-    // eta_seconds: one batch read of the four state items, no query of a wait's partition.
+    // eta_seconds of an order: one batch read of its own shard's state item, no query of a wait's partition.
     sent.length = 0;
-    const reader = new QueueReader(store, { slots: SLOTS, shards: SHARDS, botRun: 3, defaultSecondsPerVideoSecond: 0.5 });
-    const view = await reader.read();
-    assert.equal(waitingOf(view, 'api'), 8);
+    const views = new QueueViews(shardReader(store, { slots: SLOTS, shards: SHARDS }), { shards: SHARDS, botRun: 3, defaultSecondsPerVideoSecond: 0.5 }, 2000);
+    const waiting = rounds[5]![2]!;
+    const view = await views.view([{ id: waiting }]);
+    assert.equal(waitingOf(view, 'api'), 2, 'its own shard only');
     assert.deepEqual(
       sent.map((c) => c.command),
       ['BatchGetItemCommand'],
     );
     assert.deepEqual(
       (Object.values(sent[0]!.input.RequestItems)[0] as { Keys: { PK: unknown }[] }).Keys.map((k) => k.PK),
-      shards.map((k) => keys.queueState(k).PK),
+      [keys.queueState(orderShard(waiting, SHARDS)).PK],
     );
 
     // One release per shard at once: each hands its slot to its own shard's next order, again with no conflict.
