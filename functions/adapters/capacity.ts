@@ -388,13 +388,14 @@ export class Capacity implements CapacityStore {
     const names = { '#n': 'n' };
     const isHead = kx.head?.orderId === w.orderId;
     const next = isHead && kx.n > 1 ? await this.nextParked(w) : undefined;
-    /** The heads handed out as read, when a promotion numbers its head from them. */
+    /** The heads handed out as read, when a promotion numbers its head from them, and the head it makes. */
     let heads: number | undefined;
+    let promoted: Waiter | undefined;
     if (next) {
       const state = queue ?? (await this.states([w.shard]))[0]!;
       // The next number, while the counter is as read (the caller's state write checks it): never before a head
       // that began to wait meanwhile.
-      const promoted: Waiter = { ...next, head: state.headsIssued[w.channel] + 1 };
+      promoted = { ...next, head: state.headsIssued[w.channel] + 1 };
       delete promoted.behind;
       add[headsIssuedOf(w.channel)] = 1;
       heads = state.headsIssued[w.channel];
@@ -439,7 +440,27 @@ export class Capacity implements CapacityStore {
         },
       ]);
     }
-    return { items, add, heads };
+    return { items, add, heads, promoted };
+  }
+
+  /**
+   * A promoted head's new place on its order, once the transaction that promoted it committed, so that its eta counts
+   * the heads ahead of it; a write of its own (an order gone or closed meanwhile only misses it), the price one write.
+   */
+  private async placePromoted(w: Waiter | undefined): Promise<void> {
+    if (w?.head === undefined) return;
+    await writeIf(
+      this.ddb.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.order(w.orderId),
+          UpdateExpression: 'SET queuePlace = :place',
+          ConditionExpression: '#s IN (:queued, :running)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':place': { shard: w.shard, ticket: w.ticket, head: w.head }, ':queued': 'queued', ':running': 'running' },
+        }),
+      ),
+    );
   }
 
   /** The oldest parked wait of a key in its shard's channel. */
@@ -465,11 +486,11 @@ export class Capacity implements CapacityStore {
           new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }),
         );
         if (!found.Item) return undefined;
-        const { items, add, heads } = await this.leave(waiterOf(found.Item), undefined, undefined);
+        const { items, add, heads, promoted } = await this.leave(waiterOf(found.Item), undefined, undefined);
         const asRead = heads === undefined ? undefined : still(headsIssuedOf(channel), heads);
         items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add, {}, asRead) }]);
         const cancelled = await transact(this.ddb, items);
-        if (!cancelled) return undefined;
+        if (!cancelled) return void (await this.placePromoted(promoted));
         // Gone meanwhile (admitted), or its key's waits moved: read again.
         if (['waiter', 'key', 'parked', 'state'].some((name) => cancelled.failed(name)) || cancelled.conflict) return AGAIN;
         throw cancelled.error;
@@ -528,7 +549,10 @@ export class Capacity implements CapacityStore {
     if (c.slotShard !== w.shard) items.push(['busy', { Update: stateUpdate(T, this.lane, c.slotShard, busy) }]);
     if (old?.holder) items.push(['oldHold', { Delete: { TableName: T, Key: keys.slotHold(old.holder) } }]);
     const cancelled = await transact(this.ddb, items);
-    if (!cancelled) return true;
+    if (!cancelled) {
+      await this.placePromoted(left.promoted);
+      return true;
+    }
     if (['slot', 'waiter', 'queue', 'key', 'parked'].some((name) => cancelled.failed(name)) || cancelled.conflict) return false;
     throw cancelled.error;
   }

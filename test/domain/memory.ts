@@ -1042,6 +1042,10 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       state.headsIssued[w.channel]++;
       this.waiting.set(next.orderId, promoted);
       this.keyStates.set(id, { n: kx.n - 1, head: { orderId: next.orderId, number: promoted.head! } });
+      // As the adapter, after its transaction: the promoted order's new place, while it is active.
+      const order = this.table?.orders.get(next.orderId);
+      if (order && (order.status === 'queued' || order.status === 'running'))
+        order.queuePlace = { shard: next.shard, ticket: next.ticket, head: promoted.head! };
       this.wrote(`waiting#${w.shard}#${w.channel}#${next.orderId}`);
     } else this.keyStates.set(id, { n: 0 });
   }

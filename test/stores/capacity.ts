@@ -130,6 +130,14 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
       const third = await created(s, userId, T0);
       const { ticket } = (await enqueue(third))!;
       assert.equal(ticket - (await s.capacity.states([0]))[0]!.served.api, 3, 'the next order waits third');
+      // The key's head admitted: its oldest parked order (by id; created in one millisecond, either) is its head now,
+      // and its order says where it stands.
+      assert.equal(await claimAs(s, (await s.capacity.head(0, 'api'))!, 0, T0), true);
+      const [next] = [
+        { id: second.id, ticket: 2 },
+        { id: third.id, ticket },
+      ].sort((a, b) => (a.id < b.id ? -1 : 1));
+      assert.deepEqual((await s.orders.get(next!.id))!.queuePlace, { shard: 0, ticket: next!.ticket, head: 2 });
     },
   );
 
