@@ -271,40 +271,49 @@ export class Capacity implements CapacityStore {
     return keyStateOf(out.Item);
   }
 
-  /** The item of an order's wait, given its key's state: its head's, or a parked one's. */
-  private waitOf(shard: number, channel: Channel, key: string, orderId: string, kx: KeyState) {
-    const head = kx.head?.orderId === orderId ? kx.head.number : undefined;
-    return waitKey({ shard, channel, key, orderId, ...(head !== undefined ? { head } : {}) }, this.lane);
-  }
-
+  /**
+   * An order's wait, read strongly consistent: parked, else its key's head. In that order, since a promotion moves a
+   * parked wait to its head in one transaction: a parked wait not found was never there or is the head by the time
+   * the key's item is read (else it is gone). Read the other way, a promotion in between would hide it.
+   */
   async waiter(shard: number, channel: Channel, orderId: string, key: string): Promise<Waiter | undefined> {
+    const get = async (Key: Record<string, string>) => (await this.ddb.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))).Item;
+    const parked = await get(keys.waitingParked(shard, channel, key, orderId, this.lane));
+    if (parked) return waiterOf(parked);
     const kx = await this.keyState(shard, channel, key);
-    const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }));
-    return out.Item ? waiterOf(out.Item) : undefined;
+    if (kx.head?.orderId !== orderId) return undefined;
+    const head = await get(keys.waitingHead(shard, channel, kx.head.number, orderId, this.lane));
+    return head ? waiterOf(head) : undefined;
   }
 
   async wait(w: NewWait): Promise<Placed> {
     return untilDone(
       WAIT_LOSSES,
       async () => {
-        const kx = await this.keyState(w.shard, w.channel, w.key);
         // The same order waiting already (a wait run again): the new token, the same place.
-        try {
-          const out = await this.ddb.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: this.waitOf(w.shard, w.channel, w.key, w.orderId, kx),
-              UpdateExpression: 'SET #token = :token, since = :since',
-              ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
-              ExpressionAttributeNames: { '#token': 'token' },
-              ExpressionAttributeValues: { ':token': w.token, ':since': w.since },
-              ReturnValues: 'ALL_NEW',
-            }),
-          );
-          return placedOf(waiterOf(out.Attributes!));
-        } catch (err) {
-          if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+        const before = await this.waiter(w.shard, w.channel, w.orderId, w.key);
+        if (before) {
+          const out = await this.ddb
+            .send(
+              new UpdateCommand({
+                TableName: this.tableName,
+                Key: waitKey(before, this.lane),
+                UpdateExpression: 'SET #token = :token, since = :since',
+                ConditionExpression: `attribute_exists(${TABLE_KEYS.pk})`,
+                ExpressionAttributeNames: { '#token': 'token' },
+                ExpressionAttributeValues: { ':token': w.token, ':since': w.since },
+                ReturnValues: 'ALL_NEW',
+              }),
+            )
+            .catch((err: Error) => {
+              if (err.name !== 'ConditionalCheckFailedException') throw err;
+            });
+          // Moved meanwhile (promoted, or admitted): read again.
+          return out ? placedOf(waiterOf(out.Attributes!)) : AGAIN;
         }
+        const kx = await this.keyState(w.shard, w.channel, w.key);
+        // Its wait recorded meanwhile as its key's head: read again.
+        if (kx.head?.orderId === w.orderId) return AGAIN;
         const recorded = await this.record(w, kx, () => []);
         // This order's wait was recorded meanwhile, or the key's waits moved, or another transaction held an item.
         return recorded instanceof Cancelled ? AGAIN : recorded;
@@ -447,8 +456,8 @@ export class Capacity implements CapacityStore {
    * A promoted head's new place on its order, once the transaction that promoted it committed, so that its eta counts
    * the heads ahead of it; a write of its own (an order gone or closed meanwhile only misses it), the price one write.
    */
-  private async placePromoted(w: Waiter | undefined): Promise<void> {
-    if (w?.head === undefined) return;
+  async place(w: Waiter): Promise<void> {
+    if (w.head === undefined) return;
     await writeIf(
       this.ddb.send(
         new UpdateCommand({
@@ -481,16 +490,13 @@ export class Capacity implements CapacityStore {
     await untilDone(
       WAIT_LOSSES,
       async () => {
-        const kx = await this.keyState(shard, channel, key);
-        const found = await this.ddb.send(
-          new GetCommand({ TableName: this.tableName, Key: this.waitOf(shard, channel, key, orderId, kx), ConsistentRead: true }),
-        );
-        if (!found.Item) return undefined;
-        const { items, add, heads, promoted } = await this.leave(waiterOf(found.Item), undefined, undefined);
+        const found = await this.waiter(shard, channel, orderId, key);
+        if (!found) return undefined;
+        const { items, add, heads, promoted } = await this.leave(found, undefined, undefined);
         const asRead = heads === undefined ? undefined : still(headsIssuedOf(channel), heads);
         items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add, {}, asRead) }]);
         const cancelled = await transact(this.ddb, items);
-        if (!cancelled) return void (await this.placePromoted(promoted));
+        if (!cancelled) return void (promoted && (await this.place(promoted)));
         // Gone meanwhile (admitted), or its key's waits moved: read again.
         if (['waiter', 'key', 'parked', 'state'].some((name) => cancelled.failed(name)) || cancelled.conflict) return AGAIN;
         throw cancelled.error;
@@ -499,7 +505,7 @@ export class Capacity implements CapacityStore {
     );
   }
 
-  async claim(c: Claim): Promise<boolean> {
+  async claim(c: Claim): Promise<false | { promoted?: Waiter }> {
     const T = this.tableName;
     const w = c.waiter;
     const since = c.now.toISOString();
@@ -549,10 +555,7 @@ export class Capacity implements CapacityStore {
     if (c.slotShard !== w.shard) items.push(['busy', { Update: stateUpdate(T, this.lane, c.slotShard, busy) }]);
     if (old?.holder) items.push(['oldHold', { Delete: { TableName: T, Key: keys.slotHold(old.holder) } }]);
     const cancelled = await transact(this.ddb, items);
-    if (!cancelled) {
-      await this.placePromoted(left.promoted);
-      return true;
-    }
+    if (!cancelled) return left.promoted ? { promoted: left.promoted } : {};
     if (['slot', 'waiter', 'queue', 'key', 'parked'].some((name) => cancelled.failed(name)) || cancelled.conflict) return false;
     throw cancelled.error;
   }

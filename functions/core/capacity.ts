@@ -203,10 +203,12 @@ export interface CapacityStore {
   /**
    * Gives the slot to the waiter, all or nothing: only while the slot is as read (free, or the same holder with its
    * lease ended), the waiter still waits with this token, its key's waits are as the store reads them, and its shard's
-   * bot run is still `streak.from`. A head's key's next order becomes its head, at the rotation's end. False when any
-   * moved.
+   * bot run is still `streak.from`. A head's key's next order becomes its head, at the rotation's end (`promoted`, whose
+   * place on its order `place` writes once the admission is done). False when any moved.
    */
-  claim(c: Claim): Promise<boolean>;
+  claim(c: Claim): Promise<false | { promoted?: Waiter }>;
+  /** Writes a promoted head's place on its order, while the order is active (eta_seconds reads it there). */
+  place(w: Waiter): Promise<void>;
   /** Extends the lease of the slot the order holds; false when it holds none. */
   renew(n: number, orderId: string, leaseUntil: Date): Promise<boolean>;
   /** Frees the slot as read from its holder, setting its shard's measured rate when given; false when it moved. */
@@ -572,7 +574,8 @@ export class RenderQueue {
       const next = h.bot && (!h.api || h.run < this.p.botRun) ? h.bot : h.api!;
       const to = next.channel === 'bot' && h.api ? h.run + 1 : 0;
       const leaseUntil = this.leaseUntil(now);
-      if (!(await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to }, queue: h.state }))) {
+      const claimed = await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to }, queue: h.state });
+      if (!claimed) {
         // Another admission took the slot or the waiter first: read again, after a pause that grows with the conflicts.
         await pause(losses, conflicts++);
         continue;
@@ -592,6 +595,8 @@ export class RenderQueue {
       // The wait may have died with its execution: the slot goes back, and the order is the sweep's to restart.
       if (!woken) await this.p.store.release(taken, shard);
       else admitted++;
+      // After the start, so that no read of the queue finds the admitted order neither waiting nor started for longer.
+      if (claimed.promoted) await this.p.store.place(claimed.promoted);
     }
     // Lost to other writers again and again: the caller's step is retried rather than failed.
     throw new Contended(`render queue shard ${shard}: ${conflicts} admissions lost to other writers`);

@@ -1022,7 +1022,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
    * A wait leaves (admitted, or forgotten): its key counts one less, and a head's key's oldest parked wait becomes its
    * head at the rotation's end (its number from the state as read, as the adapter takes it).
    */
-  private leave(w: Waiter, read: ShardState) {
+  private leave(w: Waiter, read: ShardState): Waiter | undefined {
     const { id, kx } = this.keyOf(w);
     this.passedBy.delete(w.orderId);
     const state = this.state(w.shard);
@@ -1031,7 +1031,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     if (w.head !== undefined) state.headsServed[w.channel]++;
     if (kx.head?.orderId !== w.orderId) {
       kx.n = Math.max(0, kx.n - 1);
-      return;
+      return undefined;
     }
     const next = [...this.waiting.values()]
       .filter((x) => x.shard === w.shard && x.channel === w.channel && x.key === w.key && x.head === undefined)
@@ -1042,12 +1042,11 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       state.headsIssued[w.channel]++;
       this.waiting.set(next.orderId, promoted);
       this.keyStates.set(id, { n: kx.n - 1, head: { orderId: next.orderId, number: promoted.head! } });
-      // As the adapter, after its transaction: the promoted order's new place, while it is active.
-      const order = this.table?.orders.get(next.orderId);
-      if (order && (order.status === 'queued' || order.status === 'running'))
-        order.queuePlace = { shard: next.shard, ticket: next.ticket, head: promoted.head! };
       this.wrote(`waiting#${w.shard}#${w.channel}#${next.orderId}`);
-    } else this.keyStates.set(id, { n: 0 });
+      return promoted;
+    }
+    this.keyStates.set(id, { n: 0 });
+    return undefined;
   }
   /** Whether the wait's leaving makes its key's next parked wait its head. */
   private promotes(w: Waiter) {
@@ -1061,7 +1060,8 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   async unwait(shard: number, channel: Channel, orderId: string, _key: string) {
     const w = this.waiting.get(orderId);
     if (w?.shard !== shard || w.channel !== channel) return;
-    this.leave(w, clone(this.state(shard)));
+    const promoted = this.leave(w, clone(this.state(shard)));
+    if (promoted) await this.place(promoted);
     this.wrote(`waiting#${shard}#${channel}#${orderId}`, `key#${shard}#${channel}#${w.key}`, `state#${shard}`);
   }
   async claim(c: Claim) {
@@ -1089,7 +1089,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       byKey.set(w.key, (byKey.get(w.key) ?? new Set()).add(w.orderId));
       this.passedBy.set(h.orderId, byKey);
     }
-    this.leave(w, c.queue);
+    const promoted = this.leave(w, c.queue);
     queue.botRun = c.streak.to;
     const busy = this.state(c.slotShard);
     busy.busy++;
@@ -1114,7 +1114,13 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     if (slot?.holder) items.push(`hold#${slot.holder}`);
     this.wrote(...items);
     this.claims.push(items);
-    return true;
+    return promoted ? { promoted } : {};
+  }
+  /** As the adapter: a promoted head's place on its order, while it is active. */
+  async place(w: Waiter) {
+    const order = this.table?.orders.get(w.orderId);
+    if (w.head !== undefined && order && (order.status === 'queued' || order.status === 'running'))
+      order.queuePlace = { shard: w.shard, ticket: w.ticket, head: w.head };
   }
   async renew(n: number, orderId: string, leaseUntil: Date) {
     const slot = this.held.get(n);

@@ -22,11 +22,17 @@ const waiter = (n: number, o: { shard?: number; channel?: Channel; token?: strin
 /** The wait as recorded: a key's head (its number) or parked (its key's waits ahead). */
 const recorded = (w: NewWait, ticket: number, place: { head: number } | { behind: number }): Waiter => ({ ...w, ticket, ...place });
 
+/** Whether a claim admitted its waiter; a head it promoted gets its place on its order, as the queue writes it. */
+async function admitted(s: Stores, claimed: Awaited<ReturnType<Stores['capacity']['claim']>>) {
+  if (claimed && claimed.promoted) await s.capacity.place(claimed.promoted);
+  return claimed !== false;
+}
+
 /** Gives the waiting order slot `n` (free, as read) at `now`, as read from the store. */
 async function claimAs(s: Stores, w: Waiter, slot: number, now: Date, more: Partial<Claim> = {}) {
   const [state] = await s.capacity.states([w.shard]);
   const [read] = await s.capacity.slots([slot]);
-  return s.capacity.claim({
+  return admittedBy(s, {
     slot: read!,
     slotShard: w.shard,
     waiter: w,
@@ -37,6 +43,7 @@ async function claimAs(s: Stores, w: Waiter, slot: number, now: Date, more: Part
     ...more,
   });
 }
+const admittedBy = async (s: Stores, c: Claim) => admitted(s, await s.capacity.claim(c));
 
 /** Records the wait and gives the order slot `n` (free, as read) at `now`. */
 async function admit(s: Stores, w: NewWait, slot: number, now: Date, more: Partial<Claim> = {}) {
@@ -219,13 +226,13 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
     const snapshot = await before();
     const queue = (snapshot[1] as ReturnType<typeof emptyShardState>[])[0]!;
     const base = { slotShard: 0, leaseUntil: T0, now: T0, queue };
-    assert.equal(await s.capacity.claim({ ...base, slot: { n: 0 }, waiter: two, streak: { from: 0, to: 0 } }), false);
+    assert.equal(await admittedBy(s, { ...base, slot: { n: 0 }, waiter: two, streak: { from: 0, to: 0 } }), false);
     // The wait's token is another (its execution waits again).
-    assert.equal(await s.capacity.claim({ ...base, slot: { n: 1 }, waiter: { ...two, token: 'old' }, streak: { from: 0, to: 0 } }), false);
+    assert.equal(await admittedBy(s, { ...base, slot: { n: 1 }, waiter: { ...two, token: 'old' }, streak: { from: 0, to: 0 } }), false);
     // The shard's bot run is not the one read.
-    assert.equal(await s.capacity.claim({ ...base, slot: { n: 1 }, waiter: two, streak: { from: 2, to: 0 } }), false);
+    assert.equal(await admittedBy(s, { ...base, slot: { n: 1 }, waiter: two, streak: { from: 2, to: 0 } }), false);
     // No such wait.
-    assert.equal(await s.capacity.claim({ ...base, slot: { n: 1 }, waiter: recorded(waiter(7), 9, { head: 9 }), streak: { from: 0, to: 0 } }), false);
+    assert.equal(await admittedBy(s, { ...base, slot: { n: 1 }, waiter: recorded(waiter(7), 9, { head: 9 }), streak: { from: 0, to: 0 } }), false);
     assert.deepEqual(await before(), snapshot);
     assert.equal(await s.capacity.holding(id(2)), undefined);
   });
@@ -253,8 +260,8 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
       streak: { from: 0, to: 0 },
       queue: queue!,
     };
-    assert.equal(await s.capacity.claim({ ...claim, now: end }), false, 'the lease ends after its last millisecond');
-    assert.equal(await s.capacity.claim({ ...claim, now: after(end, 1) }), true);
+    assert.equal(await admittedBy(s, { ...claim, now: end }), false, 'the lease ends after its last millisecond');
+    assert.equal(await admittedBy(s, { ...claim, now: after(end, 1) }), true);
     assert.equal((await s.capacity.slots([0]))[0]!.holder, id(2));
     assert.deepEqual([await s.capacity.holding(id(1)), await s.capacity.holding(id(2))], [undefined, 0]);
     const [state] = await s.capacity.states([0]);
@@ -290,7 +297,7 @@ export function capacityContract(make: MakeStores, known: KnownDrifts) {
     await s.capacity.wait(w);
     const [queue] = await s.capacity.states([1]);
     const stolen = { slot: { n: 0 }, slotShard: 0, waiter: recorded(w, 1, { head: 1 }), leaseUntil: after(T0, MINUTE), now: T0, queue: queue! };
-    assert.equal(await s.capacity.claim({ ...stolen, streak: { from: 0, to: 0 } }), true);
+    assert.equal(await admittedBy(s, { ...stolen, streak: { from: 0, to: 0 } }), true);
     const [own, theirs] = await s.capacity.states([0, 1]);
     assert.deepEqual([own!.busy, own!.served.api, theirs!.busy, theirs!.served.api], [1, 0, 0, 1]);
     const [held] = await s.capacity.slots([0]);
