@@ -492,11 +492,25 @@ export class RenderQueue {
 
   /**
    * Gives every free slot (or one whose lease ended) of the shards of a sweep run's turn (`run`; every shard when none
-   * is given) to the next order by the admission rule; how many it admitted.
+   * is given) to the next order by the admission rule; then, from every shard's state item, free slots of up to
+   * SWEEP_SHARDS shards to the orders of shards whose slots are all held (what the random choices of waits and releases
+   * missed). How many it admitted.
    */
   async admit(run?: number): Promise<number> {
     let admitted = 0;
     for (const k of this.turnOf(run)) admitted += (await this.fill(k)).admitted;
+    if (this.shards <= CHOICES + 1) return admitted;
+    const states = await this.p.store.states(this.allShards());
+    const size = (k: number) => slotsOf(k, this.p.slots, this.shards).length;
+    const idle = this.allShards().filter((k) => states[k]!.busy < size(k));
+    const waiting = this.allShards().filter((k) => states[k]!.busy >= size(k) && waitingIn(states[k]!, 'bot') + waitingIn(states[k]!, 'api') > 0);
+    // Each fill gives a free shard's slots to a full shard's orders until one runs out: at most SWEEP_SHARDS fills a run.
+    for (let fills = 0, i = 0, j = 0; fills < SWEEP_SHARDS && i < idle.length && j < waiting.length; fills++) {
+      const r = await this.fill(idle[i]!, waiting[j]!);
+      admitted += r.admitted;
+      if (r.full) i++;
+      else j++;
+    }
     return admitted;
   }
 

@@ -8,8 +8,19 @@ import { MemoryCapacity } from './memory.ts';
 let capacity: MemoryCapacity;
 let clock: number;
 let seq: number;
+/** The random choices of other shards, seeded so that every run takes the same (QUEUE_SEED replays another). */
+const SEED = Number(process.env.QUEUE_SEED ?? 1);
 const queue = (slots: number, botRun = 3, shards?: number) =>
-  new RenderQueue({ store: capacity, wakeup: capacity, slots, ...(shards ? { shards } : {}), leaseSeconds: 60, botRun, now: () => new Date(clock) });
+  new RenderQueue({
+    store: capacity,
+    wakeup: capacity,
+    slots,
+    ...(shards ? { shards } : {}),
+    leaseSeconds: 60,
+    botRun,
+    now: () => new Date(clock),
+    random: random(SEED),
+  });
 
 beforeEach(() => {
   capacity = new MemoryCapacity();
@@ -272,6 +283,45 @@ describe('the render queue in shards', () => {
         await checkShards(slots, shards, () => q.admit());
       }
     }
+  });
+
+  it('reads a bounded number of shards in each operation however many there are: 100 shards of 8 slots', async () => {
+    const q = queue(800, 3, 100);
+    const read = () => ({ ...capacity.reads });
+    const since = (before: typeof capacity.reads) => ({
+      slot: capacity.reads.slot - before.slot,
+      state: capacity.reads.state - before.state,
+      waiting: capacity.reads.waiting - before.waiting,
+    });
+    // Every slot held: a new order waits, its shard full, and looks at two other shards only.
+    for (let n = 0; n < 800; n++) {
+      const o = order('api');
+      capacity.held.set(n, { n, holder: o.id, channel: 'api', leaseUntil: clock + 600_000, since: new Date(clock).toISOString(), videoSeconds: 10 });
+      capacity.holds.set(o.id, n);
+      const state = capacity.shardStates.get(n % 100) ?? emptyShardState();
+      state.busy++;
+      capacity.shardStates.set(n % 100, state);
+    }
+    let before = read();
+    const waiting = order('api');
+    await q.awaitSlot(waiting, `t-${waiting.id}`);
+    assert.deepEqual(since(before), { slot: 8, state: CHOICES, waiting: 0 }, "its shard's slots, two other shards' states");
+    // A release in another shard with nobody waiting there: its own shard's state (the rate, its heads), two other
+    // shards' states, and the heads (and state) of each of those it tries.
+    const elsewhere = [...capacity.held.values()].find((s) => s.n % 100 !== orderShard(waiting.id, 100))!;
+    before = read();
+    await q.release(elsewhere.holder!, true);
+    assert.ok(since(before).state <= 2 + 2 * CHOICES, `a release read ${since(before).state} shard states`);
+    // A sweep run's turn: eight shards' slots and heads, and every state item (one batch per 100) to match free slots
+    // with waits the random choices missed; the gauges read them too.
+    before = read();
+    await q.reclaim(async () => false, 5);
+    await q.admit(5);
+    assert.ok(since(before).slot <= 2 * 8 * 8 + 8 * 8 && since(before).state <= 100 + 8 * (1 + CHOICES), JSON.stringify(since(before)));
+    before = read();
+    await q.stats(5);
+    assert.deepEqual([since(before).slot, since(before).state], [0, 100]);
+    assert.ok(since(before).waiting <= 16, `${since(before).waiting} heads read`);
   });
 
   it('gives a free slot to a waiting order of another shard past a shard that counts a wait that is not there', async () => {
