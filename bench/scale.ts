@@ -116,6 +116,8 @@ export interface Conflicts {
 interface Ctx {
   sim: Sim;
   rng: () => number;
+  /** New orders whose wait's transaction fails after its ticket (drawn at their arrival). */
+  ghosts: Set<string>;
   meter: Meter;
   f: number;
   calls: Record<string, number>;
@@ -351,7 +353,7 @@ class CountedCapacity extends MemoryCapacity {
       await write(this.x, this.tag, this.stateItem(w.shard), async () => true, this.act());
       // A new order's wait whose transaction fails after its ticket (the memory store's failNextEnqueue): the counter
       // counts a wait that is not there, a ghost, and the creation leaves its order to the audit.
-      const ghost = also.length > 0 && this.x.rng() < SCENARIO.ghostShare;
+      const ghost = also.length > 0 && this.x.ghosts.delete(w.orderId);
       let out: T | typeof MOVED | 'conflict';
       try {
         out = await transact<T | typeof MOVED>(
@@ -384,6 +386,8 @@ interface SimOrder {
   key: string;
   webhook: boolean;
   slotMs: number;
+  /** Director mode: how long its client takes to approve the script. */
+  reviewMs: number;
   createdAt: number;
   eta?: number;
   doneAt?: number;
@@ -418,7 +422,8 @@ export const partitionKind = (pk: string) => pk.replace(/#\d+/g, '#<k>');
 export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Promise<ScaleResult> {
   const wall = performance.now();
   const S = SCENARIO;
-  const rng = seeded(S.seed * 1000 + scale);
+  // The arrivals and each order's draws from a stream of their own, so the load is the same whatever the service does.
+  const [rng, draw] = [seeded(S.seed * 1000 + scale), seeded(S.seed * 1000 + scale + 500)];
   const sim = new Sim(seeded(S.seed * 7919 + scale));
   const [from, end] = [S.warmupSeconds * 1000, (S.warmupSeconds + S.countedSeconds) * 1000];
   const counted = (t: number) => t >= from && t < end;
@@ -432,6 +437,7 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
   const x: Ctx = {
     sim,
     rng,
+    ghosts: new Set(),
     f: sample / shards,
     meter: new Meter(from, end, (pk) => /^(ORDER|USER|QUEUEKEY|TESTQUEUEKEY)#/.test(pk)),
     calls: {},
@@ -593,7 +599,7 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
       if (from === 'created') {
         // The review: its step stores the token; the client approves a while later (POST review: SendTaskSuccess).
         stepFunctions('StateTransition');
-        const reviewed = new Promise<void>((r) => sim.at(sim.now - Math.log(1 - rng()) * S.reviewMeanSeconds * 1000, r));
+        const reviewed = new Promise<void>((r) => sim.at(sim.now + o.reviewMs, r));
         await step('await-review', async () => {
           await ddb('step', req('get', own(o)), req('tx', own(o), user(o)));
           o.order.status = 'awaiting_review';
@@ -826,13 +832,18 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
   let heldBack = 0;
   const arrive = (key: string, channel: Channel) => {
     const id = `o${String(Math.round(sim.now)).padStart(9, '0')}${String(seq++).padStart(7, '0')}`;
+    const videoSeconds = 10 + Math.floor(draw() * 21);
+    const director = channel === 'api' && draw() < S.directorShare;
+    const slotMs = (S.slotFixedSeconds + S.slotPerVideoSecond * videoSeconds) * lognormal(draw, 1000, S.slotNoise);
+    const reviewMs = -Math.log(1 - draw()) * S.reviewMeanSeconds * 1000;
+    const ghost = draw() < S.ghostShare;
     if (orderShard(id, shards) >= sample) return;
     const k = keys.get(key) ?? { active: 0 };
     keys.set(key, k);
     if (key.startsWith('h') && k.active >= S.maxActive) return void (counted(sim.now) && heldBack++);
-    const videoSeconds = 10 + Math.floor(rng() * 21);
+    if (ghost) x.ghosts.add(id);
     const at = now().toISOString();
-    const params = { duration_seconds: videoSeconds, director_mode: channel === 'api' && rng() < S.directorShare };
+    const params = { duration_seconds: videoSeconds, director_mode: director };
     const charge = { cost: 10, trial: false, extras: [] };
     const order = {
       id,
@@ -847,13 +858,13 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
       etaSeconds: 0,
       queueShard: shardOf(id),
     };
-    const slotMs = (S.slotFixedSeconds + S.slotPerVideoSecond * videoSeconds) * lognormal(rng, 1000, S.slotNoise);
     // Whether its key has a webhook: a fixed draw of the key's name.
     const o: SimOrder = {
       order: order as unknown as Order,
       key,
       webhook: channel === 'api' && orderShard(key, 1000) < 1000 * S.webhookShare,
       slotMs,
+      reviewMs,
       createdAt: sim.now,
     };
     orders.set(id, o);
@@ -861,7 +872,7 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
   };
   const poisson = (rate: (t: number) => number, next: () => void) => {
     const tick = (t: number) => {
-      const gap = (-Math.log(1 - rng()) / rate(t)) * 1000;
+      const gap = (-Math.log(1 - draw()) / rate(t)) * 1000;
       if (t + gap < end)
         sim.at(t + gap, () => {
           next();
@@ -873,7 +884,7 @@ export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Pro
   const burst = (t: number) => t >= S.burstStartsAt * 1000 && t < (S.burstStartsAt + 60) * 1000;
   poisson(
     (t) => (burst(t) ? (S.baseBurstPerMinute * scale) / 60 : perSecond) - heavyRate * heavyKeys,
-    () => arrive(`l${Math.floor(rng() * S.lightKeys * scale)}`, rng() < S.botShare ? 'bot' : 'api'),
+    () => arrive(`l${Math.floor(draw() * S.lightKeys * scale)}`, draw() < S.botShare ? 'bot' : 'api'),
   );
   for (let h = 0; h < heavyKeys; h++)
     poisson(
