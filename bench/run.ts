@@ -237,15 +237,17 @@ if (only === 'lambdas') {
 }
 if (only === 'cost') {
   const c = await benchCost();
-  console.log('\n| one quick order on AWS, rendering excluded (counts measured on the local stack) | count | USD |');
+  const count = (x: number) => (Number.isInteger(x) ? `${x}` : x < 0.001 ? x.toExponential(2) : x.toFixed(3));
+  console.log(`\n| one quick order on AWS, polled ${c.polls} times as Retry-After says (counts measured on the local stack) | count | USD |`);
   console.log('|---|---|---|');
-  for (const l of c.lines) console.log(`| ${l.what} | ${Number.isInteger(l.count) ? l.count : l.count.toFixed(3)} | ${l.usd.toFixed(7)} |`);
-  console.log(`| total | | ${c.total.toFixed(7)} (target < 0.0005 ${c.total < 0.0005 ? 'OK' : 'MISSED'}) |`);
-  console.log(`\nThe render step took ${(c.renderMs / 1000).toFixed(1)} s here (excluded above; on AWS it runs at 3008 MB, x86-64).`);
-  const section = 'AWS cost of one quick order (rendering excluded; counts measured on the local stack)';
+  for (const l of c.lines) console.log(`| ${l.what} | ${count(l.count)} | ${l.usd.toFixed(7)} |`);
+  console.log(`| total without the render | | ${c.withoutRender.toFixed(7)} (target < 0.0005 ${c.withoutRender < 0.0005 ? 'OK' : 'MISSED'}) |`);
+  console.log(`| total with the render | | ${c.total.toFixed(7)} |`);
+  const section = 'AWS cost of one quick order (counts measured on the local stack; the render at its measured time)';
   emit([
-    ...c.lines.map((l) => ({ section, name: `${l.what} (${Number.isInteger(l.count) ? l.count : l.count.toFixed(3)})`, value: l.usd, unit: 'USD' })),
-    { section, name: 'total', value: c.total, unit: 'USD', target: { op: '<', limit: 0.0005 } },
+    ...c.lines.map((l) => ({ section, name: `${l.what} (${count(l.count)})`, value: l.usd, unit: 'USD' })),
+    { section, name: 'total without the render', value: c.withoutRender, unit: 'USD', target: { op: '<', limit: 0.0005 } },
+    { section, name: 'total with the render', value: c.total, unit: 'USD' },
   ]);
 }
 if (only === 'scale') await benchScale();

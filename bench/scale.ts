@@ -1,835 +1,263 @@
 /**
- * The scale model (issue 27): no server, a simulated clock. Arrivals at 1x, 10x and 100x of the baseline (1,000 orders
- * an hour with a burst of 50 in one minute) drive the service's own admission (core/capacity.ts RenderQueue), eta
- * (core/eta.ts QueueViews, queuedEta, the adapter's QueueReader) and audit sweep (core/sweep.ts) through the domain
- * tests' in-memory stores, each port call counted against the DynamoDB partitions the DynamoDB adapter's call would
- * touch (functions/adapters/capacity.ts), and each Step Functions call taken from a token bucket with
- * eu-central-1's quotas (a throttle answered as AWS does, after the SDK's retries). The same model drives today's main
- * before the issue (commit 46678a8, taken out of git at bench time: bench/scale-old.ts). docs/benchmarks.md, "Scale
- * model", lists what it assumes.
+ * The scale model (docs/benchmarks.md, "Scale model"): no server, a simulated clock (scale-model.ts Sim). Clients at
+ * 1x to 1,000x of the baseline create orders and poll them while the service's own render queue (core/capacity.ts),
+ * eta (core/eta.ts) and audit sweep (core/sweep.ts) run on the domain tests' in-memory stores, many operations in
+ * flight at once. A queue port call is the DynamoDB requests the adapter's call sends (functions/adapters/capacity.ts),
+ * each taking a seeded latency and counted in capacity units on its partition; the store applies the call at its
+ * write's moment under the adapter's conditions, so admissions lose claims, waits retry and transactions meet. The
+ * rest of an order's life (creation, steps, GETs, webhook) is the requests the local stack made (bench/cost.ts).
+ * Lambda, API Gateway and Step Functions are counted against their quotas, never refused. Past SAMPLE_SHARDS shards
+ * the run is a sample: the orders of the first SAMPLE_SHARDS shards only, its figures scaled to the whole.
  */
-import { shardReader } from '../functions/adapters/capacity.ts';
+import { shardReader, WAIT_LOSSES } from '../functions/adapters/capacity.ts';
+import { CONFLICTS } from '../functions/adapters/dynamo.ts';
 import { isTransient } from '../functions/adapters/transient.ts';
 import {
-  type CapacityStore,
   type Claim,
   emptyShardState,
+  type NewWait,
+  orderShard,
+  queueOrder,
   type Recount,
+  RenderLanes,
   RenderQueue,
   type Slot,
+  shardCount,
+  slotsOf,
   START_AT_ADMISSION,
-  type NewWait,
   type Waiter,
+  type Wakeup,
 } from '../functions/core/capacity.ts';
-import { QueueViews, queuedEta } from '../functions/core/eta.ts';
-import { shardOf } from '../functions/core/ids.ts';
-import type { Channel, Order } from '../functions/core/orders.ts';
-import { SWEEP_BUDGET, sweep as auditSweep } from '../functions/core/sweep.ts';
+import { Contended } from '../functions/core/errors.ts';
+import { pollAfterSeconds, QueueViews, queuedEta, standing, standingOf } from '../functions/core/eta.ts';
+import { SHARDS, shardOf } from '../functions/core/ids.ts';
+import { type Channel, isActiveTask, type Order } from '../functions/core/orders.ts';
+import { pause } from '../functions/core/retry.ts';
+import { SWEEP_BUDGET, sweep } from '../functions/core/sweep.ts';
 import { slotsFor } from '../lib/sizing.ts';
 import { MemoryCapacity, MemoryEvents, MemoryMetrics, MemoryOrders, MemoryTable } from '../test/domain/memory.ts';
 import { seeded } from '../test/reliability/hostile.ts';
-import { loadOldCode, OLD_COMMIT, type OldCode } from './scale-old.ts';
-import {
-  callWithRetries,
-  EventQueue,
-  ITEM_KB,
-  PARTITION_LIMITS,
-  PartitionLoad,
-  quantile,
-  readUnits,
-  SFN_QUOTAS,
-  type SfnApi,
-  TokenBucket,
-  throttled,
-  writeUnits,
-} from './scale-model.ts';
+import { InFlight, LIMITS, lognormal, Meter, PerSecond, quantile, readUnits, SFN_QUOTAS, type SfnApi, Sim, TokenBucket, writeUnits } from './scale-model.ts';
 
-/** The scenario (docs/benchmarks.md, "Scale model"). */
 export const SCENARIO = {
   baseOrdersPerHour: 1000,
   baseBurstPerMinute: 50,
-  arrivalMinutes: 10,
-  burstMinute: 3,
-  /** After the arrivals, the run goes on this long for the queue to drain. */
-  drainMinutes: 10,
+  /** Prod's demand (lib/stages.ts): the slots 70% busy at the scale's peak. */
+  slotSecondsPerOrder: 15,
+  targetUtilisation: 0.7,
+  /** Arrivals from the start, counted after the warm-up; the burst minute within, the window long enough for it to drain. */
+  warmupSeconds: 60,
+  countedSeconds: 360,
+  burstStartsAt: 120,
+  /** Of the light keys' orders, the bot's. */
   botShare: 0.1,
-  /** Of the API orders. */
+  /** Of the API orders: director mode, approved after an exponential wait of this mean. */
   directorShare: 0.1,
-  reviewMeanSeconds: 2 * 3600,
+  reviewMeanSeconds: 60,
   webhookShare: 0.3,
-  /** Creations whose StartExecution fails after the commit (the audit's work). */
-  lostStartShare: 0.002,
-  /**
-   * Of the API orders: created with `deadline_seconds`, one of these, drawn from a stream of their own (the arrivals
-   * stay those of the runs before). Past ~30%, at 100x, markers left by orders that ended fall due faster than a run
-   * reads them (500): the case of issue 28. Modelled for this branch only; the orders there before the run have none.
-   */
-  deadlineShare: 0.5,
-  deadlineSeconds: [120, 300, 600],
-  /** Slot seconds of an order: a fixed part and a part per video second (video 10 to 30 s), times a noise. */
+  /** Of the API orders: heavy keys', each key at most this many a minute and held back at 10 active (DEFAULT_LIMITS). */
+  heavyShare: 0.2,
+  heavyPerMinute: 12,
+  maxActive: 10,
+  /** Light keys per 1x: most create one order in the run, some two or three. */
+  lightKeys: 500,
+  /** New orders' waits whose transaction fails after the ticket (an InternalServerError): a ghost ticket each. */
+  ghostShare: 0.002,
+  /** Slot time: a fixed part and a part per video second (videos of 10 to 30 s), times a log-normal noise: ~15 s. */
   slotFixedSeconds: 3,
   slotPerVideoSecond: 0.6,
   slotNoise: 0.15,
-  /** Prod's demand figures (lib/stages.ts), scaled. */
-  slotSecondsPerOrder: 15,
-  targetUtilisation: 0.7,
-  oldSlots: 4,
-  snapshotMaxAgeMs: 2000,
-  /** A run whose queue passes this stops there: it grows without bound, and its reads only grow with it. */
-  waitingCap: 5000,
-  /** Transactions one item can take a second, one at a time (about 30 ms each): an estimate, not a documented limit. */
-  serialTransactionsPerSecond: 33,
-  seed: 27,
+  /** Of the slot time, the plan and script before the render (the rest: the render, then the publish). */
+  planSeconds: 1,
+  seed: 39,
 } as const;
 
-export type DesignName = 'new' | 'old' | 'old-sized';
-export const DESIGNS: Record<DesignName, string> = {
-  new: 'this branch',
-  old: `today's main (${OLD_COMMIT}), 4 slots as configured`,
-  'old-sized': `today's main (${OLD_COMMIT}), slots by the formula`,
-};
+export const SCALES = [1, 10, 100, 300, 1000] as const;
+/** A scale with more shards runs the orders of this many (the slots and shards of the others held, their queues empty). */
+export const SAMPLE_SHARDS = 75;
 
-/** Warm API processes, each refreshing its queue snapshot at most every 2 s while requests arrive: 4 + one per creation a second. */
-export const warmProcesses = (scale: number) => 4 + Math.ceil((SCENARIO.baseOrdersPerHour * scale) / 3600);
+/** Median latencies, ms, log-normal (sigma): a DynamoDB request by kind, a Step Functions call, a state's hop (transition and invoke), a webhook's POST. */
+const LATENCY = { get: 3, query: 4, batch: 5, write: 5, tx: 12, sfn: 25, hop: 30, hook: 100, sigma: 0.35 } as const;
+/** A request's own CPU, ms (docs/benchmarks.md, CPU per request), a step's. */
+const COMPUTE = { create: 9, get: 2, step: 5 } as const;
+/** Item sizes, KB, as bench/cost.ts's order wrote them on the local stack; a wait with a task token holds ~1 KB more. */
+const KB = {
+  ...{ order: 1.9, newOrder: 0.7, event: 1.9, profile: 0.3, ref: 0.13, ledger: 0.2, marker: 0.14, window: 0.1, delivery: 0.45 },
+  ...{ slot: 0.17, state: 0.24, key: 0.07, hold: 0.06, wait: 0.3, tokenWait: 1.3 },
+} as const;
 
-interface SimOrder {
-  id: string;
-  channel: Channel;
-  director: boolean;
-  webhook: boolean;
-  videoSeconds: number;
-  slotSeconds: number;
-  createdAt: number;
-  eta?: number;
-  admittedAt?: number;
-  doneAt?: number;
-  lostStart: boolean;
-  started: boolean;
-  tokens: number;
-  deadlineSeconds?: number;
+type Op = 'get' | 'query' | 'batch' | 'write' | 'tx';
+/** An item of a request: its partition, KB, and render queue shard (none: a partition of all the orders'). */
+type Item = readonly [pk: string, kb: number, shard?: number];
+/** One DynamoDB request: a query's items are read together, a batch's and a transaction's each on its own. */
+type Req = { op: Op; items: Item[] };
+const req = (op: Op, ...items: Item[]): Req => ({ op, items });
+/** A transaction's item: its name (what another transaction in flight meets) and where it is. */
+type TxItem = readonly [name: string, ...Item];
+
+/** How a run's operations met each other (per 1,000 orders in the report). */
+export interface Conflicts {
+  /** Claims refused: the slot, the wait, the bot run or the key's item moved since read, or a transaction held one. */
+  claimsLost: number;
+  /** Transactions cancelled by another in flight on an item (TransactionConflict), all kinds. */
+  txConflicts: number;
+  /** Single writes sent again after meeting a transaction; waits recorded again (their key moved, or a conflict). */
+  writeRetries: number;
+  waitRetries: number;
+  /** Steps run again after a transient error (the state machine's Retry); creations whose queueing failed. */
+  stepRetries: number;
+  startsFailed: number;
+  /** Tickets left without a wait (ghosts), and counts the sweep's recounts put right. */
+  ghosts: number;
+  corrected: number;
 }
 
-type SimEvent =
-  | { kind: 'arrive'; order: SimOrder }
-  | { kind: 'begin'; id: string }
-  | { kind: 'awaitSlot'; id: string }
-  | { kind: 'review'; id: string }
-  | { kind: 'done'; id: string }
-  | { kind: 'release'; id: string }
-  | { kind: 'settle'; eventId: string }
-  | { kind: 'snapshot'; process: number }
-  | { kind: 'sweep' };
-
-export interface ScaleResult {
-  design: DesignName;
-  scale: number;
-  slots: number;
-  shards: number;
-  processes: number;
-  seconds: number;
-  stoppedAt?: number;
-  arrivals: number;
-  arrivalsPerSecond: number;
-  peakArrivalsPerSecond: number;
-  admissions: number;
-  admissionsPerSecond: number;
-  utilisation: number;
-  waitingAtArrivalsEnd: number;
-  waitingAtEnd: number;
-  keepsUp: boolean;
-  etaP50: number;
-  etaP90: number;
-  etaCount: number;
-  sweep: { runs: number; rejected: number; describesPerRunMax: number; startsPerRunMax: number; eventsPassReached: number; throttles: number };
-  lost: { count: number; recovered: number };
-  /**
-   * This branch's deadlines: orders created with one, due markers at a run's start (most), open orders more than a
-   * minute past their deadline at a run's start (most) and at the end, and the deadline's cancels: how many, and how
-   * long after the deadline (s).
-   */
-  deadlines?: {
-    orders: number;
-    dueMax: number;
-    dueAtEnd: number;
-    overdueMax: number;
-    overdueAtEnd: number;
-    canceled: number;
-    lateP50: number;
-    lateMax: number;
-  };
-  sfnPeakMinute: Record<SfnApi, number>;
-  sfnThrottled: Record<SfnApi, number>;
-  writes: { key: string; perSecond: number };
-  reads: { key: string; perSecond: number };
-  transactions: { key: string; perSecond: number };
-  seconds_wall: number;
+/** A run's clock, draws and meters; `f` the share of the shards it runs (1: all). */
+interface Ctx {
+  sim: Sim;
+  rng: () => number;
+  /** New orders whose wait's transaction fails after its ticket (drawn at their arrival). */
+  ghosts: Set<string>;
+  meter: Meter;
+  f: number;
+  calls: Record<string, number>;
+  conflicts: Conflicts;
+  /** Items inside a transaction in flight, until when. */
+  busy: Map<string, number>;
 }
 
-/** What a partition key names, for the report (an order's own partition is one of many). */
-function partitionKind(pk: string): string {
-  if (pk.startsWith('ORDER#')) return 'ORDER#<id>';
-  if (pk.startsWith('SLOT#')) return 'SLOT#<n>';
-  if (/^(QUEUE|OPEN|START|PENDING|DEADLINE)#\d+$/.test(pk)) return pk.replace(/\d+$/, '<k>');
-  if (/^WAITING#\d+#/.test(pk)) return pk.replace(/^WAITING#\d+#/, 'WAITING#<k>#');
-  return pk;
+const latency = (x: Ctx, op: keyof typeof LATENCY) => lognormal(x.rng, LATENCY[op], LATENCY.sigma);
+
+/**
+ * Counts a request's units. In a sample, the whole table counts each 1/f times (the sweep's once: it runs a minute
+ * whatever the orders), and a queue partition its own shard's requests once and the others' 1/f times.
+ */
+function count(x: Ctx, tag: string, r: Req, acting?: number | 'own'): void {
+  x.calls[tag] = (x.calls[tag] ?? 0) + 1;
+  const table = tag === 'sweep' ? 1 : 1 / x.f;
+  x.meter.requests += table;
+  const weight = (shard?: number) => (tag === 'sweep' || (shard !== undefined && (acting === 'own' || acting === shard)) ? 1 : 1 / x.f);
+  const at = x.sim.now;
+  if (r.op === 'query') x.meter.add('reads', r.items[0]![0], readUnits(r.items.reduce((s, i) => s + i[1], 0)), at, weight(r.items[0]![2]), table);
+  else
+    for (const [pk, kb, shard] of r.items)
+      if (r.op === 'get' || r.op === 'batch') x.meter.add('reads', pk, readUnits(kb), at, weight(shard), table);
+      else x.meter.add('writes', pk, writeUnits(kb, r.op === 'tx'), at, weight(shard), table);
 }
 
-/** The queue as the model drives it: either design's code behind one face. */
-interface Design {
-  slots: number;
-  shards: number;
-  awaitSlot(o: SimOrder, token: string): Promise<void>;
-  /** This branch: a new order queued by its creation, its place and the end of its unstarted marker in the same write. */
-  enqueue(o: SimOrder): Promise<void>;
-  release(id: string): Promise<void>;
-  eta(process: number, o: SimOrder): Promise<number>;
-  snapshot(process: number): Promise<void>;
-  waiting(): number;
-  /** Whether the run read the unsettled events' index. */
-  sweep(): Promise<{ eventsReached: boolean }>;
-  /** The creation's writes, and the order in the store the sweep reads. */
-  create(o: SimOrder): void;
-  /** The creation saw its StartExecution succeed: this branch drops its unstarted marker. */
-  startSeen(o: SimOrder): void;
-  setStatus(id: string, status: Order['status'], set?: Partial<Order>): void;
-  /** Done or in error (a review arriving for a canceled order is refused). */
-  closed(id: string): boolean;
-  /** Due deadline markers, and open orders more than a minute past their deadline (this branch; none modelled for the other). */
-  deadlineState(): { due: number; overdue: number };
-  recordEvent(o: SimOrder, key: string, settled: boolean): string;
-  settleEvent(eventId: string): void;
-}
-
-export async function runScale(designName: DesignName, scale: number, old?: OldCode): Promise<ScaleResult> {
-  const wallStart = performance.now();
-  const S = SCENARIO;
-  const rng = seeded(S.seed * 1000 + scale);
-  const deadlineRng = seeded(S.seed * 1000 + scale + 500);
-  let now = 0;
-  /** The orders there before the run (waiting for their review) are set up uncounted. */
-  let counting = false;
-  /** During an audit run: the moment of its Step Functions calls (a few in flight, ~50 ms each). */
-  let sweepAt: number | undefined;
-  const sfnAt = () => sweepAt ?? now;
-  const counted = new PartitionLoad();
-  // An order's own partition (ORDER#<id>, USER#<user>) takes a few writes in the order's life: not counted, as it
-  // cannot be the busiest and counting it is most of a large run's memory.
-  const own = (pk: string) => pk.startsWith('ORDER#') || pk.startsWith('USER#');
-  const load = {
-    write: (pk: string, units: number, atMs: number, tx?: { item: string }) => counting && !own(pk) && counted.write(pk, units, atMs, tx),
-    read: (pk: string, units: number, atMs: number) => counting && !own(pk) && counted.read(pk, units, atMs),
-  } as unknown as PartitionLoad;
-  const buckets = Object.fromEntries(Object.entries(SFN_QUOTAS).map(([k, q]) => [k, new TokenBucket(q.burst, q.perSecond)])) as Record<SfnApi, TokenBucket>;
-  const sfnBySecond = Object.fromEntries(Object.keys(SFN_QUOTAS).map((k) => [k, new Map<number, number>()])) as Record<SfnApi, Map<number, number>>;
-  const sfnThrottled = Object.fromEntries(Object.keys(SFN_QUOTAS).map((k) => [k, 0])) as Record<SfnApi, number>;
-  const sweepCalls = { describes: 0, starts: 0, throttles: 0 };
-  /** One Step Functions call: its bucket with the SDK's retries; a throttle past them throws as AWS answers. */
-  const sfn = (api: SfnApi, n = 1) => {
-    for (let i = 0; i < n; i++) {
-      const at = callWithRetries(buckets[api], sfnAt());
-      if (sweepAt !== undefined) sweepAt += 12.5;
-      if (at === undefined) {
-        sfnThrottled[api]++;
-        if (sweepAt !== undefined) sweepCalls.throttles++;
-        throw throttled(api);
-      }
-      const second = Math.floor(at / 1000);
-      sfnBySecond[api].set(second, (sfnBySecond[api].get(second) ?? 0) + 1);
-    }
-  };
-  /** State transitions are counted, not refused (a throttled transition is delayed by Step Functions, not lost). */
-  const transitions = (n: number) => {
-    const second = Math.floor(now / 1000);
-    sfnBySecond.StateTransition.set(second, (sfnBySecond.StateTransition.get(second) ?? 0) + n);
-  };
-
-  const peak = S.baseOrdersPerHour * scale;
-  const sized = slotsFor({ peakOrdersPerHour: peak, slotSecondsPerOrder: S.slotSecondsPerOrder, targetUtilisation: S.targetUtilisation });
-  const slots = designName === 'old' ? S.oldSlots : sized;
-  const processes = warmProcesses(scale);
-  const orders = new Map<string, SimOrder>();
-  const tokenOwner = new Map<string, string>();
-  const queue = new EventQueue<SimEvent>();
-  const executions = new Map<string, 'running'>();
-  const deliveries = new Map<string, 'running'>();
-  let admissions = 0;
-  const admittedAt: number[] = [];
-
-  /** The order workflow's wake-up: SendTaskSuccess, then its steps hold the slot for the order's slot seconds. */
-  const wakeup = {
-    async wake(token: string, slot: number, orderId: string): Promise<boolean> {
-      // An order queued by its creation: its admission starts its execution (the Admission choice, then its steps).
-      const starts = token === START_AT_ADMISSION;
-      sfn(starts ? 'StartExecution' : 'SendTaskSuccess');
-      const o = orders.get(starts ? orderId : tokenOwner.get(token)!)!;
-      if (starts) {
-        executions.set(o.id, 'running');
-        o.started = true;
-      }
-      o.admittedAt = now;
-      admissions++;
-      admittedAt.push(now);
-      // Started by its admission: Admission, Prepare, Render, Publish, Done; else from its wait on: 8 (3 after a review).
-      transitions(starts ? 5 : o.director ? 3 : 8);
-      design.setStatus(o.id, 'running', { renderStartedAt: new Date(now).toISOString() });
-      queue.push(now + o.slotSeconds * 1000, { kind: 'done', id: o.id });
-      void slot;
-      return true;
-    },
-  };
-  /** Executions by name, as Step Functions keeps them; the audit's calls go through the buckets. */
-  const workflow = {
-    async start(order: Order) {
-      sfn('StartExecution');
-      if (sweepAt !== undefined) sweepCalls.starts++;
-      const name = order.execution ?? order.id;
-      if (executions.has(name)) return false;
-      executions.set(name, 'running');
-      const o = orders.get(order.id);
-      if (o && !o.started) {
-        o.started = true;
-        queue.push(now + 300, { kind: 'begin', id: o.id });
-      }
-      return true;
-    },
-    async state(order: Order) {
-      if (sweepAt !== undefined) sweepCalls.describes++;
-      sfn('DescribeExecution');
-      return executions.has(order.execution ?? order.id) ? ('running' as const) : ('missing' as const);
-    },
-    async stop() {},
-  };
-  const delivery = {
-    async start(e: { id: string; execution?: string }) {
-      sfn('StartExecution');
-      if (sweepAt !== undefined) sweepCalls.starts++;
-      const name = e.execution ?? e.id;
-      if (deliveries.has(name)) return false;
-      deliveries.set(name, 'running');
-      return true;
-    },
-    async state(e: { id: string; execution?: string }) {
-      if (sweepAt !== undefined) sweepCalls.describes++;
-      sfn('DescribeExecution');
-      return deliveries.has(e.execution ?? e.id) ? ('running' as const) : ('missing' as const);
-    },
-  };
-
-  /** The deadline's cancels: how long after its deadline each came (s); what the audit runs found due. */
-  const late: number[] = [];
-  const deadlineRuns = { dueMax: 0, overdueMax: 0 };
-  const expired = async (order: Order) => {
-    late.push((now - Date.parse(order.deadlineAt!)) / 1000);
-    announce(orders.get(order.id)!, 'error');
-  };
-  const wiring = { slots, load, at: () => sfnAt(), wakeup, workflow, delivery, now: () => now, processes, expired };
-  const design: Design = designName === 'new' ? newDesign(wiring) : oldDesign(old!, wiring);
-
-  // Arrivals: per minute a steady count, one minute a burst, at random moments within the minute.
-  const total = (peak * S.arrivalMinutes) / 60;
-  const burst = S.baseBurstPerMinute * scale;
-  const steady = (total - burst) / (S.arrivalMinutes - 1);
-  let seq = 0;
-  let peakMinute = 0;
-  const newOrder = (createdAt: number, director: boolean, channel: Channel): SimOrder => {
-    const videoSeconds = 10 + Math.floor(rng() * 21);
-    const noise = Math.exp(S.slotNoise * gaussian(rng));
-    const o: SimOrder = {
-      id: `o${String(Math.round(createdAt) + 1e9).padStart(11, '0')}${String(seq++).padStart(7, '0')}`,
-      channel,
-      director,
-      webhook: channel === 'api' && rng() < S.webhookShare,
-      videoSeconds,
-      slotSeconds: (S.slotFixedSeconds + S.slotPerVideoSecond * videoSeconds) * noise,
-      createdAt,
-      lostStart: rng() < S.lostStartShare,
-      started: false,
-      tokens: 0,
-    };
-    if (designName === 'new' && channel === 'api' && createdAt >= 0 && deadlineRng() < S.deadlineShare)
-      o.deadlineSeconds = S.deadlineSeconds[Math.floor(deadlineRng() * S.deadlineSeconds.length)]!;
-    orders.set(o.id, o);
-    return o;
-  };
-  for (let m = 0; m < S.arrivalMinutes; m++) {
-    const count = Math.round(m === S.burstMinute ? burst : steady);
-    peakMinute = Math.max(peakMinute, count);
-    const at = Array.from({ length: count }, () => (m * 60 + rng() * 60) * 1000).sort((a, b) => a - b);
-    for (const t of at) {
-      const bot = rng() < S.botShare;
-      queue.push(t, { kind: 'arrive', order: newOrder(t, !bot && rng() < S.directorShare, bot ? 'bot' : 'api') });
-    }
+/** Sends requests one after the other, each taking its latency (all counted at the first's moment, one wait). */
+async function send(x: Ctx, tag: string, rs: Req[], acting?: number | 'own'): Promise<void> {
+  let ms = 0;
+  for (const r of rs) {
+    count(x, tag, r, acting);
+    ms += latency(x, r.op);
   }
-  const end = (S.arrivalMinutes + S.drainMinutes) * 60 * 1000;
-  // Director-mode orders already waiting for their review (created over the hours before), as many as the steady
-  // state holds: the arrival rate of director orders times the mean wait. Their review comes at an exponential time.
-  const waitingReview = Math.round(((peak * (1 - S.botShare) * S.directorShare) / 3600) * S.reviewMeanSeconds);
-  // In creation order, as the stores hold them (their walks read the markers in id order).
-  const before = Array.from({ length: waitingReview }, () => -Math.round(rng() * 2 * S.reviewMeanSeconds * 1000) - 120_000).sort((a, b) => a - b);
-  for (const createdAt of before) {
-    const o = newOrder(createdAt, true, 'api');
-    design.create(o);
-    design.startSeen(o);
-    o.started = true;
-    executions.set(o.id, 'running');
-    design.setStatus(o.id, 'awaiting_review', { updatedAt: new Date(createdAt + 30_000).toISOString() });
-    const reviewAt = -Math.log(1 - rng()) * S.reviewMeanSeconds * 1000;
-    if (reviewAt < end) queue.push(reviewAt, { kind: 'review', id: o.id });
-  }
-  counting = true;
-  for (let p = 0; p < processes; p++) queue.push(Math.round((p * S.snapshotMaxAgeMs) / processes), { kind: 'snapshot', process: p });
-  queue.push(30_000, { kind: 'sweep' });
-
-  const sweepRuns = { runs: 0, rejected: 0, describesPerRunMax: 0, startsPerRunMax: 0, eventsPassReached: 0 };
-  let waitingAtArrivalsEnd = -1;
-  let stoppedAt: number | undefined;
-  /** Creations so far: each goes to the next warm process in turn. */
-  let created = 0;
-  const retry = (ev: SimEvent) => queue.push(now + 2000, ev);
-
-  /** An event recorded at a status change: a delivery execution, as the design starts them, settled a moment later. */
-  const announce = (o: SimOrder, key: string) => {
-    const withExecution = designName !== 'new' || o.webhook;
-    const eventId = design.recordEvent(o, key, !withExecution);
-    if (!withExecution) return;
-    try {
-      sfn('StartExecution');
-      deliveries.set(eventId, 'running');
-      transitions(3);
-      queue.push(now + 1000, { kind: 'settle', eventId });
-    } catch {
-      // Its pending marker stays: the audit starts it.
-    }
-  };
-
-  for (let ev = queue.pop(); ev && ev.at <= end; ev = queue.pop()) {
-    now = ev.at;
-    if (waitingAtArrivalsEnd < 0 && now >= S.arrivalMinutes * 60_000) waitingAtArrivalsEnd = design.waiting();
-    const e = ev.item;
-    switch (e.kind) {
-      case 'arrive': {
-        const o = e.order;
-        // Today's main computes an eta for every 4th creation only (its view is still taken): its estimate walks
-        // every order ahead over every slot, most of the model's time at 100x; the error is of that sample.
-        const process = created++ % processes;
-        if (designName === 'new' || created % 4 === 0) o.eta = await design.eta(process, o);
-        else await design.snapshot(process);
-        design.create(o);
-        if (o.lostStart) break;
-        if (designName === 'new' && !o.director) {
-          // Queued for the admission that starts its execution: no Step Functions call at its arrival.
-          try {
-            await design.enqueue(o);
-          } catch (err) {
-            if (!isTransient(err)) throw err;
-          }
-          break;
-        }
-        try {
-          sfn('StartExecution');
-        } catch {
-          break;
-        }
-        design.startSeen(o);
-        executions.set(o.id, 'running');
-        o.started = true;
-        queue.push(now + 300, { kind: 'begin', id: o.id });
-        break;
-      }
-      case 'begin': {
-        const o = orders.get(e.id)!;
-        if (!o.director) {
-          transitions(2);
-          queue.push(now + 200, { kind: 'awaitSlot', id: o.id });
-          break;
-        }
-        // Plan and script without a slot, then the review wait and its event.
-        transitions(8);
-        design.setStatus(o.id, 'awaiting_review');
-        announce(o, 'awaiting_review:1');
-        const reviewAt = now + 10_000 - Math.log(1 - rng()) * S.reviewMeanSeconds * 1000;
-        if (reviewAt < end) queue.push(reviewAt, { kind: 'review', id: o.id });
-        break;
-      }
-      case 'review': {
-        // A canceled order's review is refused (409).
-        if (design.closed(e.id)) break;
-        // The client's approval hands the review wait its answer (SendTaskSuccess), then the order waits for a slot.
-        try {
-          sfn('SendTaskSuccess');
-        } catch {
-          retry(e);
-          break;
-        }
-        transitions(2);
-        design.setStatus(e.id, 'running', { reviewed: true });
-        queue.push(now + 200, { kind: 'awaitSlot', id: e.id });
-        break;
-      }
-      case 'awaitSlot': {
-        const o = orders.get(e.id)!;
-        const token = `t-${o.id}-${++o.tokens}`;
-        tokenOwner.set(token, o.id);
-        try {
-          await design.awaitSlot(o, token);
-        } catch (err) {
-          // The step's Retry on ServiceUnavailable (a transient error) waits and runs it again.
-          if (!isTransient(err)) throw err;
-          retry(e);
-        }
-        break;
-      }
-      case 'done': {
-        const o = orders.get(e.id)!;
-        o.doneAt = now;
-        design.setStatus(o.id, 'done', { rendered: true, finishedAt: new Date(now).toISOString() });
-        announce(o, 'done');
-        queue.push(now, { kind: 'release', id: o.id });
-        break;
-      }
-      case 'release': {
-        try {
-          await design.release(e.id);
-        } catch (err) {
-          if (!isTransient(err)) throw err;
-          retry(e);
-        }
-        break;
-      }
-      case 'settle':
-        deliveries.delete(e.eventId);
-        design.settleEvent(e.eventId);
-        break;
-      case 'snapshot':
-        await design.snapshot(e.process);
-        queue.push(now + S.snapshotMaxAgeMs + 1, e);
-        break;
-      case 'sweep': {
-        sweepAt = now;
-        sweepCalls.describes = 0;
-        sweepCalls.starts = 0;
-        sweepRuns.runs++;
-        const dl = design.deadlineState();
-        deadlineRuns.dueMax = Math.max(deadlineRuns.dueMax, dl.due);
-        deadlineRuns.overdueMax = Math.max(deadlineRuns.overdueMax, dl.overdue);
-        try {
-          const r = await design.sweep();
-          if (r.eventsReached) sweepRuns.eventsPassReached++;
-        } catch {
-          sweepRuns.rejected++;
-        }
-        sweepRuns.describesPerRunMax = Math.max(sweepRuns.describesPerRunMax, sweepCalls.describes);
-        sweepRuns.startsPerRunMax = Math.max(sweepRuns.startsPerRunMax, sweepCalls.starts);
-        sweepAt = undefined;
-        queue.push(now + 60_000, e);
-        break;
-      }
-    }
-    if (design.waiting() > S.waitingCap) {
-      stoppedAt = now;
-      break;
-    }
-  }
-  const seconds = (stoppedAt ?? end) / 1000;
-  if (waitingAtArrivalsEnd < 0) waitingAtArrivalsEnd = design.waiting();
-  const arrivalSeconds = Math.min(seconds, S.arrivalMinutes * 60);
-  const arrived = [...orders.values()].filter((o) => o.createdAt >= 0 && o.createdAt < arrivalSeconds * 1000);
-  const errors = arrived
-    .filter((o) => !o.director && o.doneAt !== undefined && o.eta !== undefined)
-    .map((o) => Math.abs(o.eta! - (o.doneAt! - o.createdAt) / 1000) / ((o.doneAt! - o.createdAt) / 1000));
-  const lost = arrived.filter((o) => o.lostStart);
-  const busy = arrived.filter((o) => !o.director).reduce((s, o) => s + o.slotSeconds, 0);
-  const peakMinuteOf = (m: Map<number, number>) => {
-    let best = 0;
-    const secs = [...m.keys()];
-    if (!secs.length) return 0;
-    const lo = Math.min(...secs);
-    const hi = Math.max(...secs);
-    let sum = 0;
-    for (let s = lo; s <= hi; s++) {
-      sum += m.get(s) ?? 0;
-      if (s - 60 >= lo) sum -= m.get(s - 60) ?? 0;
-      best = Math.max(best, sum);
-    }
-    return best / 60;
-  };
-  const waitingAtEnd = design.waiting();
-  const deadlinesAtEnd = design.deadlineState();
-  const needed = arrived.filter((o) => !o.director && !o.lostStart);
-  const keepsUp = stoppedAt === undefined && waitingAtEnd === 0 && needed.every((o) => o.doneAt !== undefined);
-  return {
-    design: designName,
-    scale,
-    slots,
-    shards: design.shards,
-    processes,
-    seconds,
-    ...(stoppedAt !== undefined ? { stoppedAt: stoppedAt / 1000 } : {}),
-    arrivals: arrived.length,
-    arrivalsPerSecond: arrived.length / arrivalSeconds,
-    peakArrivalsPerSecond: peakMinute / 60,
-    admissions,
-    admissionsPerSecond: admittedAt.filter((t) => t < arrivalSeconds * 1000).length / arrivalSeconds,
-    utilisation: busy / (slots * arrivalSeconds),
-    waitingAtArrivalsEnd,
-    waitingAtEnd,
-    keepsUp,
-    etaP50: quantile(errors, 0.5),
-    etaP90: quantile(errors, 0.9),
-    etaCount: errors.length,
-    sweep: { ...sweepRuns, throttles: sweepCalls.throttles },
-    lost: { count: lost.length, recovered: lost.filter((o) => o.started).length },
-    ...(designName === 'new'
-      ? {
-          deadlines: {
-            orders: arrived.filter((o) => o.deadlineSeconds !== undefined).length,
-            dueMax: deadlineRuns.dueMax,
-            dueAtEnd: deadlinesAtEnd.due,
-            overdueMax: deadlineRuns.overdueMax,
-            overdueAtEnd: deadlinesAtEnd.overdue,
-            canceled: late.length,
-            lateP50: quantile(late, 0.5),
-            lateMax: late.length ? Math.max(...late) : 0,
-          },
-        }
-      : {}),
-    sfnPeakMinute: Object.fromEntries(Object.entries(sfnBySecond).map(([k, m]) => [k, peakMinuteOf(m)])) as Record<SfnApi, number>,
-    sfnThrottled,
-    writes: counted.busiestWrites(partitionKind),
-    reads: counted.busiestReads(partitionKind),
-    transactions: counted.busiestTransactions((k) => {
-      const [pk, sk] = k.split(' ');
-      return `${partitionKind(pk!)} ${sk}`;
-    }),
-    seconds_wall: (performance.now() - wallStart) / 1000,
-  };
-}
-
-/** A standard normal draw (Box-Muller). */
-function gaussian(rng: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-}
-
-interface Wiring {
-  slots: number;
-  load: PartitionLoad;
-  /** The moment a DynamoDB call is counted at. */
-  at: () => number;
-  wakeup: { wake(token: string, slot: number, orderId: string): Promise<boolean> };
-  workflow: { start(o: Order): Promise<boolean>; state(o: Order): Promise<'running' | 'missing'>; stop(): Promise<void> };
-  delivery: { start(e: { id: string; execution?: string }): Promise<boolean>; state(e: { id: string; execution?: string }): Promise<'running' | 'missing'> };
-  now: () => number;
-  processes: number;
-  /** After the model's cancel of an order past its deadline (the audit's `expire`): its lateness and its event. */
-  expired(order: Order): Promise<void>;
-}
-
-const W = ITEM_KB;
-
-/** An order as the stores keep it, with the fields the sweep and the queue read. */
-function orderOf(o: SimOrder): Order {
-  const at = new Date(o.createdAt).toISOString();
-  return {
-    id: o.id,
-    userId: `u-${o.id}`,
-    status: 'queued',
-    kind: 'quick',
-    channel: o.channel,
-    params: { duration_seconds: o.videoSeconds, director_mode: o.director },
-    createdAt: at,
-    updatedAt: at,
-    etaSeconds: o.eta ?? 0,
-    queueShard: shardOf(o.id),
-    ...(o.deadlineSeconds ? { deadlineAt: new Date(o.createdAt + o.deadlineSeconds * 1000).toISOString() } : {}),
-  } as unknown as Order;
-}
-
-/** The stores' calls the sweep makes, counted on the partitions the adapters' calls touch (adapters/order-markers.ts). */
-function countOrders<T extends object>(orders: T, w: Wiring): T {
-  const { load, at } = w;
-  const markers = (pk: (k: number) => string, ids: string[]) => {
-    const perShard = new Map<number, number>();
-    for (const id of ids) perShard.set(shardOf(id), (perShard.get(shardOf(id)) ?? 0) + 1);
-    for (let k = 0; k < 10; k++) load.read(pk(k), readUnits((perShard.get(k) ?? 0) * W.marker), at());
-  };
-  const o = orders as Record<string, (...a: any[]) => Promise<any>>;
-  const wrap: Record<string, (...a: any[]) => Promise<any>> = {
-    get: async (id: string) => {
-      load.read(`ORDER#${id}`, readUnits(W.order), at());
-      return o.get!(id);
-    },
-    dropOpen: async (m: { id: string }) => {
-      load.write(`OPEN#${shardOf(m.id)}`, writeUnits(W.marker), at());
-      return o.dropOpen!(m);
-    },
-    patch: async (id: string, ...rest: unknown[]) => {
-      load.write(`ORDER#${id}`, writeUnits(W.order), at());
-      return o.patch!(id, ...rest);
-    },
-  };
-  for (const [name, pk] of [
-    ['openPage', (k: number) => `OPEN#${k}`],
-    ['open', (k: number) => `OPEN#${k}`],
-    ['unstarted', (k: number) => `START#${k}`],
-    ['deadlinesDue', (k: number) => `DEADLINE#${k}`],
-  ] as const) {
-    if (!o[name]) continue;
-    wrap[name] = async (...a: unknown[]) => {
-      const r = await o[name]!(...a);
-      const list: { id: string }[] = Array.isArray(r) ? r : r.items.map((i: { ref: { id: string } }) => i.ref);
-      markers(
-        pk,
-        list.map((x) => x.id),
-      );
-      return r;
-    };
-  }
-  for (const name of ['started', 'dropDeadline'])
-    if (o[name])
-      wrap[name] = async (m: { id: string }) => {
-        load.write(`${name === 'started' ? 'START' : 'DEADLINE'}#${shardOf(m.id)}`, writeUnits(W.marker), at());
-        return o[name]!(m);
-      };
-  return new Proxy(orders, { get: (t, k) => wrap[k as string] ?? (t as any)[k] }) as T;
-}
-
-function countEvents<T extends object>(events: T, w: Wiring): T {
-  const { load, at } = w;
-  const e = events as Record<string, (...a: any[]) => Promise<any>>;
-  const wrap: Record<string, (...a: any[]) => Promise<any>> = {
-    get: async (orderId: string, id: string) => {
-      load.read(`ORDER#${orderId}`, readUnits(W.event), at());
-      return e.get!(orderId, id);
-    },
-    settled: async (ref: { id: string }) => {
-      load.write(`PENDING#${shardOf(ref.id)}`, writeUnits(W.marker), at());
-      return e.settled!(ref);
-    },
-    restartAs: async (ev: { orderId: string }, ...rest: unknown[]) => {
-      load.write(`ORDER#${ev.orderId}`, writeUnits(W.event), at());
-      return e.restartAs!(ev, ...rest);
-    },
-  };
-  for (const name of ['pendingPage', 'pending'])
-    if (e[name])
-      wrap[name] = async (...a: unknown[]) => {
-        const r = await e[name]!(...a);
-        const list: { id: string }[] = Array.isArray(r) ? r : r.items.map((i: { ref: { id: string } }) => i.ref);
-        const perShard = new Map<number, number>();
-        for (const x of list) perShard.set(shardOf(x.id), (perShard.get(shardOf(x.id)) ?? 0) + 1);
-        for (let k = 0; k < 10; k++) load.read(`PENDING#${k}`, readUnits((perShard.get(k) ?? 0) * W.marker), at());
-        return r;
-      };
-  return new Proxy(events, { get: (t, k) => wrap[k as string] ?? (t as any)[k] }) as T;
+  await x.sim.sleep(ms);
 }
 
 /**
- * The shared part of both designs: the orders and events in the domain tests' table, as the steps write them; this
- * branch's (`thisBranch`) with its unstarted and deadline markers.
+ * A transaction: at its moment, cancelled when another in flight holds one of its items (TransactionConflict), else
+ * `commit` applies it (its conditions may still refuse it); its items held for its latency, its units either way.
  */
-function tableSide(table: any, w: Wiring, thisBranch: boolean) {
-  const { load, at } = w;
-  return {
-    create(o: SimOrder) {
-      const order = orderOf(o);
-      table.orders.set(o.id, order);
-      table.open.add(o.id);
-      // The creation's transaction: the order, its reference and the user, the open marker (and the unstarted and
-      // deadline ones).
-      load.write(`ORDER#${o.id}`, writeUnits(W.order, true), at(), { item: 'ORDER' });
-      load.write(`USER#${order.userId}`, writeUnits(W.small, true) * 2, at(), { item: 'PROFILE' });
-      load.write(`OPEN#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
-      if (thisBranch) {
-        table.unstarted.add(o.id);
-        load.write(`START#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
-      }
-      if (thisBranch && order.deadlineAt) {
-        table.deadlines.set(o.id, order.deadlineAt);
-        load.write(`DEADLINE#${shardOf(o.id)}`, writeUnits(W.marker, true), at(), { item: o.id });
-      }
-    },
-    startSeen(o: SimOrder) {
-      if (!thisBranch) return;
-      table.unstarted.delete(o.id);
-      load.write(`START#${shardOf(o.id)}`, writeUnits(W.marker), at());
-    },
-    setStatus(id: string, status: Order['status'], set: Partial<Order> = {}) {
-      const order = table.orders.get(id);
-      Object.assign(order, { updatedAt: new Date(w.now()).toISOString() }, set, { status });
-      load.write(`ORDER#${id}`, writeUnits(W.order, true), at(), { item: 'ORDER' });
-      if (status === 'done' || status === 'error') {
-        table.open.delete(id);
-        load.write(`OPEN#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
-        // This branch's close deletes the deadline marker in the same transaction (adapters/order-transitions.ts).
-        if (thisBranch && order.deadlineAt) {
-          table.deadlines.delete(id);
-          load.write(`DEADLINE#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
-        }
-      }
-    },
-    closed(id: string) {
-      const status = table.orders.get(id)?.status;
-      return status === 'done' || status === 'error';
-    },
-    deadlineState() {
-      if (!thisBranch) return { due: 0, overdue: 0 };
-      const now = w.now();
-      const iso = new Date(now).toISOString();
-      let due = 0;
-      for (const at of table.deadlines.values()) if (at <= iso) due++;
-      let overdue = 0;
-      for (const o of table.orders.values() as Iterable<Order>)
-        if (o.deadlineAt && o.status !== 'done' && o.status !== 'error' && !o.renderStartedAt && Date.parse(o.deadlineAt) + 60_000 < now) overdue++;
-      return { due, overdue };
-    },
-    recordEvent(o: SimOrder, key: string, settled: boolean) {
-      const id = `${o.id}:${key}`;
-      table.events.set(id, {
-        id,
-        orderId: o.id,
-        userId: `u-${o.id}`,
-        type: 'video.done',
-        createdAt: new Date(w.now()).toISOString(),
-        ...(settled ? { delivery: 'no_webhook' } : {}),
-      });
-      load.write(`ORDER#${o.id}`, writeUnits(W.event, true), at(), { item: `EVENT#${id}` });
-      if (!settled) {
-        table.pending.add(id);
-        load.write(`PENDING#${shardOf(id)}`, writeUnits(W.marker, true), at(), { item: id });
-      }
-      return id;
-    },
-    settleEvent(id: string) {
-      const ev = table.events.get(id);
-      if (ev) ev.delivery = 'delivered';
-      table.pending.delete(id);
-      load.write(`PENDING#${shardOf(id)}`, writeUnits(W.marker), at());
-    },
-  };
+async function transact<T>(x: Ctx, tag: string, items: readonly TxItem[], commit: () => Promise<T>, acting?: number): Promise<T | 'conflict'> {
+  count(x, tag, req('tx', ...items.map(([, ...item]) => item)), acting);
+  const [now, ms] = [x.sim.now, latency(x, 'tx')];
+  if (items.some(([name]) => (x.busy.get(name) ?? 0) > now)) {
+    x.conflicts.txConflicts++;
+    await x.sim.sleep(ms);
+    return 'conflict';
+  }
+  for (const [name] of items) x.busy.set(name, now + ms);
+  if (x.busy.size > 50_000) for (const [name, until] of x.busy) if (until <= now) x.busy.delete(name);
+  const out = commit();
+  // Its answer, a failure too, comes after its latency.
+  out.catch(() => undefined);
+  await x.sim.sleep(ms);
+  return out;
 }
 
-/** This branch: the sharded queue's store counted as adapters/capacity.ts's calls touch the table. */
+/** A single write, sent again while a transaction holds its item (adapters/dynamo.ts writePastConflicts). */
+async function write<T>(x: Ctx, tag: string, [name, ...item]: TxItem, apply: () => Promise<T>, acting?: number): Promise<T> {
+  for (let n = 0; ; n++) {
+    count(x, tag, req('write', item), acting);
+    const out = (x.busy.get(name) ?? 0) > x.sim.now ? undefined : apply();
+    await x.sim.sleep(latency(x, 'write'));
+    if (out) return out;
+    x.conflicts.writeRetries++;
+    if (n + 1 >= CONFLICTS.attempts) throw new Contended(`${name} stayed held by other transactions`);
+    await pause(CONFLICTS, n);
+  }
+}
+
+const MOVED = Symbol('the key moved');
+
+/**
+ * The in-memory store making the DynamoDB adapter's requests (the live lane's partitions, or the test lane's): a port
+ * call's reads first, then its write at its moment under the adapter's conditions (its key's item as read, no other
+ * transaction in flight on its items). `as(tag, acting)` is the same store for a caller acting for an order of
+ * shard `acting` ('own': every shard it reads is its own), counted apart.
+ */
 class CountedCapacity extends MemoryCapacity {
+  tag = 'api';
+  acting?: number | 'own';
   constructor(
-    private readonly w: Wiring,
+    private readonly x: Ctx,
     table: MemoryTable,
+    private readonly shards: number,
+    private readonly prefix = '',
   ) {
     super(table);
+    // The domain tests' records of every write and claim, not kept here.
+    Object.assign(this, { wrote: () => undefined, claims: { push: () => 0 } });
   }
-  private r(pk: string, units: number) {
-    this.w.load.read(pk, units, this.w.at());
+  as(tag: string, acting?: number | 'own'): this {
+    return Object.assign(Object.create(this), { tag, acting });
   }
-  private wr(pk: string, units: number, item?: string) {
-    this.w.load.write(pk, units, this.w.at(), item === undefined ? undefined : { item });
+  private send(...rs: Req[]) {
+    return send(this.x, this.tag, rs, this.acting);
   }
+  private act = () => (typeof this.acting === 'number' ? this.acting : undefined);
+  private item = (kind: string, shard: number, kb: number, ...rest: (string | number)[]): Item => [
+    `${this.prefix}${kind}#${[shard, ...rest].join('#')}`,
+    kb,
+    shard,
+  ];
+  private slot = (n: number): Item => [`${this.prefix}SLOT#${n}`, KB.slot, n % this.shards];
+  private slotItem = (n: number): TxItem => [`slot ${this.prefix}${n}`, ...this.slot(n)];
+  private stateItem = (k: number): TxItem => [`state ${this.prefix}${k}`, ...this.item('QUEUE', k, KB.state)];
+  private keyItem = (w: Pick<Waiter, 'shard' | 'channel' | 'key'>): TxItem => [
+    `key ${this.prefix}${w.shard} ${w.channel} ${w.key}`,
+    ...this.item('QUEUEKEY', w.shard, KB.key, w.channel, w.key),
+  ];
+  private waitItem = (w: Pick<Waiter, 'shard' | 'channel' | 'orderId' | 'token'>): TxItem => [
+    `wait ${w.orderId}`,
+    ...this.item('WAITING', w.shard, w.token === START_AT_ADMISSION ? KB.wait : KB.tokenWait, w.channel),
+  ];
+  private holdItem = (orderId: string): TxItem => [`hold ${orderId}`, `ORDER#${orderId}`, KB.hold];
+  private get = ([, ...item]: TxItem) => req('get', item);
+  /** A key's item as read: its count and head. */
+  private keyRead(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
+    const k = this.keyStates.get(`${w.shard}#${w.channel}#${w.key}`);
+    return `${k?.n ?? 0} ${k?.head?.orderId ?? ''}`;
+  }
+  /** A head leaving with its key's orders parked: its next one queried, promoted in the transaction, its place written after. */
+  private promoting(w: Waiter) {
+    const k = this.keyStates.get(`${w.shard}#${w.channel}#${w.key}`);
+    return k?.head?.orderId === w.orderId && k.n > 1;
+  }
+  /** BatchGetItem requests of at most 100 keys. */
+  private batches(items: Item[]): Req[] {
+    return Array.from({ length: Math.ceil(items.length / 100) }, (_, i) => req('batch', ...items.slice(i * 100, i * 100 + 100)));
+  }
+
   override async slots(ns: readonly number[]) {
-    for (const n of ns) this.r(`SLOT#${n}`, readUnits(W.slot));
-    return ns.map((n) => ({ ...(this.held.get(n) ?? { n }) }));
+    const out = ns.map((n) => ({ ...(this.held.get(n) ?? { n }) }));
+    await this.send(...this.batches(ns.map(this.slot)));
+    return out;
   }
   override async states(shards: readonly number[]) {
-    for (const k of shards) this.r(`QUEUE#${k}`, readUnits(W.state));
-    // The store's copies, made by hand: structuredClone of every state on every read is most of the model's time.
-    return shards.map((k) => {
+    // Copies made by hand: a structured clone of every state read is most of a run's time.
+    const out = shards.map((k) => {
       const s = this.shardStates.get(k) ?? emptyShardState();
       return {
         ...s,
@@ -840,474 +268,675 @@ class CountedCapacity extends MemoryCapacity {
         marks: { ...s.marks },
       };
     });
+    await this.send(...this.batches(shards.map((k) => this.item('QUEUE', k, KB.state))));
+    return out;
   }
   override async head(shard: number, channel: Channel) {
-    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
-    return super.head(shard, channel);
-  }
-  /** The key's item of a shard's channel (keys.queueKey), read strongly consistent. */
-  private keyRead(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
-    this.r(`QUEUEKEY#${w.shard}#${w.channel}#${w.key}`, readUnits(W.marker));
-  }
-  private keyWrite(w: Pick<Waiter, 'shard' | 'channel' | 'key'>) {
-    this.wr(`QUEUEKEY#${w.shard}#${w.channel}#${w.key}`, writeUnits(W.marker, true), 'STATE');
-  }
-  /** A wait's leaving: its key's item read, and its key's next parked wait queried and promoted when it was the head. */
-  private leaving(w: Waiter) {
-    this.keyRead(w);
-    this.keyWrite(w);
-    const kx = this.keyStates.get(`${w.shard}#${w.channel}#${w.key}`);
-    if (kx?.head?.orderId === w.orderId && kx.n > 1) {
-      this.r(`WAITING#${w.shard}#${w.channel}`, readUnits(W.waiter));
-      this.wr(`WAITING#${w.shard}#${w.channel}`, 2 * writeUnits(W.waiter, true), 'PROMOTED');
-    }
+    const first = [...this.waiting.in(shard, channel)].sort(queueOrder)[0];
+    await this.send(req('query', this.item('WAITING', shard, first ? this.waitItem(first)[2] : 0, channel)));
+    return first && { ...first };
   }
   override async waiter(shard: number, channel: Channel, orderId: string, key: string) {
-    this.keyRead({ shard, channel, key });
-    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
-    return super.waiter(shard, channel, orderId, key);
-  }
-  override async wait(w: NewWait) {
-    const pk = `WAITING#${w.shard}#${w.channel}`;
-    this.keyRead(w);
-    // The update of a wait already there (its condition fails for a new one, at the same cost).
-    this.wr(pk, writeUnits(W.waiter));
-    const before = this.waiting.get(w.orderId);
-    if (!(before && before.shard === w.shard && before.channel === w.channel)) {
-      // The ticket from the shard's counter (an update in place), then the wait's transaction with its key's item.
-      this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
-      this.wr(pk, writeUnits(W.waiter, true), w.orderId);
-      this.keyWrite(w);
-    }
-    return super.wait(w);
-  }
-  override async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>) {
-    // Its key's item read, the ticket from the shard's counter (an update in place), then one transaction: the wait,
-    // its key's item, the order's place, the marker's end.
-    this.keyRead(w);
-    this.wr(`QUEUE#${w.shard}`, writeUnits(W.state), 'STATE');
-    this.wr(`WAITING#${w.shard}#${w.channel}`, writeUnits(W.waiter, true), w.orderId);
-    this.keyWrite(w);
-    this.wr(`ORDER#${order.id}`, writeUnits(W.order, true), 'ORDER');
-    this.wr(`START#${shardOf(order.id)}`, writeUnits(W.marker, true), order.id);
-    return super.enqueue(w, order);
-  }
-  override async unwait(shard: number, channel: Channel, orderId: string, key: string) {
     const w = this.waiting.get(orderId);
-    this.keyRead({ shard, channel, key });
-    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter));
-    if (w?.shard === shard && w.channel === channel) {
-      this.leaving(w);
-      this.wr(`WAITING#${shard}#${channel}`, writeUnits(W.waiter, true), orderId);
-      this.wr(`QUEUE#${shard}`, writeUnits(W.state, true), 'STATE');
-    }
-    return super.unwait(shard, channel, orderId, key);
-  }
-  override async claim(c: Claim) {
-    this.leaving(c.waiter);
-    this.wr(`SLOT#${c.slot.n}`, writeUnits(W.slot, true), 'SLOT');
-    this.wr(`WAITING#${c.waiter.shard}#${c.waiter.channel}`, writeUnits(W.waiter, true), c.waiter.orderId);
-    this.wr(`QUEUE#${c.waiter.shard}`, writeUnits(W.state, true), 'STATE');
-    this.wr(`ORDER#${c.waiter.orderId}`, writeUnits(W.hold, true), 'SLOT');
-    if (c.slotShard !== c.waiter.shard) this.wr(`QUEUE#${c.slotShard}`, writeUnits(W.state, true), 'STATE');
-    if (c.slot.holder) this.wr(`ORDER#${c.slot.holder}`, writeUnits(W.hold, true), 'SLOT');
-    return super.claim(c);
-  }
-  override async renew(n: number, orderId: string, leaseUntil: Date) {
-    this.wr(`SLOT#${n}`, writeUnits(W.slot));
-    return super.renew(n, orderId, leaseUntil);
-  }
-  override async release(s: Slot, slotShard: number, rate?: number) {
-    if (s.holder) {
-      this.wr(`SLOT#${s.n}`, writeUnits(W.slot, true), 'SLOT');
-      this.wr(`QUEUE#${slotShard}`, writeUnits(W.state, true), 'STATE');
-      this.wr(`ORDER#${s.holder}`, writeUnits(W.hold, true), 'SLOT');
-    }
-    return super.release(s, slotShard, rate);
+    await this.send(this.get(this.keyItem({ shard, channel, key })), req('get', this.item('WAITING', shard, w ? this.waitItem(w)[2] : 0, channel)));
+    return w?.shard === shard && w.channel === channel ? { ...w } : undefined;
   }
   override async holding(orderId: string) {
-    this.r(`ORDER#${orderId}`, readUnits(W.hold));
-    return super.holding(orderId);
+    const n = this.holds.get(orderId);
+    await this.send(this.get(this.holdItem(orderId)));
+    return n;
   }
-  override async tickets(shard: number, channel: Channel) {
-    const tickets = await super.tickets(shard, channel);
-    // A Query reads the channel's waits whole, however little of them it returns.
-    this.r(`WAITING#${shard}#${channel}`, readUnits(W.waiter * tickets.length));
-    return tickets;
+  override async renew(n: number, orderId: string, leaseUntil: Date) {
+    return write(this.x, this.tag, this.slotItem(n), () => super.renew(n, orderId, leaseUntil), this.act());
   }
   override async recount(r: Recount) {
-    this.wr(`QUEUE#${r.shard}`, writeUnits(W.state), 'STATE');
-    return super.recount(r);
+    return write(this.x, this.tag, this.stateItem(r.shard), () => super.recount(r), this.act());
   }
-}
-
-function newDesign(w: Wiring): Design {
-  const table = new MemoryTable();
-  const store = new CountedCapacity(w, table);
-  const settings = { slots: w.slots, leaseSeconds: 1800, botRun: 3, now: () => new Date(w.now()) };
-  const queue = new RenderQueue({ store: store as CapacityStore, wakeup: w.wakeup, ...settings });
-  const reader = shardReader(store as never, { slots: w.slots, shards: queue.shards });
-  const viewSettings = { shards: queue.shards, botRun: 3, defaultSecondsPerVideoSecond: SCENARIO.slotSecondsPerOrder / 20 };
-  const views = Array.from({ length: w.processes }, () => new QueueViews(reader, viewSettings, SCENARIO.snapshotMaxAgeMs, 10_000, w.now));
-  const side = tableSide(table, w, true);
-  const orders = countOrders(new MemoryOrders(table), w);
-  const eventsBase = countEvents(new MemoryEvents(table), w);
-  let eventsReached = false;
-  const events = new Proxy(eventsBase, {
-    get: (t, k) =>
-      k === 'pendingPage'
-        ? (...a: Parameters<MemoryEvents['pendingPage']>) => {
-            eventsReached = true;
-            return t.pendingPage(...a);
-          }
-        : (t as any)[k],
-  });
-  let cursor = {};
-  const metrics = new MemoryMetrics();
-  return {
-    slots: w.slots,
-    shards: queue.shards,
-    ...side,
-    async awaitSlot(o, token) {
-      await queue.awaitSlot({ id: o.id, channel: o.channel, userId: `u-${o.id}`, videoSeconds: o.videoSeconds }, token, async (place) => {
-        w.load.write(`ORDER#${o.id}`, writeUnits(W.order), w.at());
-        table.orders.get(o.id)!.queuePlace = place;
-      });
-    },
-    enqueue: (o) => queue.enqueue(table.orders.get(o.id)!),
-    release: (id) => queue.release(id, true),
-    async eta(p, o) {
-      const view = await views[p]!.view([{ id: o.id }], o.director ? undefined : { id: o.id, channel: o.channel });
-      return queuedEta(view, { id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, w.now());
-    },
-    async snapshot(p) {
-      await views[p]!.view();
-    },
-    waiting: () => store.waiting.size,
-    async sweep() {
-      eventsReached = false;
-      await auditSweep({
-        orders,
-        workflow: w.workflow,
-        events,
-        delivery: w.delivery,
-        metrics,
-        // The deadline's cancel (core/cancel-order.ts): the transition to error (its markers as the adapter's), the
-        // order out of the render queue, its event.
-        async expire(order) {
-          side.setStatus(order.id, 'error', { finishedAt: new Date(w.now()).toISOString(), refunded: true });
-          await queue.release(order.id, false, order.channel && { channel: order.channel, key: order.userId });
-          await w.expired(order);
-        },
-        now: () => new Date(w.now()),
-        queue,
-        cursor: {
-          load: async () => {
-            w.load.read('AUDIT', readUnits(W.small), w.at());
-            return cursor;
-          },
-          save: async (c) => {
-            w.load.write('AUDIT', writeUnits(W.small), w.at());
-            cursor = c;
-          },
-        },
-        budget: SWEEP_BUDGET,
-        graceSeconds: 60,
-        reviewWaitSeconds: 7 * 24 * 3600,
-        isBusy: isTransient,
-        log: { warn: () => undefined },
-      });
-      return { eventsReached };
-    },
-  };
-}
-
-/** Today's main: its one CAPACITY partition (slots, ADMISSIONS, STATS) and WAITING#<channel> partitions, counted. */
-function oldDesign(old: OldCode, w: Wiring): Design {
-  const table = new old.memory.MemoryTable();
-  const base = new old.memory.MemoryCapacity();
-  const { load, at } = w;
-  /** Each channel's waiting ids, oldest first, kept beside the store's map (what a query of WAITING#<channel> returns). */
-  const ids: Record<Channel, string[]> = { api: [], bot: [] };
-  const place = (list: string[], id: string) => {
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const add = (c: Channel, id: string) => {
-    const i = place(ids[c], id);
-    if (ids[c][i] !== id) ids[c].splice(i, 0, id);
-  };
-  const remove = (c: Channel, id: string) => {
-    const i = place(ids[c], id);
-    if (ids[c][i] === id) ids[c].splice(i, 1);
-  };
-  const cap = (units: number) => load.write('CAPACITY', units, at());
-  const free: Slot[] = Array.from({ length: w.slots }, (_, n) => ({ n }));
-  /** The query of every slot item of the CAPACITY partition (consistent): one read of all of them. */
-  const slotQuery = (count: number) => load.read('CAPACITY', readUnits(count * W.slot), at());
-  const waitingQuery = (c: Channel, consistent: boolean) => load.read(`WAITING#${c}`, readUnits(ids[c].length * W.waiter, consistent), at());
-  const store = {
-    async slots(count: number) {
-      slotQuery(count);
-      // The held slots as stored (the old queue only reads them), free ones as made once: no copy per read.
-      const out: Slot[] = [];
-      for (let n = 0; n < count; n++) out.push(base.held.get(n) ?? free[n]!);
-      return out;
-    },
-    async head(c: Channel) {
-      load.read(`WAITING#${c}`, readUnits(W.waiter), at());
-      const id = ids[c][0];
-      return id === undefined ? undefined : { ...base.waiting.get(id) };
-    },
-    async waitingCount(c: Channel) {
-      waitingQuery(c, false);
-      return ids[c].length;
-    },
-    async wait(wt: any) {
-      load.write(`WAITING#${wt.channel}`, writeUnits(W.waiter), at());
-      add(wt.channel, wt.orderId);
-      return base.wait(wt);
-    },
-    async unwait(c: Channel, id: string) {
-      load.write(`WAITING#${c}`, writeUnits(W.waiter), at());
-      if (base.waiting.get(id)?.channel === c) remove(c, id);
-      return base.unwait(c, id);
-    },
-    async claim(n: number, wt: any, leaseUntil: Date, now: Date, streak: unknown) {
-      // One transaction: the slot and ADMISSIONS (both in CAPACITY) and the waiter.
-      load.write('CAPACITY', writeUnits(W.slot, true), at(), { item: `SLOT#${n}` });
-      load.write('CAPACITY', writeUnits(W.small, true), at(), { item: 'ADMISSIONS' });
-      load.write(`WAITING#${wt.channel}`, writeUnits(W.waiter, true), at(), { item: wt.orderId });
-      const ok = await base.claim(n, wt, leaseUntil, now, streak);
-      if (ok) remove(wt.channel, wt.orderId);
-      return ok;
-    },
-    async renew(n: number, id: string, until: Date) {
-      cap(writeUnits(W.slot));
-      return base.renew(n, id, until);
-    },
-    async release(n: number, id: string) {
-      cap(writeUnits(W.slot));
-      return base.release(n, id);
-    },
-    async botRun() {
-      load.read('CAPACITY', readUnits(W.small), at());
-      return base.botRun();
-    },
-    async rate() {
-      load.read('CAPACITY', readUnits(W.small), at());
-      return base.rate();
-    },
-    async saveRate(v: number) {
-      cap(writeUnits(W.small));
-      return base.saveRate(v);
-    },
-    /** The adapter's query of a whole WAITING#<channel> partition (eventually consistent), for the eta snapshot. */
-    async waitingIds(c: Channel) {
-      waitingQuery(c, false);
-      return [...ids[c]];
-    },
-  };
-  const queue = new old.capacity.RenderQueue({ store, wakeup: w.wakeup, slots: w.slots, leaseSeconds: 1800, botRun: 3, now: () => new Date(w.now()) });
-  const reader = new old.adapter.QueueReader(store, { slots: w.slots, botRun: 3, defaultSecondsPerVideoSecond: SCENARIO.slotSecondsPerOrder / 20 });
-  const views = Array.from({ length: w.processes }, () => new old.eta.QueueViews(() => reader.read(w.now()), SCENARIO.snapshotMaxAgeMs, 10_000, w.now));
-  const side = tableSide(table, w, false);
-  const orders = countOrders(new old.memory.MemoryOrders(table), w);
-  const eventsBase = countEvents(new old.memory.MemoryEvents(table), w);
-  let eventsReached = false;
-  const events = new Proxy(eventsBase, {
-    get: (t, k) =>
-      k === 'pending'
-        ? (...a: unknown[]) => {
-            eventsReached = true;
-            return t.pending(...a);
-          }
-        : t[k],
-  });
-  return {
-    slots: w.slots,
-    shards: 1,
-    ...side,
-    awaitSlot: (o, token) => queue.awaitSlot({ id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, token),
-    enqueue: () => Promise.reject(new Error("today's main starts every order's execution at its creation")),
-    release: (id) => queue.release(id, true),
-    async eta(p, o) {
-      const view = await views[p]!.view(o.director ? undefined : { id: o.id, channel: o.channel });
-      return old.eta.queuedEta(view, { id: o.id, channel: o.channel, videoSeconds: o.videoSeconds }, w.now());
-    },
-    async snapshot(p) {
-      await views[p]!.view();
-    },
-    waiting: () => ids.api.length + ids.bot.length,
-    async sweep() {
-      eventsReached = false;
-      await old.sweep.sweep({
-        orders,
-        workflow: w.workflow,
-        events,
-        delivery: w.delivery,
-        queue,
-        metrics: new MemoryMetrics(),
-        graceSeconds: 60,
-        expire: async () => undefined,
-        now: () => new Date(w.now()),
-      });
-      return { eventsReached };
-    },
-  };
-}
-
-export const SCALES = [1, 10, 100] as const;
-
-/** Every design at every scale. */
-export async function runAll(): Promise<ScaleResult[]> {
-  const old = await loadOldCode();
-  try {
-    const out: ScaleResult[] = [];
-    for (const design of ['new', 'old', 'old-sized'] as const) for (const scale of SCALES) out.push(await runScale(design, scale, old));
+  override async tickets(shard: number, channel: Channel) {
+    const kb = [...this.waiting.in(shard, channel)].reduce((s, w) => s + this.waitItem(w)[2], 0);
+    const out = super.tickets(shard, channel);
+    await this.send(req('query', this.item('WAITING', shard, kb, channel)));
     return out;
-  } finally {
-    old.dispose();
+  }
+  override async release(s: Slot, slotShard: number, rate?: number) {
+    if (!s.holder) return false;
+    for (let n = 0; ; n++) {
+      const items = [this.slotItem(s.n), this.stateItem(slotShard), this.holdItem(s.holder)];
+      const out = await transact(this.x, this.tag, items, () => super.release(s, slotShard, rate), this.act());
+      if (out !== 'conflict') return out;
+      if (n + 1 >= CONFLICTS.attempts) throw new Contended(`the release of slot ${s.n} lost to other transactions`);
+      await pause(CONFLICTS, n);
+    }
+  }
+  override async claim(c: Claim) {
+    const w = c.waiter;
+    const read = this.keyRead(w);
+    const promotes = this.promoting(w);
+    await this.send(this.get(this.keyItem(w)), ...(promotes ? [req('query', this.item('WAITING', w.shard, KB.tokenWait, w.channel))] : []));
+    const items: TxItem[] = [this.slotItem(c.slot.n), this.waitItem(w), this.keyItem(w), this.stateItem(w.shard), this.holdItem(w.orderId)];
+    const parked = (name: string): TxItem => [`${name} ${w.key}`, ...this.item('WAITING', w.shard, KB.tokenWait, w.channel)];
+    if (promotes) items.push(parked('parked'), parked('promoted'));
+    if (c.slotShard !== w.shard) items.push(this.stateItem(c.slotShard));
+    if (c.slot.holder) items.push(this.holdItem(c.slot.holder));
+    const out = await transact(this.x, this.tag, items, () => (this.keyRead(w) === read ? super.claim(c) : Promise.resolve(false)), this.act());
+    if (out === true && promotes) await this.send(req('write', [`ORDER#${w.orderId}`, KB.order]));
+    if (out === true) return true;
+    this.x.conflicts.claimsLost++;
+    return false;
+  }
+  override async wait(w: NewWait) {
+    return this.record(w, () => super.wait(w), []);
+  }
+  override async enqueue(w: NewWait, order: Pick<Order, 'id' | 'queueShard'>) {
+    const also: TxItem[] = [
+      [`order ${order.id}`, `ORDER#${order.id}`, KB.newOrder],
+      [`start ${order.id}`, `START#${order.queueShard}`, KB.marker],
+    ];
+    return this.record(w, () => super.enqueue(w, order), also);
+  }
+
+  /**
+   * A wait as the adapter records it (Capacity.wait, enqueue): its key's item read; a wait there already takes its new
+   * token; else the ticket from the shard's counter, then one transaction with the key's item as read, sent again
+   * (the ticket given back) while the key moves or another transaction holds an item, up to WAIT_LOSSES.
+   */
+  private async record<T>(w: NewWait, apply: () => Promise<T>, also: TxItem[]): Promise<T> {
+    for (let lost = 0; ; lost++) {
+      const read = this.keyRead(w);
+      await this.send(this.get(this.keyItem(w)));
+      const before = this.waiting.get(w.orderId);
+      if (before && !also.length && before.shard === w.shard && before.channel === w.channel)
+        return write(this.x, this.tag, this.waitItem(w), apply, this.act());
+      if (before) return apply();
+      // A wait's first update finds none (its condition fails, at a write's cost); then the ticket.
+      if (!also.length) await this.send(req('write', this.item('WAITING', w.shard, 1, w.channel)));
+      await write(this.x, this.tag, this.stateItem(w.shard), async () => true, this.act());
+      // A new order's wait whose transaction fails after its ticket (the memory store's failNextEnqueue): the counter
+      // counts a wait that is not there, a ghost, and the creation leaves its order to the audit.
+      const ghost = also.length > 0 && this.x.ghosts.delete(w.orderId);
+      let out: T | typeof MOVED | 'conflict';
+      try {
+        out = await transact<T | typeof MOVED>(
+          this.x,
+          this.tag,
+          [this.waitItem(w), this.keyItem(w), ...also],
+          () => {
+            if (this.keyRead(w) !== read) return Promise.resolve(MOVED);
+            if (ghost) this.failNextEnqueue = true;
+            return apply();
+          },
+          this.act(),
+        );
+      } catch (err) {
+        this.x.conflicts.ghosts++;
+        throw err;
+      }
+      if (out !== 'conflict' && out !== MOVED) return out;
+      await this.send(req('write', this.item('QUEUE', w.shard, KB.state)));
+      this.x.conflicts.waitRetries++;
+      if (lost + 1 >= WAIT_LOSSES.attempts) throw new Contended(`the wait of ${w.orderId} lost ${WAIT_LOSSES.attempts} times`);
+      await pause(WAIT_LOSSES, lost);
+    }
   }
 }
 
-export const LIMITS = { ...PARTITION_LIMITS, sfnShare: 0.5, etaP50: 0.25 };
-
-/** A resource's load as a share of its limit (1: saturated). */
-export interface Share {
-  what: string;
-  share: number;
+/** An order of the model: its client's facts and its measured moments. */
+interface SimOrder {
+  order: Order;
+  key: string;
+  webhook: boolean;
+  slotMs: number;
+  /** Director mode: how long its client takes to approve the script. */
+  reviewMs: number;
+  createdAt: number;
+  eta?: number;
+  doneAt?: number;
 }
 
-/** Each resource's peak load over its limit, most loaded first. */
-export function shares(r: ScaleResult): Share[] {
-  const q = SFN_QUOTAS;
-  const list: Share[] = [
-    { what: 'render slots', share: r.keepsUp ? r.utilisation : Math.max(1, r.utilisation) },
-    {
-      what: 'DescribeExecution (audit)',
-      share:
-        r.sweep.rejected > 0 || r.sfnThrottled.DescribeExecution > 0
-          ? Math.max(1, r.sfnPeakMinute.DescribeExecution / q.DescribeExecution.perSecond)
-          : r.sfnPeakMinute.DescribeExecution / q.DescribeExecution.perSecond,
-    },
-    { what: 'StartExecution', share: r.sfnPeakMinute.StartExecution / q.StartExecution.perSecond },
-    { what: 'SendTaskSuccess', share: r.sfnPeakMinute.SendTaskSuccess / q.SendTaskSuccess.perSecond },
-    { what: 'state transitions', share: r.sfnPeakMinute.StateTransition / q.StateTransition.perSecond },
-    { what: `writes of ${r.writes.key}`, share: r.writes.perSecond / PARTITION_LIMITS.writeUnits },
-    { what: `reads of ${r.reads.key}`, share: r.reads.perSecond / PARTITION_LIMITS.readUnits },
-    { what: `transactions on ${r.transactions.key}`, share: r.transactions.perSecond / SCENARIO.serialTransactionsPerSecond },
-  ];
-  return list.sort((a, b) => b.share - a.share);
+export interface ScaleResult {
+  scale: number;
+  slots: number;
+  shards: number;
+  /** The share of the shards run (1: all). */
+  sampled: number;
+  /** Orders created in the counted window (the whole's, in a sample), and heavy keys' creations held back at 10 active. */
+  orders: number;
+  heldBack: number;
+  admissions: number;
+  perOrder: { reads: number; writes: number; requests: number };
+  table: { reads: { mean: number; peak: number }; writes: { mean: number; peak: number } };
+  busiest: { reads: { pk: string; units: number }; writes: { pk: string; units: number } };
+  lambda: { peak: number; renders: number };
+  apiGateway: { peakSecond: number; throttled: number };
+  sfn: Record<SfnApi, { peakSecond: number; peakMinute: number; throttled: number }>;
+  sweep: { runs: number; maxSeconds: number; maxCalls: number };
+  conflicts: Conflicts;
+  waitingAtEnd: number;
+  etaP50: number;
+  wallSeconds: number;
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)}%`;
-const num = (x: number) => (Number.isNaN(x) ? '-' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+/** What a partition key names, for the report. */
+export const partitionKind = (pk: string) => pk.replace(/#\d+/g, '#<k>');
 
-/** What saturates at this scale (all of it), or what is nearest to. */
-export function verdict(r: ScaleResult): { saturated: Share[]; next: Share } {
-  const all = shares(r);
-  return { saturated: all.filter((s) => s.share >= 1), next: all.find((s) => s.share < 1) ?? all[0]! };
-}
+export async function runScale(scale: number, sampleShards = SAMPLE_SHARDS): Promise<ScaleResult> {
+  const wall = performance.now();
+  const S = SCENARIO;
+  // The arrivals and each order's draws from a stream of their own, so the load is the same whatever the service does.
+  const [rng, draw] = [seeded(S.seed * 1000 + scale), seeded(S.seed * 1000 + scale + 500)];
+  const sim = new Sim(seeded(S.seed * 7919 + scale));
+  const [from, end] = [S.warmupSeconds * 1000, (S.warmupSeconds + S.countedSeconds) * 1000];
+  const counted = (t: number) => t >= from && t < end;
+  const slots = slotsFor({
+    peakOrdersPerHour: S.baseOrdersPerHour * scale,
+    slotSecondsPerOrder: S.slotSecondsPerOrder,
+    targetUtilisation: S.targetUtilisation,
+  });
+  const shards = shardCount(slots);
+  const sample = Math.min(shards, sampleShards);
+  const x: Ctx = {
+    sim,
+    rng,
+    ghosts: new Set(),
+    f: sample / shards,
+    meter: new Meter(from, end, (pk) => /^(ORDER|USER|QUEUEKEY|TESTQUEUEKEY)#/.test(pk)),
+    calls: {},
+    conflicts: { claimsLost: 0, txConflicts: 0, writeRetries: 0, waitRetries: 0, stepRetries: 0, startsFailed: 0, ghosts: 0, corrected: 0 },
+    busy: new Map(),
+  };
+  const failures: unknown[] = [];
+  /** An operation in flight on its own (an execution, a client): a fault of the model's stops the run. */
+  const spawn = (p: Promise<unknown>) => void p.catch((err) => failures.push(err));
+  const ddb = (tag: string, ...rs: Req[]) => send(x, tag, rs);
 
-/** The Done-means targets at 100x, for this branch. */
-export function targets(r: ScaleResult) {
-  const q = SFN_QUOTAS;
-  const sfn = (['StartExecution', 'DescribeExecution', 'SendTaskSuccess', 'StateTransition'] as const).map((api) => ({
-    api,
-    share: r.sfnPeakMinute[api] / q[api].perSecond,
-  }));
-  return [
-    {
-      what: `no partition over ${PARTITION_LIMITS.writeUnits} write units a second`,
-      met: r.writes.perSecond <= PARTITION_LIMITS.writeUnits,
-      value: `${num(r.writes.perSecond)} (${r.writes.key})`,
-    },
-    {
-      what: `no partition over ${PARTITION_LIMITS.readUnits} read units a second`,
-      met: r.reads.perSecond <= PARTITION_LIMITS.readUnits,
-      value: `${num(r.reads.perSecond)} (${r.reads.key})`,
-    },
-    ...sfn.map((s) => ({ what: `${s.api} under 50% of its refill (peak minute)`, met: s.share < LIMITS.sfnShare, value: pct(s.share) })),
-    { what: 'admissions keep up with arrivals', met: r.keepsUp, value: `${num(r.admissionsPerSecond)} vs ${num(r.arrivalsPerSecond)} a second` },
-    { what: 'eta error p50 within 25%', met: r.etaP50 <= LIMITS.etaP50, value: pct(r.etaP50) },
-    {
-      what: 'an order past its deadline canceled within the minute (issue 28)',
-      met: r.deadlines !== undefined && r.deadlines.lateMax <= 60 && r.deadlines.overdueMax === 0 && r.deadlines.overdueAtEnd === 0,
-      value: r.deadlines ? `${num(r.deadlines.lateMax)} s at most; ${r.deadlines.overdueMax} over a minute late at a run` : '-',
-    },
-  ];
-}
-
-/** One design's markdown table: a row per figure, a column per scale (and the 100x targets for this branch). */
-export function designTable(results: ScaleResult[], design: DesignName): string {
-  const rs = SCALES.map((s) => results.find((r) => r.design === design && r.scale === s)!);
-  const q = SFN_QUOTAS;
-  const row = (label: string, f: (r: ScaleResult) => string) => `| ${label} | ${rs.map(f).join(' | ')} |`;
-  const stopped = (r: ScaleResult) => (r.stoppedAt !== undefined ? ` (run stopped at ${r.stoppedAt.toFixed(0)} s: ${SCENARIO.waitingCap} waiting)` : '');
-  const lines = [
-    `| ${DESIGNS[design]} | ${SCALES.map((s) => `${s}x`).join(' | ')} |`,
-    `|---|${SCALES.map(() => '---').join('|')}|`,
-    row('render slots (shards)', (r) => `${r.slots} (${r.shards})`),
-    row('warm API processes (a snapshot each every 2 s)', (r) => `${r.processes}`),
-    row('arrivals a second: mean (burst minute)', (r) => `${num(r.arrivalsPerSecond)} (${num(r.peakArrivalsPerSecond)})`),
-    row('admissions a second (mean over the arrivals)', (r) => num(r.admissionsPerSecond)),
-    row('slot utilisation (work arrived / slot time)', (r) => pct(r.utilisation)),
-    row('waiting at the arrivals’ end, at the run’s end', (r) => `${r.waitingAtArrivalsEnd}, ${r.waitingAtEnd}${stopped(r)}`),
-    row('keeps up', (r) => (r.keepsUp ? 'yes' : 'no: the queue grows')),
-    row('eta error at creation, p50 / p90 (orders done; today’s main: every 4th)', (r) => `${pct(r.etaP50)} / ${pct(r.etaP90)} (${r.etaCount})`),
-    row('audit: DescribeExecution a run, max (refill: 600 a minute)', (r) => `${r.sweep.describesPerRunMax} (${pct(r.sweep.describesPerRunMax / 600)})`),
-    row('audit: StartExecution a run, max', (r) => `${r.sweep.startsPerRunMax}`),
-    row('audit runs rejected / runs (events pass reached)', (r) => `${r.sweep.rejected} / ${r.sweep.runs} (${r.sweep.eventsPassReached})`),
-    row('lost starts recovered', (r) => `${r.lost.recovered} of ${r.lost.count}`),
-    row('orders with a deadline; due deadline markers at a run’s start, most (at the end)', (r) =>
-      r.deadlines ? `${r.deadlines.orders}; ${r.deadlines.dueMax} (${r.deadlines.dueAtEnd})` : '-',
-    ),
-    row('deadline cancels; seconds after the deadline, p50 / most', (r) =>
-      r.deadlines ? `${r.deadlines.canceled}; ${num(r.deadlines.lateP50)} / ${num(r.deadlines.lateMax)}` : '-',
-    ),
-    row('open orders over a minute past their deadline at a run’s start, most (at the end)', (r) =>
-      r.deadlines ? `${r.deadlines.overdueMax} (${r.deadlines.overdueAtEnd})` : '-',
-    ),
-    ...(['StartExecution', 'DescribeExecution', 'SendTaskSuccess', 'StateTransition'] as const).map((api) =>
-      row(
-        `${api === 'StateTransition' ? 'state transitions' : api} a second, peak minute (of ${q[api].perSecond}; throttled)`,
-        (r) => `${num(r.sfnPeakMinute[api])} (${pct(r.sfnPeakMinute[api] / q[api].perSecond)}; ${r.sfnThrottled[api]})`,
-      ),
-    ),
-    row('busiest partition, write units a second (of 1,000)', (r) => `${num(r.writes.perSecond)} ${r.writes.key}`),
-    row('busiest partition, read units a second (of 3,000)', (r) => `${num(r.reads.perSecond)} ${r.reads.key}`),
-    row(
-      `busiest item, transactions a second (one at a time: ~${SCENARIO.serialTransactionsPerSecond})`,
-      (r) => `${num(r.transactions.perSecond)} ${r.transactions.key}`,
-    ),
-    row('saturated', (r) => {
-      const v = verdict(r);
-      return v.saturated.length ? v.saturated.map((s) => `${s.what} (${pct(s.share)})`).join('; ') : `nothing; nearest: ${v.next.what} (${pct(v.next.share)})`;
-    }),
-  ];
-  return lines.join('\n');
-}
-
-/** The Capacity table of docs/architecture.md: per design and scale, what holds and what breaks first. */
-export function capacityTable(results: ScaleResult[]): string {
-  const lines = ['| design | scale | holds | saturated (load / limit) | next to break |', '|---|---|---|---|---|'];
-  for (const design of Object.keys(DESIGNS) as DesignName[])
-    for (const s of SCALES) {
-      const r = results.find((x) => x.design === design && x.scale === s)!;
-      const all = shares(r);
-      const holds = all.filter((x) => x.share < 1).map((x) => x.what.replace(/ of .*| on .*/, ''));
-      const broken = all.filter((x) => x.share >= 1);
-      const next = all.find((x) => x.share < 1);
-      lines.push(
-        `| ${DESIGNS[design]} | ${s}x | ${broken.length ? [...new Set(holds)].join(', ') : 'everything'} | ${broken.map((x) => `${x.what} (${pct(x.share)})`).join('; ') || '-'} | ${next ? `${next.what} (${pct(next.share)})` : '-'} |`,
-      );
+  const table = new MemoryTable();
+  const store = new CountedCapacity(x, table, shards);
+  const now = () => new Date(sim.now);
+  const settings = { leaseSeconds: 1800, botRun: 3, now, random: seeded(S.seed * 31 + scale) };
+  // A sample's other shards: their slots held (their orders not run), their queues empty.
+  for (let k = sample; k < shards; k++)
+    for (const n of slotsOf(k, slots, shards)) {
+      const holder = `phantom-${n}`;
+      store.held.set(n, { n, holder, channel: 'api', leaseUntil: Number.MAX_SAFE_INTEGER, since: now().toISOString(), videoSeconds: 20 });
+      store.holds.set(holder, n);
+      table.orders.set(holder, { id: holder, status: 'running' } as Order);
+      const state = store.shardStates.get(k) ?? emptyShardState();
+      store.shardStates.set(k, { ...state, busy: state.busy + 1, busyVideoSeconds: state.busyVideoSeconds + 20 });
     }
-  return lines.join('\n');
+
+  // Step Functions, API Gateway and Lambda: counted against their quotas, never refused. In a sample each call or
+  // invocation stands for 1/f of them (the sweep's for itself: it runs a minute whatever the orders).
+  const sfnCalls = Object.fromEntries(
+    (Object.keys(SFN_QUOTAS) as SfnApi[]).map((api) => [
+      api,
+      { bucket: new TokenBucket(SFN_QUOTAS[api].burst, SFN_QUOTAS[api].perSecond), n: new PerSecond(from, end), throttled: 0 },
+    ]),
+  ) as Record<SfnApi, { bucket: TokenBucket; n: PerSecond; throttled: number }>;
+  const stepFunctions = (api: SfnApi, n = 1, weight = 1 / x.f) => {
+    const c = sfnCalls[api];
+    c.n.add(sim.now, n * weight);
+    if (!c.bucket.take(sim.now, n * weight) && counted(sim.now)) c.throttled += n * weight;
+  };
+  const sfn = async (api: SfnApi, weight?: number) => {
+    stepFunctions(api, 1, weight);
+    await sim.sleep(latency(x, 'sfn'));
+  };
+  const api = { bucket: new TokenBucket(LIMITS.apiGateway.burst, LIMITS.apiGateway.perSecond), n: new PerSecond(from, end), throttled: 0 };
+  const lambda = { all: new InFlight(from, end), renders: new InFlight(from, end) };
+  /** A Lambda invocation (an API request through API Gateway, or a step): one concurrent execution for its duration. */
+  const invoke = async <T>(fn: string, body: () => Promise<T>, computeMs: number = COMPUTE.step): Promise<T> => {
+    const w = fn === 'sweep' ? 1 : 1 / x.f;
+    if (fn === 'create' || fn === 'get' || fn === 'review') {
+      api.n.add(sim.now, w);
+      if (!api.bucket.take(sim.now, w) && counted(sim.now)) api.throttled += w;
+    }
+    const render = fn === 'render-video' ? w : 0;
+    lambda.all.change(w, sim.now);
+    lambda.renders.change(render, sim.now);
+    try {
+      const out = await body();
+      await sim.sleep(computeMs);
+      return out;
+    } finally {
+      lambda.all.change(-w, sim.now);
+      lambda.renders.change(-render, sim.now);
+    }
+  };
+
+  const orders = new Map<string, SimOrder>();
+  const keys = new Map<string, { active: number }>();
+  const tokens = new Map<string, () => void>();
+  const executions = new Set<string>();
+  let admissions = 0;
+  const wakeup: Wakeup = {
+    async wake(token, _slot, orderId) {
+      if (token === START_AT_ADMISSION) {
+        await sfn('StartExecution');
+        if (counted(sim.now)) admissions++;
+        spawn(execute(orders.get(orderId)!, 'admitted'));
+        return true;
+      }
+      await sfn('SendTaskSuccess');
+      const resume = tokens.get(token);
+      tokens.delete(token);
+      if (resume && counted(sim.now)) admissions++;
+      resume?.();
+      return resume !== undefined;
+    },
+  };
+  /** The render queue as a caller acting for an order holds it (its requests counted as its shard's). */
+  const queueFor = (tag: string, orderId: string) => new RenderQueue({ store: store.as(tag, orderShard(orderId, shards)), wakeup, slots, ...settings });
+  const testLane = new RenderQueue({ store: new CountedCapacity(x, table, 1, 'TEST').as('sweep'), wakeup, slots: 1, shards: 1, ...settings });
+  const lanes = new RenderLanes({ live: new RenderQueue({ store: store.as('sweep'), wakeup, slots, ...settings }), test: testLane });
+  const reader = shardReader(store.as('api', 'own'), { slots, shards });
+  const viewSettings = { shards, botRun: 3, defaultSecondsPerVideoSecond: S.slotSecondsPerOrder / 20 };
+  /** The API functions' warm environments, each with its own queue views (a shard's state read at most every 2 s). */
+  const warm: Record<string, QueueViews[]> = { create: [], get: [] };
+  const withViews = async <T>(fn: 'create' | 'get', body: (views: QueueViews) => Promise<T>) => {
+    const views = warm[fn]!.pop() ?? new QueueViews(reader, viewSettings, 2000, 10_000, () => sim.now);
+    try {
+      return await body(views);
+    } finally {
+      warm[fn]!.push(views);
+    }
+  };
+
+  const own = (o: SimOrder, kb: number = KB.order): Item => [`ORDER#${o.order.id}`, kb];
+  const user = (o: SimOrder, kb: number = KB.profile): Item => [`USER#${o.key}`, kb];
+  const eventId = (o: SimOrder) => `${o.order.id}:done`;
+
+  /** A state's step: its hop and transition, its Lambda, the state machine's Retry of a transient error (2 s, doubling, 6 times). */
+  const step = async (fn: string, body: () => Promise<unknown>) => {
+    for (let n = 0; ; n++) {
+      await sim.sleep(latency(x, 'hop'));
+      stepFunctions('StateTransition');
+      try {
+        return await invoke(fn, body);
+      } catch (err) {
+        if (!isTransient(err) || n >= 6) throw err;
+        x.conflicts.stepRetries++;
+        await sim.sleep(2000 * 2 ** n);
+      }
+    }
+  };
+  /** The order's wait for a slot with a task token (AwaitSlot): the step records it, an admission completes it. */
+  const awaitSlot = async (o: SimOrder) => {
+    const token = `token-${o.order.id}-${sim.now}`;
+    const woken = new Promise<void>((r) => tokens.set(token, r));
+    await step('await-slot', async () => {
+      await ddb('step', req('get', own(o)));
+      await queueFor('step', o.order.id).awaitSlot({ ...o.order, videoSeconds: o.order.params.duration_seconds }, token, async (place) => {
+        await ddb('step', req('write', own(o)));
+        o.order.queuePlace = place;
+      });
+    });
+    await woken;
+  };
+
+  /** The order workflow: from its admission (5 transitions), or from its creation (director mode) or the sweep's start, its wait to come. */
+  async function execute(o: SimOrder, from: 'admitted' | 'created' | 'restarted') {
+    executions.add(o.order.id);
+    stepFunctions('StateTransition');
+    const start = async () => {
+      await ddb('step', req('get', own(o)), req('tx', own(o)));
+      if (o.order.status === 'queued') Object.assign(o.order, { status: 'running', startedAt: now().toISOString() });
+    };
+    const plan = async () => {
+      await ddb('step', req('get', own(o)), req('write', own(o)), req('get', own(o)), req('write', own(o)));
+      await sim.sleep(S.planSeconds * 1000);
+    };
+    if (from === 'admitted')
+      await step('prepare-order', async () => {
+        await start();
+        await plan();
+      });
+    else {
+      if (from === 'restarted') await awaitSlot(o);
+      await step('start-order', start);
+      stepFunctions('StateTransition');
+      await step('plan-order', plan);
+      await step('write-script', () => ddb('step', req('get', own(o)), req('write', own(o))));
+      if (from === 'created') {
+        // The review: its step stores the token; the client approves a while later (POST review: SendTaskSuccess).
+        stepFunctions('StateTransition');
+        const reviewed = new Promise<void>((r) => sim.at(sim.now + o.reviewMs, r));
+        await step('await-review', async () => {
+          await ddb('step', req('get', own(o)), req('tx', own(o), user(o)));
+          o.order.status = 'awaiting_review';
+        });
+        await reviewed;
+        await invoke('review', async () => {
+          await ddb('api', req('get', user(o)), req('get', own(o)));
+          await sfn('SendTaskSuccess');
+          await ddb('api', req('tx', own(o), user(o)));
+          Object.assign(o.order, { status: 'running', reviewed: true });
+        });
+        spawn(poll(o));
+        stepFunctions('StateTransition');
+        await awaitSlot(o);
+      }
+    }
+    await step('render-video', async () => {
+      await ddb('step', req('get', own(o)), req('write', own(o)));
+      o.order.renderStartedAt = now().toISOString();
+      await queueFor('step', o.order.id).renew(o.order.id);
+      await sim.sleep(Math.max(1000, o.slotMs - S.planSeconds * 1000 - 500));
+      await ddb('step', req('write', own(o)));
+      o.order.rendered = true;
+    });
+    await step('publish-order', async () => {
+      await ddb('step', req('get', own(o)));
+      if (o.order.status !== 'done') {
+        const pending: Item[] = o.webhook ? [[`PENDING#${shardOf(eventId(o))}`, KB.marker]] : [];
+        await ddb('step', req('tx', own(o), user(o), own(o, KB.event), [`OPEN#${o.order.queueShard}`, KB.marker], ...pending));
+        Object.assign(o.order, { status: 'done', finishedAt: now().toISOString() });
+        o.doneAt = sim.now;
+        table.open.delete(o.order.id);
+        keys.get(o.key)!.active--;
+        const id = eventId(o);
+        table.events.set(id, {
+          id,
+          type: 'video.done',
+          orderId: o.order.id,
+          userId: o.key,
+          createdAt: now().toISOString(),
+          ...(o.webhook ? {} : { delivery: 'no_webhook' }),
+        } as never);
+        if (o.webhook) table.pending.add(id);
+      }
+      await queueFor('step', o.order.id).release(o.order.id, true);
+      await ddb('step', req('get', user(o)));
+      if (o.webhook) {
+        await sfn('StartExecution');
+        spawn(deliver(o));
+      }
+    });
+    stepFunctions('StateTransition');
+    executions.delete(o.order.id);
+  }
+
+  /** The delivery workflow of the order's video.done (3 transitions): the POST to the key's webhook, recorded. */
+  async function deliver(o: SimOrder) {
+    stepFunctions('StateTransition');
+    await step('deliver-event', async () => {
+      await ddb('step', req('get', own(o, KB.event)), req('get', user(o)));
+      await sim.sleep(latency(x, 'hook'));
+      await ddb('step', req('tx', own(o, KB.event), user(o, KB.delivery)), req('write', [`PENDING#${shardOf(eventId(o))}`, KB.marker]));
+      table.pending.delete(eventId(o));
+      table.events.get(eventId(o))!.delivery = 'delivered';
+    });
+    stepFunctions('StateTransition');
+  }
+
+  /** The client polls GET /videos/{id} as its Retry-After says (core/eta.ts pollAfterSeconds) until the order is done or awaits review. */
+  async function poll(o: SimOrder) {
+    let wait = pollAfterSeconds(o.order.status, o.eta ?? 30);
+    while (wait !== undefined && sim.now < end) {
+      await sim.sleep(wait * 1000);
+      const get = async (views: QueueViews) => {
+        await ddb('api', req('get', user(o)), req('write', user(o, KB.window)), req('get', own(o)));
+        if (!isActiveTask(o.order.status)) return undefined;
+        const [at, stands] = [sim.now, standingOf(o.order)];
+        return pollAfterSeconds(o.order.status, standing(await views.view([stands]), stands, at).eta);
+      };
+      wait = await invoke('get', () => withViews('get', get), COMPUTE.get);
+    }
+  }
+
+  /** POST /videos:quick (the bot's orders through its own function): the key, the eta, the creation, the queue. */
+  async function create(o: SimOrder) {
+    const { order } = o;
+    const k = keys.get(o.key)!;
+    const body = async (views: QueueViews) => {
+      await ddb('api', req('get', user(o)));
+      const director = order.params.director_mode;
+      const view = await views.view([{ id: order.id }], director ? undefined : { id: order.id, channel: order.channel! });
+      const keyActive = order.channel === 'api' ? k.active : undefined;
+      o.eta = queuedEta(view, { id: order.id, channel: order.channel!, videoSeconds: order.params.duration_seconds, keyActive }, sim.now);
+      const marker = (kind: string): Item => [`${kind}#${order.queueShard}`, KB.marker];
+      await ddb('api', req('tx', own(o, KB.newOrder), user(o, KB.ref), user(o), user(o, KB.ledger), marker('OPEN'), marker('START'), user(o, KB.window)));
+      table.orders.set(order.id, order);
+      table.open.add(order.id);
+      table.unstarted.add(order.id);
+      k.active++;
+      try {
+        if (!director) await queueFor('api', order.id).enqueue(order);
+        else {
+          await sfn('StartExecution');
+          spawn(execute(o, 'created'));
+          await ddb('api', req('write', marker('START')));
+          table.unstarted.delete(order.id);
+        }
+      } catch (err) {
+        // As the creation's start: logged, the order left to the audit (its unstarted marker stays).
+        if (!isTransient(err)) throw err;
+        x.conflicts.startsFailed++;
+      }
+      await ddb('api', req('get', user(o, KB.window)));
+    };
+    await invoke(order.channel === 'bot' ? 'bot' : 'create', () => withViews('create', body), COMPUTE.create);
+    if (order.channel === 'api') spawn(poll(o));
+  }
+
+  // The audit sweep, a run a minute (its Lambda's timeout 60 s), on the stores as the adapters read them.
+  /** A store the sweep reads as its adapter does: each call's requests (from its answer and arguments), sent at once. */
+  const metered = <T extends object>(target: T, cost: { [K in keyof T]?: (out: any, ...a: any[]) => Req[] }): T =>
+    new Proxy(target, {
+      get: (t, k) => {
+        const f = (t as any)[k];
+        const c = cost[k as keyof T];
+        if (typeof f !== 'function') return f;
+        if (!c) return f.bind(t);
+        return async (...a: unknown[]) => {
+          const out = await f.apply(t, a);
+          const rs = c(out, ...a);
+          for (const r of rs) count(x, 'sweep', r);
+          await sim.sleep(latency(x, rs[0]?.op ?? 'get'));
+          return out;
+        };
+      },
+    });
+  /** A read of a marker index: a Query of each of its shards at once, with the items found in each. */
+  const markers = (kind: string, ids: string[], of: (id: string) => number = shardOf) => {
+    const n = Array.from({ length: SHARDS }, () => 0);
+    for (const id of ids) n[of(id)]!++;
+    return n.map((c, k) => req('query', [`${kind}#${k}`, c * KB.marker]));
+  };
+  const ofOrder = (id: string) => table.orders.get(id)?.queueShard ?? 0;
+  const marker = (kind: string, k: number) => [req('write', [`${kind}#${k}`, KB.marker])];
+  const page = (kind: string, of?: (id: string) => number) => (p: { items: { ref: { id: string } }[] }) =>
+    markers(
+      kind,
+      p.items.map((i) => i.ref.id),
+      of,
+    );
+  const sfnAnswer = async <T>(api: SfnApi, answer: () => T) => {
+    await sfn(api, 1);
+    return answer();
+  };
+  let cursor = {};
+  const sweepPorts = {
+    orders: metered(new MemoryOrders(table), {
+      get: (_, id: string) => [req('get', [`ORDER#${id}`, KB.order])],
+      patch: (_, id: string) => [req('write', [`ORDER#${id}`, KB.order])],
+      dropOpen: (_, o: Order) => marker('OPEN', o.queueShard),
+      started: (_, o: Order) => marker('START', o.queueShard),
+      openPage: page('OPEN', ofOrder),
+      unstarted: (found: Order[]) =>
+        markers(
+          'START',
+          found.map((o) => o.id),
+          ofOrder,
+        ),
+      deadlinesDue: () => markers('DEADLINE', []),
+    }),
+    events: metered(new MemoryEvents(table), {
+      get: (_, orderId: string) => [req('get', [`ORDER#${orderId}`, KB.event])],
+      settled: (_, e: { id: string }) => marker('PENDING', shardOf(e.id)),
+      pendingPage: page('PENDING'),
+    }),
+    workflow: {
+      async start(order: Order) {
+        await sfn('StartExecution', 1);
+        if (executions.has(order.id)) return false;
+        spawn(execute(orders.get(order.id)!, 'restarted'));
+        return true;
+      },
+      state: (order: Order) => sfnAnswer('DescribeExecution', () => (executions.has(order.id) ? ('running' as const) : ('missing' as const))),
+      stop: async () => undefined,
+    },
+    delivery: { start: () => sfnAnswer('StartExecution', () => false), state: () => sfnAnswer('DescribeExecution', () => 'running' as const) },
+    metrics: new MemoryMetrics(),
+    expire: async () => undefined,
+    now,
+    queue: {
+      reclaim: lanes.reclaim.bind(lanes),
+      admit: lanes.admit.bind(lanes),
+      stats: lanes.stats.bind(lanes),
+      awaitsAdmission: lanes.awaitsAdmission.bind(lanes),
+      recount: async (run: number) => {
+        const corrected = await lanes.recount(run);
+        x.conflicts.corrected += corrected;
+        return corrected;
+      },
+    },
+    cursor: metered(
+      {
+        load: async () => cursor,
+        save: async (c: object) => {
+          cursor = c;
+        },
+      },
+      { load: () => [req('get', ['AUDIT', 0.2])], save: () => [req('write', ['AUDIT', 0.2])] },
+    ),
+    budget: SWEEP_BUDGET,
+    graceSeconds: 60,
+    reviewWaitSeconds: 7 * 24 * 3600,
+    isBusy: isTransient,
+    log: { warn: () => undefined },
+  };
+  const sweepRuns: { seconds: number; calls: number }[] = [];
+  const sweepRun = async () => {
+    const [at, calls] = [sim.now, x.calls.sweep ?? 0];
+    await invoke('sweep', () => sweep(sweepPorts as never));
+    if (counted(at)) sweepRuns.push({ seconds: (sim.now - at) / 1000, calls: (x.calls.sweep ?? 0) - calls });
+  };
+  for (let t = 30_000; t < end; t += 60_000) sim.at(t, () => spawn(sweepRun()));
+
+  // Arrivals: the light keys' (and the bot's) at the scale's rate less the heavy keys' (the burst minute at its own),
+  // each heavy key at its own pace, held back at 10 active. In a sample, only the orders of its shards are run.
+  const perSecond = (S.baseOrdersPerHour * scale) / 3600;
+  const heavyKeys = Math.max(1, Math.ceil((perSecond * 60 * S.heavyShare) / S.heavyPerMinute));
+  const heavyRate = (perSecond * (1 - S.botShare) * S.heavyShare) / heavyKeys;
+  let seq = 0;
+  let heldBack = 0;
+  const arrive = (key: string, channel: Channel) => {
+    const id = `o${String(Math.round(sim.now)).padStart(9, '0')}${String(seq++).padStart(7, '0')}`;
+    const videoSeconds = 10 + Math.floor(draw() * 21);
+    const director = channel === 'api' && draw() < S.directorShare;
+    const slotMs = (S.slotFixedSeconds + S.slotPerVideoSecond * videoSeconds) * lognormal(draw, 1000, S.slotNoise);
+    const reviewMs = -Math.log(1 - draw()) * S.reviewMeanSeconds * 1000;
+    const ghost = draw() < S.ghostShare;
+    if (orderShard(id, shards) >= sample) return;
+    const k = keys.get(key) ?? { active: 0 };
+    keys.set(key, k);
+    if (key.startsWith('h') && k.active >= S.maxActive) return void (counted(sim.now) && heldBack++);
+    if (ghost) x.ghosts.add(id);
+    const at = now().toISOString();
+    const params = { duration_seconds: videoSeconds, director_mode: director };
+    const charge = { cost: 10, trial: false, extras: [] };
+    const order = {
+      id,
+      userId: key,
+      status: 'queued',
+      kind: 'quick',
+      channel,
+      params,
+      charge,
+      createdAt: at,
+      updatedAt: at,
+      etaSeconds: 0,
+      queueShard: shardOf(id),
+    };
+    // Whether its key has a webhook: a fixed draw of the key's name.
+    const o: SimOrder = {
+      order: order as unknown as Order,
+      key,
+      webhook: channel === 'api' && orderShard(key, 1000) < 1000 * S.webhookShare,
+      slotMs,
+      reviewMs,
+      createdAt: sim.now,
+    };
+    orders.set(id, o);
+    spawn(create(o));
+  };
+  const poisson = (rate: (t: number) => number, next: () => void) => {
+    const tick = (t: number) => {
+      const gap = (-Math.log(1 - draw()) / rate(t)) * 1000;
+      if (t + gap < end)
+        sim.at(t + gap, () => {
+          next();
+          tick(sim.now);
+        });
+    };
+    tick(0);
+  };
+  const burst = (t: number) => t >= S.burstStartsAt * 1000 && t < (S.burstStartsAt + 60) * 1000;
+  poisson(
+    (t) => (burst(t) ? (S.baseBurstPerMinute * scale) / 60 : perSecond) - heavyRate * heavyKeys,
+    () => arrive(`l${Math.floor(draw() * S.lightKeys * scale)}`, draw() < S.botShare ? 'bot' : 'api'),
+  );
+  for (let h = 0; h < heavyKeys; h++)
+    poisson(
+      () => heavyRate,
+      () => arrive(`h${h}`, 'api'),
+    );
+
+  await sim.run(end);
+  if (failures.length) throw failures[0];
+
+  const created = [...orders.values()].filter((o) => counted(o.createdAt));
+  const whole = (n: number) => n / x.f;
+  const n = whole(created.length);
+  const total = (kind: 'reads' | 'writes') => ({ sum: x.meter.table[kind].sum(), peak: x.meter.table[kind].peak() });
+  const [reads, writes] = [total('reads'), total('writes')];
+  const errors = created
+    .filter((o) => o.eta !== undefined && o.doneAt !== undefined && !o.order.params.director_mode)
+    .map((o) => Math.abs(o.eta! - (o.doneAt! - o.createdAt) / 1000) / ((o.doneAt! - o.createdAt) / 1000));
+  const busiest = (kind: 'reads' | 'writes') => {
+    const b = x.meter.busiest(kind);
+    return { pk: partitionKind(b.pk), units: b.units };
+  };
+  return {
+    scale,
+    slots,
+    shards,
+    sampled: x.f,
+    orders: n,
+    heldBack: whole(heldBack),
+    admissions: whole(admissions),
+    perOrder: { reads: reads.sum / n, writes: writes.sum / n, requests: x.meter.requests / n },
+    table: { reads: { mean: reads.sum / S.countedSeconds, peak: reads.peak }, writes: { mean: writes.sum / S.countedSeconds, peak: writes.peak } },
+    busiest: { reads: busiest('reads'), writes: busiest('writes') },
+    lambda: { peak: lambda.all.peak, renders: lambda.renders.peak },
+    apiGateway: { peakSecond: api.n.peak(), throttled: api.throttled },
+    sfn: Object.fromEntries(
+      (Object.keys(SFN_QUOTAS) as SfnApi[]).map((k) => [
+        k,
+        { peakSecond: sfnCalls[k].n.peak(), peakMinute: sfnCalls[k].n.peak(60), throttled: sfnCalls[k].throttled },
+      ]),
+    ) as ScaleResult['sfn'],
+    sweep: { runs: sweepRuns.length, maxSeconds: Math.max(0, ...sweepRuns.map((r) => r.seconds)), maxCalls: Math.max(0, ...sweepRuns.map((r) => r.calls)) },
+    conflicts: Object.fromEntries(Object.entries(x.conflicts).map(([k, v]) => [k, whole(v)])) as unknown as Conflicts,
+    waitingAtEnd: whole(store.waiting.size),
+    etaP50: quantile(errors, 0.5),
+    wallSeconds: (performance.now() - wall) / 1000,
+  };
+}
+
+/** Every scale in turn. */
+export async function runAll(scales: readonly number[] = SCALES): Promise<ScaleResult[]> {
+  const out: ScaleResult[] = [];
+  for (const s of scales) out.push(await runScale(s));
+  return out;
 }

@@ -902,9 +902,32 @@ export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
  * The render queue's items, with the adapter's conditions. Every write counts against the item it writes (`writes`,
  * by the names below), so a test can tell whether some item is written by every admission.
  */
+/** The waits by order id, and by their shard's channel (a partition of the adapter's): its waits found without a scan of all. */
+export class Waits extends Map<string, Waiter> {
+  private readonly parts = new Map<string, Map<string, Waiter>>();
+  /** The waits of a shard's channel. */
+  in(shard: number, channel: Channel): Iterable<Waiter> {
+    return this.parts.get(`${shard}#${channel}`)?.values() ?? [];
+  }
+  override set(id: string, w: Waiter) {
+    const old = this.get(id);
+    if (old) this.parts.get(`${old.shard}#${old.channel}`)?.delete(id);
+    super.set(id, w);
+    const key = `${w.shard}#${w.channel}`;
+    if (!this.parts.has(key)) this.parts.set(key, new Map());
+    this.parts.get(key)!.set(id, w);
+    return this;
+  }
+  override delete(id: string) {
+    const old = this.get(id);
+    if (old) this.parts.get(`${old.shard}#${old.channel}`)?.delete(id);
+    return super.delete(id);
+  }
+}
+
 export class MemoryCapacity implements CapacityStore, Wakeup {
   held = new Map<number, Slot>();
-  waiting = new Map<string, Waiter>();
+  waiting = new Waits();
   shardStates = new Map<number, ShardState>();
   holds = new Map<string, number>();
   woken: { token: string; slot: number }[] = [];
@@ -933,7 +956,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async head(shard: number, channel: Channel) {
     this.reads.waiting++;
-    const first = [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).sort(queueOrder)[0];
+    const first = [...this.waiting.in(shard, channel)].sort(queueOrder)[0];
     return first && clone(first);
   }
   async waiter(shard: number, channel: Channel, orderId: string, _key: string) {
@@ -1033,9 +1056,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       kx.n = Math.max(0, kx.n - 1);
       return undefined;
     }
-    const next = [...this.waiting.values()]
-      .filter((x) => x.shard === w.shard && x.channel === w.channel && x.key === w.key && x.head === undefined)
-      .sort(queueOrder)[0];
+    const next = [...this.waiting.in(w.shard, w.channel)].filter((x) => x.key === w.key && x.head === undefined).sort(queueOrder)[0];
     if (kx.n > 1 && next) {
       const promoted: Waiter = { ...next, head: read.headsIssued[w.channel] + 1 };
       delete promoted.behind;
@@ -1051,11 +1072,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   /** Whether the wait's leaving makes its key's next parked wait its head. */
   private promotes(w: Waiter) {
     const { kx } = this.keyOf(w);
-    return (
-      kx.head?.orderId === w.orderId &&
-      kx.n > 1 &&
-      [...this.waiting.values()].some((x) => x.shard === w.shard && x.channel === w.channel && x.key === w.key && x.head === undefined)
-    );
+    return kx.head?.orderId === w.orderId && kx.n > 1 && [...this.waiting.in(w.shard, w.channel)].some((x) => x.key === w.key && x.head === undefined);
   }
   async unwait(shard: number, channel: Channel, orderId: string, _key: string) {
     const w = this.waiting.get(orderId);
@@ -1083,8 +1100,8 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
     });
     // The heads of other keys this admission passed, and the orders of each key that passed them.
-    for (const h of this.waiting.values()) {
-      if (h.head === undefined || h.key === w.key || h.shard !== w.shard || h.channel !== w.channel) continue;
+    for (const h of this.waiting.in(w.shard, w.channel)) {
+      if (h.head === undefined || h.key === w.key) continue;
       const byKey = this.passedBy.get(h.orderId) ?? new Map<string, Set<string>>();
       byKey.set(w.key, (byKey.get(w.key) ?? new Set()).add(w.orderId));
       this.passedBy.set(h.orderId, byKey);
@@ -1147,7 +1164,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
   }
   async tickets(shard: number, channel: Channel) {
     this.reads.waiting++;
-    return [...this.waiting.values()].filter((w) => w.shard === shard && w.channel === channel).map((w) => ({ ticket: w.ticket, head: w.head !== undefined }));
+    return [...this.waiting.in(shard, channel)].map((w) => ({ ticket: w.ticket, head: w.head !== undefined }));
   }
   async recount(r: Recount) {
     const state = this.state(r.shard);
