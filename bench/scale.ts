@@ -318,11 +318,15 @@ class CountedCapacity extends MemoryCapacity {
     if (promotes) items.push(parked('parked'), parked('promoted'));
     if (c.slotShard !== w.shard) items.push(this.stateItem(c.slotShard));
     if (c.slot.holder) items.push(this.holdItem(c.slot.holder));
-    const out = await transact(this.x, this.tag, items, () => (this.keyRead(w) === read ? super.claim(c) : Promise.resolve(false)), this.act());
-    if (out === true && promotes) await this.send(req('write', [`ORDER#${w.orderId}`, KB.order]));
-    if (out === true) return true;
+    const out = await transact(this.x, this.tag, items, () => (this.keyRead(w) === read ? super.claim(c) : Promise.resolve(false as const)), this.act());
+    if (out !== false && out !== 'conflict') return out;
     this.x.conflicts.claimsLost++;
     return false;
+  }
+  /** A promoted head's place, written on its order after the admission's start. */
+  override async place(w: Waiter) {
+    await this.send(req('write', [`ORDER#${w.orderId}`, KB.order]));
+    return super.place(w);
   }
   override async wait(w: NewWait) {
     return this.record(w, () => super.wait(w), []);

@@ -450,10 +450,11 @@ export class RenderQueue {
   }
 
   /**
-   * Recounts one shard's channel, the `run`th in turn (a sweep run's), so that a ticket counted without its wait (a
-   * wait's write that failed or died after its ticket: its wait counted, and never served) is found and counted served.
-   * One state read, then, once its last mark is WAIT_WRITE_SECONDS old, one Query of the channel's waits and one
-   * conditional write. How many counts it corrected (ghosts counted served, or waits that were not counted).
+   * Recounts both channels of the shards of a sweep run's turn (`run`: SWEEP_SHARDS shards, every shard when there
+   * are no more), so that a ticket counted without its wait (a wait's write that failed or died after its ticket: its
+   * wait counted, and never served) is found and counted served. Per shard and channel, one state read, then, once its
+   * last mark is WAIT_WRITE_SECONDS old, one Query of the channel's waits and one conditional write. How many counts it
+   * corrected (ghosts counted served, or waits that were not counted).
    *
    * A ticket the mark counted (handed out before it) is a wait by now, served, or a ghost: so ghosts are the mark's
    * tickets less those served and those waiting, and a wait on its way (its ticket younger than the mark) is never
@@ -462,8 +463,12 @@ export class RenderQueue {
    * holds only while served and the mark are as read, so no wait left, nor another recount wrote, meanwhile.
    */
   async recount(run: number): Promise<number> {
-    const shard = Math.floor(run / CHANNELS.length) % this.shards;
-    const channel = CHANNELS[run % CHANNELS.length]!;
+    let corrected = 0;
+    for (const shard of this.turnOf(run)) for (const channel of CHANNELS) corrected += await this.recountOne(shard, channel);
+    return corrected;
+  }
+
+  private async recountOne(shard: number, channel: Channel): Promise<number> {
     const [state] = await this.p.store.states([shard]);
     const at = this.p.now().getTime();
     const mark = state!.marks[channel];

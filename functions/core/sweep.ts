@@ -11,7 +11,7 @@
  *   interleaved, settles each item on its own (one throttle defers the rest of the run, never fails it), skips orders
  *   waiting for review (their wait's end is an event; a review answers a lost wait itself), and spends at most a
  *   stated budget of Step Functions calls a run. It also frees dead render slots, admits waiting orders in case a
- *   wake-up was lost, recounts one shard's channel of each render queue lane (a wait counted that is not there), and
+ *   wake-up was lost, recounts a turn of each render queue lane's shards (a wait counted that is not there), and
  *   measures the queue.
  */
 import { type AssetFiles, copyAssets } from './assets.ts';
@@ -28,7 +28,7 @@ export interface AuditCursor {
   events?: string;
   /** The marker shard the next run's read of due deadlines starts at (a run moves it on by one). */
   deadlines?: number;
-  /** The render queue's shard and channel the next run recounts, in turn (RenderQueue.recount; a run moves it on by one). */
+  /** The next run's number: its turn of the render queue's shards (RenderQueue.recount and the rest; a run moves it on by one). */
   recount?: number;
 }
 

@@ -24,7 +24,7 @@ const recorded = (w: NewWait, ticket: number, place: { head: number } | { behind
 
 /** Whether a claim admitted its waiter; a head it promoted gets its place on its order, as the queue writes it. */
 async function admitted(s: Stores, claimed: Awaited<ReturnType<Stores['capacity']['claim']>>) {
-  if (claimed && claimed.promoted) await s.capacity.place(claimed.promoted);
+  if (claimed && claimed.promoted !== undefined) await s.capacity.place(claimed.promoted);
   return claimed !== false;
 }
 
