@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
 import { ITEM, keys } from '../functions/adapters/keys.ts';
-import { orderShard, slotsOf, START_AT_ADMISSION } from '../functions/core/capacity.ts';
+import { orderShard, placeOf, slotsOf, START_AT_ADMISSION } from '../functions/core/capacity.ts';
 import { ledgerEntryId, shardOf } from '../functions/core/ids.ts';
 import type { LedgerHead as Head } from '../functions/core/transactions.ts';
 // The same request parameters the service sends (its expression builders), sent bare.
 import { headOf } from '../functions/adapters/accounts.ts';
-import { keyStateOf, placeItems, ticketUpdate, waitItems } from '../functions/adapters/capacity.ts';
+import { headOfKey, keyStateOf, placeItems, takenWait, ticketUpdate, waitItems } from '../functions/adapters/capacity.ts';
 import { batchGet, windowCountUpdate } from '../functions/adapters/dynamo.ts';
 import { idempotencyPut } from '../functions/adapters/order-creation.ts';
 import { expiryOf, IDEMPOTENCY_TTL_MS } from '../functions/core/expiry.ts';
@@ -172,12 +172,9 @@ export function creationFloor(ctx: FloorContext) {
       // order not recorded is left to the audit, as the service leaves it).
       const read = await ctx.ddb.send(new GetCommand({ TableName: T, Key: keys.queueKey(shard, 'api', u.userId), ConsistentRead: true }));
       const kx = keyStateOf(read.Item);
-      const head = kx.n === 0 && !kx.head;
-      const out = await ctx.ddb.send(new UpdateCommand(ticketUpdate(T, shard, 'api', 'live', head)));
-      const ticket = Number(out.Attributes!.issued_api);
-      const at = head ? { head: Number(out.Attributes!.headsIssued_api) } : { behind: kx.n };
-      const waiter = { ...w, ticket, ...at };
-      const place = { shard, ticket, ...at };
+      const out = await ctx.ddb.send(new UpdateCommand(ticketUpdate(T, shard, 'api', 'live', headOfKey(kx))));
+      const waiter = takenWait(w, kx, out.Attributes!);
+      const place = { shard, ...placeOf(waiter) };
       const items = [...waitItems(T, waiter, kx), ...placeItems(T, { id, queueShard: shardOf(id) }, place)].map(([, item]) => item);
       try {
         await ctx.ddb.send(new TransactWriteCommand({ TransactItems: items }));

@@ -9,6 +9,7 @@ import {
   type Claim,
   type Lane,
   type NewWait,
+  placeOf,
   type Placed,
   slotsOf,
   START_AT_ADMISSION,
@@ -93,22 +94,21 @@ function stateUpdate(
 }
 
 /** The condition that a state attribute is still `value` as read (never written reads as 0). */
-const still = (attribute: string, value: number) => ({
-  expr: value === 0 ? 'attribute_not_exists(#c) OR #c = :c' : '#c = :c',
-  names: { '#c': attribute },
-  values: { ':c': value },
+const still = (attribute: string, value: number, tag = 'c') => ({
+  expr: value === 0 ? `(attribute_not_exists(#${tag}) OR #${tag} = :${tag})` : `#${tag} = :${tag}`,
+  names: { [`#${tag}`]: attribute },
+  values: { [`:${tag}`]: value } as Record<string, unknown>,
 });
 
-/** Two conditions of one item, both to hold. */
-function both(a: ReturnType<typeof still>, b?: ReturnType<typeof still>) {
-  if (!b) return a;
-  const rename = (text: string) => text.replaceAll('#c', '#d').replaceAll(':c', ':d');
+/** Conditions of one item (each with a placeholder of its own), all to hold. */
+const both = (...cs: (ReturnType<typeof still> | undefined)[]) => {
+  const all = cs.filter((c) => c !== undefined);
   return {
-    expr: `(${a.expr}) AND (${rename(b.expr)})`,
-    names: { ...a.names, '#d': b.names['#c']! },
-    values: { ...a.values, ':d': b.values[':c'] },
+    expr: all.map((c) => c.expr).join(' AND '),
+    names: Object.assign({}, ...all.map((c) => c.names)),
+    values: Object.assign({}, ...all.map((c) => c.values)),
   };
-}
+};
 
 /** A held slot's share of its shard's busy counters, signed. */
 const busyOf = (s: Pick<Slot, 'since' | 'videoSeconds'>, sign: 1 | -1): Record<string, number> => ({
@@ -143,6 +143,15 @@ function keyAsRead(kx: KeyState) {
     : kx.head
       ? { expr: '#n = :n AND head = :head', values: { ':n': kx.n, ':head': kx.head.orderId } }
       : { expr: '#n = :n AND attribute_not_exists(head)', values: { ':n': kx.n } };
+}
+
+/** Whether a wait of this key, as its item reads, is its key's head: the key has none waiting. */
+export const headOfKey = (kx: KeyState) => kx.n === 0 && !kx.head;
+
+/** A new wait as its counters' update (ticketUpdate's answer) and its key's item as read make it. */
+export function takenWait(w: NewWait, kx: KeyState, counted: Record<string, unknown>): Waiter {
+  const ticket = Number(counted[issuedOf(w.channel)]);
+  return { ...w, ticket, ...(headOfKey(kx) ? { head: Number(counted[headsIssuedOf(w.channel)]) } : { behind: kx.n }) };
 }
 
 /**
@@ -197,13 +206,6 @@ export function ticketUpdate(tableName: string, shard: number, channel: Channel,
 export function ticketBack(tableName: string, shard: number, channel: Channel, lane: Lane = 'live', head = false) {
   return stateUpdate(tableName, lane, shard, { [servedOf(channel)]: 1, ...(head ? { [headsServedOf(channel)]: 1 } : {}) });
 }
-
-/** A wait's place as the order records it. */
-const placedOf = (w: Waiter): Placed => ({
-  ticket: w.ticket,
-  ...(w.head !== undefined ? { head: w.head } : {}),
-  ...(w.behind !== undefined ? { behind: w.behind } : {}),
-});
 
 /** A new order's place in the queue, while it is still queued, and the end of its unstarted marker (core's enqueue). */
 export function placeItems(tableName: string, order: Pick<Order, 'id' | 'queueShard'>, place: QueuePlace): [string, TransactItem][] {
@@ -277,13 +279,18 @@ export class Capacity implements CapacityStore {
    * the key's item is read (else it is gone). Read the other way, a promotion in between would hide it.
    */
   async waiter(shard: number, channel: Channel, orderId: string, key: string): Promise<Waiter | undefined> {
+    return (await this.lookup(shard, channel, orderId, key)).found;
+  }
+
+  /** `waiter`'s reads, with its key's item when it read it (a wait not parked), so its caller does not read it twice. */
+  private async lookup(shard: number, channel: Channel, orderId: string, key: string): Promise<{ found?: Waiter; kx?: KeyState }> {
     const get = async (Key: Record<string, string>) => (await this.ddb.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }))).Item;
     const parked = await get(keys.waitingParked(shard, channel, key, orderId, this.lane));
-    if (parked) return waiterOf(parked);
+    if (parked) return { found: waiterOf(parked) };
     const kx = await this.keyState(shard, channel, key);
-    if (kx.head?.orderId !== orderId) return undefined;
+    if (kx.head?.orderId !== orderId) return { kx };
     const head = await get(keys.waitingHead(shard, channel, kx.head.number, orderId, this.lane));
-    return head ? waiterOf(head) : undefined;
+    return head ? { found: waiterOf(head), kx } : { kx };
   }
 
   async wait(w: NewWait): Promise<Placed> {
@@ -291,7 +298,7 @@ export class Capacity implements CapacityStore {
       WAIT_LOSSES,
       async () => {
         // The same order waiting already (a wait run again): the new token, the same place.
-        const before = await this.waiter(w.shard, w.channel, w.orderId, w.key);
+        const { found: before, kx: read } = await this.lookup(w.shard, w.channel, w.orderId, w.key);
         if (before) {
           const out = await this.ddb
             .send(
@@ -309,9 +316,10 @@ export class Capacity implements CapacityStore {
               if (err.name !== 'ConditionalCheckFailedException') throw err;
             });
           // Moved meanwhile (promoted, or admitted): read again.
-          return out ? placedOf(waiterOf(out.Attributes!)) : AGAIN;
+          return out ? placeOf(waiterOf(out.Attributes!)) : AGAIN;
         }
-        const kx = await this.keyState(w.shard, w.channel, w.key);
+        // Not waiting: the key's item was read after the parked wait was not found.
+        const kx = read!;
         // Its wait recorded meanwhile as its key's head: read again.
         if (kx.head?.orderId === w.orderId) return AGAIN;
         const recorded = await this.record(w, kx, () => []);
@@ -351,14 +359,13 @@ export class Capacity implements CapacityStore {
    */
   private async record(w: NewWait, kx: KeyState, also: (place: Placed) => [string, TransactItem][]): Promise<Placed | Cancelled<string>> {
     const T = this.tableName;
-    const head = kx.n === 0 && !kx.head;
+    const head = headOfKey(kx);
     const counted = await writePastConflicts('the render queue shard counter', async () => {
       const out = await this.ddb.send(new UpdateCommand(ticketUpdate(T, w.shard, w.channel, this.lane, head)));
       return out.Attributes!;
     });
-    const ticket = Number(counted[issuedOf(w.channel)]);
-    const waiter: Waiter = { ...w, ticket, ...(head ? { head: Number(counted[headsIssuedOf(w.channel)]) } : { behind: kx.n }) };
-    const place = placedOf(waiter);
+    const waiter = takenWait(w, kx, counted);
+    const place = placeOf(waiter);
     const extra = also(place);
     const cancelled = await transact(this.ddb, [...waitItems(T, waiter, kx, this.lane), ...extra]);
     if (!cancelled) return place;
@@ -374,9 +381,9 @@ export class Capacity implements CapacityStore {
    * given), its key's item counting one less, and, when it was its key's head and the key has more waiting, the key's
    * oldest parked wait made its head at the rotation's end. Its shard's counters to add, for the caller's state write.
    */
-  private async leave(w: Waiter, token: string | undefined, queue: ShardState | undefined) {
+  private async leave(w: Waiter, token: string | undefined, queue: ShardState | undefined, asRead?: KeyState) {
     const T = this.tableName;
-    const kx = await this.keyState(w.shard, w.channel, w.key);
+    const kx = asRead ?? (await this.keyState(w.shard, w.channel, w.key));
     const items: [string, TransactItem][] = [
       [
         'waiter',
@@ -490,9 +497,9 @@ export class Capacity implements CapacityStore {
     await untilDone(
       WAIT_LOSSES,
       async () => {
-        const found = await this.waiter(shard, channel, orderId, key);
+        const { found, kx } = await this.lookup(shard, channel, orderId, key);
         if (!found) return undefined;
-        const { items, add, heads, promoted } = await this.leave(found, undefined, undefined);
+        const { items, add, heads, promoted } = await this.leave(found, undefined, undefined, kx);
         const asRead = heads === undefined ? undefined : still(headsIssuedOf(channel), heads);
         items.push(['state', { Update: stateUpdate(this.tableName, this.lane, shard, add, {}, asRead) }]);
         const cancelled = await transact(this.ddb, items);
@@ -545,7 +552,7 @@ export class Capacity implements CapacityStore {
             w.shard,
             c.slotShard === w.shard ? sum(left.add, busy) : left.add,
             { botRun: c.streak.to },
-            both(still('botRun', c.streak.from), left.heads === undefined ? undefined : still(headsIssuedOf(w.channel), left.heads)),
+            both(still('botRun', c.streak.from), left.heads === undefined ? undefined : still(headsIssuedOf(w.channel), left.heads, 'h')),
           ),
         },
       ],

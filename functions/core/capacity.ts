@@ -70,6 +70,12 @@ export interface Waiter {
 
 /** A new wait's facts beyond its order's: what the store hands it (as a head, or parked). */
 export type Placed = Pick<Waiter, 'ticket' | 'head' | 'behind'>;
+/** A wait's place as its order records it. */
+export const placeOf = (w: Waiter): Placed => ({
+  ticket: w.ticket,
+  ...(w.head !== undefined ? { head: w.head } : {}),
+  ...(w.behind !== undefined ? { behind: w.behind } : {}),
+});
 
 /** Where an order waits: written on the order, so that eta_seconds needs no read of the queue. */
 export interface QueuePlace extends Placed {

@@ -12,7 +12,7 @@ import {
   type Claim,
   emptyShardState,
   type NewWait,
-  type Placed,
+  placeOf,
   queueOrder,
   type Recount,
   type RecountMark,
@@ -883,13 +883,6 @@ export class ScriptedReceiver {
   }
 }
 
-/** A wait's place as the order records it. */
-const placed = (w: Waiter): Placed => ({
-  ticket: w.ticket,
-  ...(w.head !== undefined ? { head: w.head } : {}),
-  ...(w.behind !== undefined ? { behind: w.behind } : {}),
-});
-
 /** The event a status change records, as the steps write it. */
 export function recordEvent(t: MemoryTable, e: OrderEvent): StoredEvent {
   t.events.set(e.id, clone(e));
@@ -983,7 +976,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
       const again = { ...before, token: w.token, since: w.since };
       this.waiting.set(w.orderId, again);
       this.wrote(`waiting#${w.shard}#${w.channel}#${w.orderId}`);
-      return placed(again);
+      return placeOf(again);
     }
     return this.newWait(w);
   }
@@ -1010,7 +1003,7 @@ export class MemoryCapacity implements CapacityStore, Wakeup {
     kx.n++;
     if (x.head !== undefined) kx.head = { orderId: x.orderId, number: x.head };
     this.wrote(`waiting#${x.shard}#${x.channel}#${x.orderId}`, `key#${id}`);
-    return placed(x);
+    return placeOf(x);
   }
   /** A wait with its shard's next ticket, its key's head or parked behind it. */
   protected newWait(w: NewWait) {

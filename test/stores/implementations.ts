@@ -11,7 +11,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from '../../functions/adapters/accounts.ts';
 import { Assets } from '../../functions/adapters/assets.ts';
-import { Capacity, keyStateOf, ticketUpdate, waitItems } from '../../functions/adapters/capacity.ts';
+import { Capacity, headOfKey, keyStateOf, takenWait, ticketUpdate, waitItems } from '../../functions/adapters/capacity.ts';
 import { transact } from '../../functions/adapters/dynamo.ts';
 import { keys } from '../../functions/adapters/keys.ts';
 import { DeliveryEvents } from '../../functions/adapters/deliveries.ts';
@@ -167,10 +167,8 @@ function dynamodb(): Implementation {
         ticketOnly: async (w) => {
           const read = await ddb.send(new GetCommand({ TableName: table, Key: keys.queueKey(w.shard, w.channel, w.key), ConsistentRead: true }));
           const kx = keyStateOf(read.Item);
-          const head = kx.n === 0 && !kx.head;
-          const out = await ddb.send(new UpdateCommand(ticketUpdate(table, w.shard, w.channel, 'live', head)));
-          const ticket = Number(out.Attributes![`issued_${w.channel}`]);
-          const waiter = { ...w, ticket, ...(head ? { head: Number(out.Attributes![`headsIssued_${w.channel}`]) } : { behind: kx.n }) };
+          const out = await ddb.send(new UpdateCommand(ticketUpdate(table, w.shard, w.channel, 'live', headOfKey(kx))));
+          const waiter = takenWait(w, kx, out.Attributes!);
           return async () => {
             const cancelled = await transact(ddb, waitItems(table, waiter, kx));
             if (cancelled) throw cancelled.error;
