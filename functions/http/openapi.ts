@@ -380,11 +380,24 @@ function webhook(event: keyof typeof EVENTS): Json {
   };
 }
 
+/** Freezes `node` and everything below it. */
+function deepFreeze<T>(node: T): T {
+  if (node && typeof node === 'object' && !Object.isFrozen(node)) {
+    Object.freeze(node);
+    for (const v of Object.values(node)) deepFreeze(v);
+  }
+  return node;
+}
+
 let built: Json | undefined;
 
-/** The document; `serverUrl` is the API's base address, /v1 included. */
+/**
+ * The document; `serverUrl` is the API's base address, /v1 included. Each call returns a copy of its own: a tool that
+ * edits the document it is given (openapi-typescript rewrites a discriminated union's `const` into an `enum`, in
+ * place) cannot change what this process serves or builds afterwards; the one built is frozen.
+ */
 export function openApiDocument(serverUrl: string): Json {
-  built ??= {
+  built ??= deepFreeze({
     openapi: '3.1.0',
     info: {
       title: 'Video generation service',
@@ -414,8 +427,8 @@ export function openApiDocument(serverUrl: string): Json {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Issued by the chat bot (/apikey); shown once.' } },
       schemas: Object.fromEntries(Object.entries(componentSchemas()).filter(([name]) => !QUERIES.some(([q]) => q === name))),
     },
-  };
+  });
   // The servers entry is this deployment's, in its documented place after info.
-  const { openapi, info, ...rest } = built;
+  const { openapi, info, ...rest } = structuredClone(built);
   return { openapi, info, servers: [{ url: serverUrl, description: 'This deployment' }], ...rest };
 }
