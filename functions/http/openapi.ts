@@ -309,7 +309,8 @@ function operation(op: Operation): Json {
 const EVENTS = {
   'video.awaiting_review': 'Director mode: the script waits for a decision (POST /videos/{id}/review).',
   'video.done': 'The video is ready; the body carries result_url and metadata.',
-  'video.error': 'Generation failed (or the order was canceled); the doubloons are already refunded.',
+  'video.error':
+    'Generation failed (or the order was canceled); the doubloons are already refunded, as the body’s `refund` says (amount 0 in test mode, which moves no money).',
   'balance.low':
     'A charge left the balance below the key’s threshold (POST /balance/alerts): sent once per crossing, and again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Not an order event: its body is a BalanceLowEvent; retried and resendable like the order events.',
   'webhook.test': 'A test delivery asked for with POST /webhooks/{id}/test: not an order event; sent once, not retried.',

@@ -11,7 +11,7 @@ import { ASSET_GONE, createAsset, deleteAsset } from '../../functions/core/asset
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
-import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
+import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS, toRecord } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
 import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
@@ -656,6 +656,13 @@ export function invariants(m: Model, w: World, atRest = false) {
       assert.ok(!w.files.has(`${o.id}/video`), `${o.id}: a refunded order has no video`);
     }
     if (o.status === 'done') assert.ok(!o.refunded && w.files.has(`${o.id}/video`), `${o.id}: done with its video, not refunded`);
+    // What clients read: every order in error shows what it gave back, why and when; a test-mode one 0 (it moved no
+    // money, so it has no ledger entry above), so that refund handling can be tried with a test key.
+    assert.deepEqual(
+      toRecord(o).refund,
+      o.status === 'error' ? { amount: test ? 0 : o.charge.cost, reason: o.error?.code, at: o.finishedAt } : undefined,
+      `${o.id}: the refund its record shows`,
+    );
     if (o.status !== 'done' && o.status !== 'error') assert.ok(w.table.open.has(o.id), `${o.id}: open with the marker the sweep acts on`);
     // Its close deleted its deadline marker: the audit's due markers are open orders' only (issue 28).
     else assert.ok(!w.table.deadlines.has(o.id), `${o.id}: ${o.status} and still a deadline marker`);
