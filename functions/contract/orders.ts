@@ -426,11 +426,19 @@ export const orderRecord = z
     refund: z.optional(
       z
         .object({
-          amount: cost.check(z.describe('Doubloons given back: the whole charge (a trial video or the allowance taken is given back too).')),
+          amount: cost.check(
+            z.describe(
+              'Doubloons given back: the whole charge (a trial video or the allowance taken is given back too). 0 in test mode (`livemode` false), which took nothing and gives nothing back: no transaction is written.',
+            ),
+          ),
           reason: z.string().check(z.describe('Why: the order’s error code (`canceled`, `generation_failed`, ...).')),
           at: at('When it was given back.'),
         })
-        .check(z.describe('In error: what was given back, and why.')),
+        .check(
+          z.describe(
+            'In error: what was given back, and why. Every order in error has one, a test-mode order too (amount 0), so that refund handling can be exercised with a test key.',
+          ),
+        ),
     ),
   })
   .check(

@@ -1,8 +1,10 @@
 /**
  * Canceling an order: the client's (POST /videos/{id}/cancel) and the deadline's (`deadline_seconds` at creation, kept
  * by the sweep and checked before a render). The order ends in error, fully refunded, with its video.error event, and
- * its workflow is stopped. A client may cancel an order that waits, queued or awaiting_review; one that runs may be in
- * the middle of a render no one can stop, so only its deadline ends it.
+ * its workflow is stopped. Both apply until the order's render starts, and never after: a render cannot be stopped.
+ * So a client may cancel an order queued, awaiting_review, or running before its render (writing its script, or
+ * waiting for a slot after its review), whichever of these it happens to be in at the moment; the render step's mark
+ * (`renderStartedAt`) and the cancel's transition are conditional writes on each other, so exactly one wins.
  */
 import { closeInError, type ClosePorts } from './close-order.ts';
 import { notCancelable, serviceUnavailable } from './errors.ts';
@@ -21,7 +23,9 @@ export interface CancelPorts extends ClosePorts {
   log: { warn(message: string, ...extra: Record<string, unknown>[]): void };
 }
 
-const CANCELABLE: readonly Order['status'][] = ['queued', 'awaiting_review'];
+/** Whether the order may be canceled: it is active and its render has not started. */
+export const cancelable = (order: Pick<Order, 'status' | 'renderStartedAt'>) =>
+  (order.status === 'queued' || order.status === 'awaiting_review' || order.status === 'running') && order.renderStartedAt === undefined;
 
 /** Ends `order` with `reason`, then stops its workflow; undefined when the order moved first. */
 export async function cancel(p: CancelPorts, order: Order, reason: { code: string; message: string }): Promise<Order | undefined> {
@@ -42,7 +46,7 @@ export async function cancelOrder(p: CancelPorts, userId: string, orderId: strin
     async () => {
       const order = await readOwnOrder(p.orders, userId, orderId);
       if (order.status === 'error' && order.error?.code === CANCELED.code) return order;
-      if (!CANCELABLE.includes(order.status)) throw notCancelable(order.status);
+      if (!cancelable(order)) throw notCancelable(order.status, order.renderStartedAt !== undefined);
       // The order may move between the read and the transition (its render started, a review arrived): read it again.
       return (await cancel(p, order, CANCELED)) ?? AGAIN;
     },

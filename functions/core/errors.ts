@@ -97,8 +97,13 @@ export const maxCostExceeded = (cost: number, max: number) =>
   new AppError('max_cost_exceeded', `The order costs ${cost} doubloons, more than max_cost ${max}; nothing was charged`);
 export const deliveryInProgress = (eventId: string) =>
   new AppError('delivery_in_progress', `The event ${eventId} is still being delivered; resend it once its attempts have ended`);
-export const notCancelable = (status: string) =>
-  new AppError('not_cancelable', `The order is ${status}: only queued and awaiting_review orders can be canceled (a render in progress cannot be stopped)`);
+export const notCancelable = (status: string, rendering = false) =>
+  new AppError(
+    'not_cancelable',
+    rendering
+      ? `The order is ${status} and its render has started: a render in progress cannot be stopped (an order can be canceled until its render starts)`
+      : `The order is ${status}: only an order whose render has not started (queued, awaiting_review, or running before its render) can be canceled`,
+  );
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => new AppError('service_unavailable', message, retryAfterSeconds);
 
 /**

@@ -146,6 +146,13 @@ export interface Standing {
 }
 
 /**
+ * Whether the record shows a `refund`: a failed order's that gave its charge back, and a test-mode order's in error,
+ * whose refund is its charge too (0: it took nothing, so no ledger entry), so that a client's refund handling can be
+ * exercised in test mode.
+ */
+const hasRefund = (order: Order) => order.refunded === true || (order.status === 'error' && !movesMoney(order.charge));
+
+/**
  * The public record; `standing` is the queue's view now of an active order (the creation's estimate when not given).
  */
 export function toRecord(order: Order, links?: OrderLinks, standing?: Standing): OrderRecord {
@@ -173,6 +180,6 @@ export function toRecord(order: Order, links?: OrderLinks, standing?: Standing):
     ...(order.deadlineAt ? { deadline_at: order.deadlineAt } : {}),
     ...(order.clientMetadata ? { client_metadata: order.clientMetadata } : {}),
     charge: { amount: order.charge.cost, trial: order.charge.trial, plan_allowance: order.charge.heavyAllowanceMonth !== undefined },
-    ...(order.refunded ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
+    ...(hasRefund(order) ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
   };
 }

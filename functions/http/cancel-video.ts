@@ -1,4 +1,4 @@
-/** POST /videos/{id}/cancel: a queued or awaiting_review order ends in error, fully refunded. */
+/** POST /videos/{id}/cancel: an order whose render has not started ends in error, fully refunded. */
 import { toRecord } from '../core/orders.ts';
 import { services } from '../app/services.ts';
 import { httpRoute } from './middleware.ts';

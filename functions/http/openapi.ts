@@ -309,7 +309,8 @@ function operation(op: Operation): Json {
 const EVENTS = {
   'video.awaiting_review': 'Director mode: the script waits for a decision (POST /videos/{id}/review).',
   'video.done': 'The video is ready; the body carries result_url and metadata.',
-  'video.error': 'Generation failed (or the order was canceled); the doubloons are already refunded.',
+  'video.error':
+    'Generation failed (or the order was canceled); the doubloons are already refunded, as the body’s `refund` says (amount 0 in test mode, which moves no money).',
   'balance.low':
     'A charge left the balance below the key’s threshold (POST /balance/alerts): sent once per crossing, and again only after a top-up lifts the balance to the threshold or more and a charge crosses it again. Not an order event: its body is a BalanceLowEvent; retried and resendable like the order events.',
   'webhook.test': 'A test delivery asked for with POST /webhooks/{id}/test: not an order event; sent once, not retried.',
@@ -380,11 +381,24 @@ function webhook(event: keyof typeof EVENTS): Json {
   };
 }
 
+/** Freezes `node` and everything below it. */
+function deepFreeze<T>(node: T): T {
+  if (node && typeof node === 'object' && !Object.isFrozen(node)) {
+    Object.freeze(node);
+    for (const v of Object.values(node)) deepFreeze(v);
+  }
+  return node;
+}
+
 let built: Json | undefined;
 
-/** The document; `serverUrl` is the API's base address, /v1 included. */
+/**
+ * The document; `serverUrl` is the API's base address, /v1 included. Each call returns a copy of its own: a tool that
+ * edits the document it is given (openapi-typescript rewrites a discriminated union's `const` into an `enum`, in
+ * place) cannot change what this process serves or builds afterwards; the one built is frozen.
+ */
 export function openApiDocument(serverUrl: string): Json {
-  built ??= {
+  built ??= deepFreeze({
     openapi: '3.1.0',
     info: {
       title: 'Video generation service',
@@ -414,8 +428,8 @@ export function openApiDocument(serverUrl: string): Json {
       securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Issued by the chat bot (/apikey); shown once.' } },
       schemas: Object.fromEntries(Object.entries(componentSchemas()).filter(([name]) => !QUERIES.some(([q]) => q === name))),
     },
-  };
+  });
   // The servers entry is this deployment's, in its documented place after info.
-  const { openapi, info, ...rest } = built;
+  const { openapi, info, ...rest } = structuredClone(built);
   return { openapi, info, servers: [{ url: serverUrl, description: 'This deployment' }], ...rest };
 }

@@ -268,9 +268,9 @@ export const cancelVideo = {
   access: { table: [...POST, ...CHANGE_WITH_EVENT, ...ADMIT], orderMachine: ['SendTaskSuccess', 'StartExecution'], startDelivery: true, stopOrders: true },
   answers: { 200: { description: 'The canceled order', schema: orderRecord } },
   errors: ['forbidden', 'not_found', 'not_cancelable'],
-  summary: 'Cancel an order that is queued or awaiting review, with a full refund',
+  summary: 'Cancel an order whose render has not started, with a full refund',
   description:
-    'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, it no longer counts as one of the key’s active tasks, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).',
+    'The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, it no longer counts as one of the key’s active tasks, and the `video.error` event is sent. A repeated cancel answers the same order. An order can be canceled until its render starts, whichever status it is in meanwhile: `queued`, `awaiting_review`, or `running` before its render (writing its script, as a director-mode order does right after its creation, or waiting for a render slot after its review). Once its render has started it is 409 `not_cancelable`, as is a done or failed order: a render in progress cannot be stopped (the same moment as an order created with `deadline_seconds` stops being canceled by its deadline).',
   tag: 'Orders',
   examples: {
     curl: `curl -s -X POST "$BASE/videos/vid_.../cancel" -H "X-API-Key: $KEY"`,

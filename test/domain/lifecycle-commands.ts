@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ASSET_GONE, createAsset, deleteAsset } from '../../functions/core/assets.ts';
+import { CANCELED, cancelable, DEADLINE_EXCEEDED } from '../../functions/core/cancel-order.ts';
 import { MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
 import type { OrderRequest } from '../../functions/core/create-order.ts';
 import { epochSeconds, expiryOf, heldAt, IDEMPOTENCY_TTL_MS } from '../../functions/core/expiry.ts';
-import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS } from '../../functions/core/orders.ts';
+import { awaitsApproval, countsAgainstKey, isActiveTask, MAX_REGENS, toRecord } from '../../functions/core/orders.ts';
 import { DEFAULT_LIMITS, monthOf, movesMoney, spentIn } from '../../functions/core/pricing.ts';
 import { limitsOwner } from '../../functions/core/limits.ts';
 import type { BalanceLowEvent, BalanceResponse } from '../../functions/contract/balance.ts';
@@ -285,10 +286,15 @@ export class Cancel implements Cmd {
   async run(m: Model, w: World) {
     const id = pick(m.ordersOf.get(this.user) ?? [], this.order);
     if (!id) return;
-    const was = w.table.orders.get(id)!.status;
+    const { status: was, renderStartedAt, error } = w.table.orders.get(id)!;
     const r = await w.cancel(this.user, id);
-    if (r.ok) assert.ok(['queued', 'awaiting_review', 'error'].includes(was), `a ${was} order was canceled`);
-    else assert.equal(r.code, 'not_cancelable');
+    // One request at a time, nothing moves the order meanwhile: the answer is the rule's, whatever step the order is
+    // at. Until its render starts (queued, writing its script, awaiting review, waiting for a slot after it) a cancel
+    // succeeds; then, and once done or failed, it is 409; a canceled order answers the same again.
+    const expected = cancelable({ status: was, renderStartedAt }) || (was === 'error' && error?.code === CANCELED.code);
+    assert.equal(r.ok, expected, `a cancel of a ${was} order${renderStartedAt ? ' whose render started' : ''}: ${r.ok || r.code}`);
+    if (!r.ok) assert.equal(r.code, 'not_cancelable');
+    if (was === 'running') count(r.ok ? 'cancels of a running order before its render' : 'cancels refused: a running order whose render started');
   }
   toString = () => `cancel(${this.user}, order #${this.order})`;
 }
@@ -401,7 +407,7 @@ export class Pair implements Cmd {
     const { user, other } = this;
     const chargesBefore = chargesOf(w, user);
     const target = other.kind === 'cancel' ? pick(m.ordersOf.get(user) ?? [], other.order) : undefined;
-    const was = target && w.table.orders.get(target)!.status;
+    const before = target ? { ...w.table.orders.get(target)! } : undefined;
     const second = async () => {
       if (other.kind === 'alert') return w.setAlert(user, other.below);
       if (other.kind === 'topUp') return w.topUp(user, other.amount);
@@ -445,8 +451,10 @@ export class Pair implements Cmd {
     assert.equal(chargesOf(w, user), chargesBefore + answered.size, `${user}: one charge entry per order created, none for a refusal`);
     if (other.kind === 'cancel' && target) {
       const r = theirs as Awaited<ReturnType<World['cancel']>>;
-      if (r.ok) assert.ok(['queued', 'awaiting_review', 'error'].includes(was!), `a ${was} order was canceled`);
-      else assert.equal(r.code, 'not_cancelable');
+      // The creation beside it may admit the order meanwhile, never start its render: cancelable as read, it stays so.
+      const expected = cancelable(before!) || (before!.status === 'error' && before!.error?.code === CANCELED.code);
+      assert.equal(r.ok, expected, `a cancel of a ${before!.status} order beside a creation: ${r.ok || r.code}`);
+      if (!r.ok) assert.equal(r.code, 'not_cancelable');
     }
     // A paid charge never passes the limit (one set below what the month has spent already refuses the next).
     const limit = m.spendLimits.get(user);
@@ -656,6 +664,18 @@ export function invariants(m: Model, w: World, atRest = false) {
       assert.ok(!w.files.has(`${o.id}/video`), `${o.id}: a refunded order has no video`);
     }
     if (o.status === 'done') assert.ok(!o.refunded && w.files.has(`${o.id}/video`), `${o.id}: done with its video, not refunded`);
+    // A cancel (the client's or a deadline's) wins only before the render: a canceled order never began one, and no
+    // order in error has a video (a test-mode one either, which has no `refunded` to check above).
+    if (o.error?.code === CANCELED.code || o.error?.code === DEADLINE_EXCEEDED.code)
+      assert.equal(o.renderStartedAt, undefined, `${o.id}: ${o.error.code} after its render started`);
+    if (o.status === 'error') assert.ok(!w.files.has(`${o.id}/video`), `${o.id}: in error with a video`);
+    // What clients read: every order in error shows what it gave back, why and when; a test-mode one 0 (it moved no
+    // money, so it has no ledger entry above), so that refund handling can be tried with a test key.
+    assert.deepEqual(
+      toRecord(o).refund,
+      o.status === 'error' ? { amount: test ? 0 : o.charge.cost, reason: o.error?.code, at: o.finishedAt } : undefined,
+      `${o.id}: the refund its record shows`,
+    );
     if (o.status !== 'done' && o.status !== 'error') assert.ok(w.table.open.has(o.id), `${o.id}: open with the marker the sweep acts on`);
     // Its close deleted its deadline marker: the audit's due markers are open orders' only (issue 28).
     else assert.ok(!w.table.deadlines.has(o.id), `${o.id}: ${o.status} and still a deadline marker`);

@@ -270,11 +270,12 @@ describe('order steps', () => {
     await steps.fail(failing, { Error: 'GeneratorFailed', Cause: 'boom' });
     const failed = table.orders.get(failing)!;
     assert.deepEqual([failed.status, failed.refunded], ['error', undefined], 'nothing taken, nothing given back');
+    // Its record shows the refund of 0 all the same, so that a client's refund handling can be tried in test mode.
     assert.deepEqual(
       announced.map((e) => [e.type, e.record.livemode, e.record.cost, e.record.refund]),
       [
         ['video.done', false, 0, undefined],
-        ['video.error', false, 0, undefined],
+        ['video.error', false, 0, { amount: 0, reason: 'generation_failed', at: failed.finishedAt }],
       ],
     );
     assert.deepEqual(

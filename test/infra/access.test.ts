@@ -252,6 +252,11 @@ describe('least privilege', () => {
     const canceled = await t.api('POST', '/videos', { key, body: { topic: 'Mate', ...VIDEO, director_mode: true } });
     await waitForStatus(t, key, canceled.body.id, ['awaiting_review']);
     assert.equal((await t.api('POST', `/videos/${canceled.body.id}/cancel`, { key })).body.error.code, 'canceled');
+    // Director orders canceled right after their creation: queued, or running while their script is written.
+    for (const topic of ['Sbiten', 'Mors', 'Kissel']) {
+      const early = await t.api('POST', '/videos', { key, body: { topic, ...VIDEO, director_mode: true } });
+      assert.equal((await t.api('POST', `/videos/${early.body.id}/cancel`, { key })).body.error?.code, 'canceled');
+    }
 
     // A review whose wait was lost with a stop: the review starts a new execution.
     const lost = await t.api('POST', '/videos', { key, body: { topic: 'Milk', ...VIDEO, director_mode: true } });

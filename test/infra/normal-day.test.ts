@@ -276,17 +276,19 @@ describe('a normal day, replayed against the prod alarms', () => {
       JSON.stringify(morning),
     );
 
-    // 11:00: customer cancels, of an order waiting in the queue and of one awaiting its review; the running one is
-    // not cancelable (409).
+    // 11:00: customer cancels, of an order waiting in the queue and of one awaiting its review; the one whose render
+    // has started is not cancelable (409).
     clock.begin('cancels', at(11));
     // One after the other: the second is created while the first holds the one slot, so it waits.
     const running = await post(alice.live, '/videos', { topic: 'Darjeeling', duration_seconds: 10 });
     const atReview = await post(carol.live, '/videos', { topic: 'Matcha', duration_seconds: 10, director_mode: true });
     await waitForStatus(t, alice.live, running.body.id, ['running']);
+    // Running before its render (its script being written) it could still be canceled: its render starts first.
+    for (let i = 0; i < 1200 && !(await (await accounts()).orders.get(running.body.id))?.renderStartedAt; i++) await new Promise((r) => setTimeout(r, 25));
     const waiting = await post(alice.live, '/videos', { topic: 'Ceylon', duration_seconds: 10 });
     const queued = await post(alice.live, `/videos/${waiting.body.id}/cancel`, {});
     assert.deepEqual([queued.status, queued.body.status, queued.body.started_at], [200, 'error', undefined], 'canceled while it waited');
-    // Running (or done by now): not cancelable either way.
+    // Rendering (or done by now): not cancelable either way.
     assert.equal(errorCode(await post(alice.live, `/videos/${running.body.id}/cancel`, {})), 'not_cancelable');
     await waitForStatus(t, carol.live, atReview.body.id, ['awaiting_review']);
     assert.equal((await post(carol.live, `/videos/${atReview.body.id}/cancel`, {})).status, 200);

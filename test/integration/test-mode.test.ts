@@ -103,6 +103,30 @@ describe('test-mode keys', () => {
     assert.equal((await t.api('GET', '/balance', { key: live })).body.balance, 900, 'only the live order was charged');
   });
 
+  it('show an order in error a refund of 0 with its reason and time, in GET and in video.error, moving no money', async () => {
+    const { userId, apiKey: live } = await t.user({ balance: 1000 });
+    const { apiKey: test } = await (await accounts()).issueTestKey(userId, new Date());
+    const hook = await receiver();
+    const secret = (await t.api('POST', '/webhooks', { key: test, body: { url: hook.url } })).body.secret as string;
+    const liveBefore = (await t.api('GET', '/balance/transactions', { key: live })).body;
+    const created = await t.api('POST', '/videos', { key: test, body: { topic: 'Test tea', director_mode: true } });
+    assert.equal(created.status, 201, created.text);
+    await waitForStatus(t, test, created.body.id, ['awaiting_review']);
+    const canceled = await t.api('POST', `/videos/${created.body.id}/cancel`, { key: test });
+    assert.equal(canceled.status, 200, canceled.text);
+    const order = (await t.api('GET', `/videos/${created.body.id}`, { key: test })).body;
+    assert.deepEqual([order.status, order.livemode, order.charge.amount], ['error', false, 0]);
+    assert.deepEqual(order.refund, { amount: 0, reason: 'canceled', at: order.finished_at });
+    assert.deepEqual(canceled.body.refund, order.refund, "the cancel's answer shows it too");
+    const hit = await until(() => hook.hits.find((h) => h.headers['x-service-event'] === 'video.error'));
+    const headers = Object.fromEntries(Object.entries(hit.headers).map(([k, v]) => [k, String(v)]));
+    const body = new StandardWebhook(secret).verify(hit.raw.toString('utf8'), headers) as { id: string; refund: unknown };
+    assert.deepEqual([body.id, body.refund], [order.id, order.refund]);
+    // Nothing moved: no transaction in either account.
+    assert.deepEqual((await t.api('GET', '/balance/transactions', { key: test })).body.data, []);
+    assert.deepEqual((await t.api('GET', '/balance/transactions', { key: live })).body, liveBefore);
+  });
+
   it('are issued beside the live key, each reissue replacing only the test key, and never for a test-mode account', async () => {
     const store = await accounts();
     const { userId, apiKey: live } = await t.user({ balance: 50 });

@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../functions/http/openapi.ts';
 import { API_PREFIX, ROUTES } from '../../functions/http/routes.ts';
+import { type Prism, startPrism } from './prism.ts';
 
 type Json = Record<string, any>;
 const doc = openApiDocument('http://localhost/v1') as Json;
@@ -122,31 +123,69 @@ export function checkFetchesTo(baseUrl: string): () => void {
 export interface ContractProxy {
   /** The address to give a client in another process, /v1 included. */
   baseUrl: string;
-  /** How many answers were checked, and what broke the document. */
+  /** How many answers were checked, and what broke the document (Prism's findings too, each marked `Prism:`). */
   checked: number;
   violations: string[];
+  /** Prism in the chain (test/support/prism.ts): its exchanges, and the requests it found outside the document. */
+  prism?: Prism;
+  /** Why Prism is not in the chain, when it is not. */
+  prismSkipped?: string;
   close(): void;
 }
 
 /**
  * A loopback proxy in front of `baseUrl` that checks every answer against the document, for clients in another
- * process (the Python client, the CLI), whose fetches this process does not see.
+ * process (the Python client, the CLI), whose fetches this process does not see. Behind it, Prism checks each request
+ * and answer again against docs/openapi.json (`prism: false` leaves it out); its findings on the answers join
+ * `violations`. When Prism cannot start, the proxy goes straight to the service and says why once.
  */
-export async function contractProxy(baseUrl: string): Promise<ContractProxy> {
+export async function contractProxy(baseUrl: string, opts: { prism?: boolean; prismDocument?: string } = {}): Promise<ContractProxy> {
   const target = new URL(baseUrl);
+  const prefix = target.pathname.replace(/\/$/, '');
+  let prism: Prism | undefined;
+  let prismSkipped: string | undefined;
+  if (opts.prism !== false) {
+    try {
+      prism = await startPrism(baseUrl, opts.prismDocument ? { document: opts.prismDocument } : {});
+    } catch (err) {
+      prismSkipped = (err as Error).message;
+      console.log(`# skip Prism (the answers are checked by this proxy only): ${prismSkipped}`);
+    }
+  }
+  const prismAt = prism ? new URL(prism.baseUrl) : undefined;
+  // What Prism saw, told once at the end whether or not the suite closes the proxy.
+  if (prism)
+    process.once('exit', () => {
+      const { exchanges, violations, requestViolations } = prism!;
+      console.log(
+        `# Prism: ${exchanges} exchanges, ${violations.length} answers in breach of docs/openapi.json, ${requestViolations.length} requests outside it${requestViolations.length ? `:\n${[...new Set(requestViolations)].map((v) => `#   ${v}`).join('\n')}` : ''}`,
+      );
+    });
   const close = () => {
     server.closeAllConnections();
     server.close();
+    void prism?.close();
   };
-  const proxy: ContractProxy = { baseUrl: '', checked: 0, violations: [], close };
+  const proxy: ContractProxy = { baseUrl: '', checked: 0, violations: [], ...(prism ? { prism } : {}), ...(prismSkipped ? { prismSkipped } : {}), close };
   const server = createServer((req, res) => {
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+    // Through Prism, a path of the document (`/v1/videos` as `/videos`: Prism serves them from its root and appends
+    // them to the upstream's /v1); a request for anything else goes straight to the service.
+    const viaPrism = prismAt && req.url!.startsWith(`${prefix}/`) ? prismAt : undefined;
+    const hop = viaPrism
+      ? { host: viaPrism.hostname, port: viaPrism.port, path: req.url!.slice(prefix.length) }
+      : { host: target.hostname, port: target.port, path: req.url };
+    const upstream = request({ ...hop, method: req.method, headers: req.headers }, (answer) => {
       const chunks: Buffer[] = [];
       answer
         .on('data', (c: Buffer) => chunks.push(c))
         .on('end', () => {
           const body = Buffer.concat(chunks);
           const type = answer.headers['content-type'] ?? null;
+          if (viaPrism && prism) {
+            const before = prism.violations.length;
+            prism.note(req.method!, req.url!, answer.statusCode!, answer.headers);
+            proxy.violations.push(...prism.violations.slice(before).map((v) => `Prism: ${v}`));
+          }
           try {
             proxy.checked++;
             checkAgainstContract(

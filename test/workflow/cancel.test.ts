@@ -1,6 +1,8 @@
 /**
  * Canceling on the local stack: a queued order and one awaiting review end in error `canceled`, refunded once, their
- * no longer active tasks, their workflow stopped and their video.error event delivered; a running or done order is 409;
+ * no longer active tasks, their workflow stopped and their video.error event delivered; so does a director-mode order
+ * canceled right after its creation, whether it is still queued or writing its script (running before its render);
+ * an order whose render has started, or done, is 409;
  * cancels racing the render queue's admissions refund each order at most once and only orders that did not finish;
  * an order past its deadline is canceled by the sweep. One render slot, so orders wait queued behind one another.
  */
@@ -83,6 +85,45 @@ describe('canceling an order', () => {
     assert.deepEqual([canceled.status, canceled.body.error.code], [200, 'canceled']);
     assert.equal(errorCode(await t.api('POST', `/videos/${order.body.id}/review`, { key, body: { action: 'approve' } })), 'not_awaiting_review');
     assert.equal((await t.api('GET', '/balance', { key })).body.balance, 300);
+  });
+
+  it('cancels a director-mode order right after its creation every time, queued or writing its script', async () => {
+    const { apiKey: key, userId } = await t.user({ balance: 1000 });
+    const answers: number[] = [];
+    const ids: string[] = [];
+    // Before: 409 not_cancelable whenever the cancel came while the order was `running` (its script being written).
+    for (let i = 0; i < 12; i++) {
+      const created = await t.api('POST', '/videos', { key, body: { topic: `Director ${i}`, duration_seconds: 10, director_mode: true } });
+      assert.equal(created.status, 201, created.text);
+      const canceled = await t.api('POST', `/videos/${created.body.id}/cancel`, { key });
+      answers.push(canceled.status);
+      ids.push(created.body.id);
+      if (canceled.status === 200) assert.deepEqual([canceled.body.status, canceled.body.error.code, canceled.body.refund.amount], ['error', 'canceled', 100]);
+    }
+    assert.deepEqual(answers, Array(12).fill(200), `the cancels' answers: ${answers.join(' ')}`);
+    // Each stays canceled (its workflow, stopped or finding the order closed, writes nothing more), refunded once.
+    await new Promise((r) => setTimeout(r, 1500));
+    const ledger = await ledgerOf(userId);
+    for (const id of ids) {
+      const order = (await t.api('GET', `/videos/${id}`, { key })).body;
+      assert.deepEqual([order.status, order.error.code], ['error', 'canceled'], id);
+      assert.equal(ledger.filter((e) => e.orderId === id && e.kind === 'refund').length, 1, id);
+    }
+    assert.equal((await t.api('GET', '/balance', { key })).body.balance, 1000);
+  });
+
+  it('refuses to cancel an order whose render has started (409), and finishes and charges it', async () => {
+    const { apiKey: key, userId } = await t.user({ balance: 1000 });
+    const created = await t.api('POST', '/videos', { key, body: { topic: 'Assam', duration_seconds: 10 } });
+    const { orders } = (await services()).stores;
+    for (let i = 0; i < 1200 && !(await orders.get(created.body.id))?.renderStartedAt; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok((await orders.get(created.body.id))!.renderStartedAt, 'its render started');
+    const refused = await t.api('POST', `/videos/${created.body.id}/cancel`, { key });
+    assert.deepEqual([refused.status, errorCode(refused)], [409, 'not_cancelable']);
+    if ((await orders.get(created.body.id))!.status === 'running') assert.match(refused.body.error.message, /render has started/);
+    assert.equal((await waitForStatus(t, key, created.body.id, ['done', 'error'], 120_000)).status, 'done');
+    assert.equal((await ledgerOf(userId)).filter((e) => e.orderId === created.body.id && e.kind === 'refund').length, 0);
+    assert.equal((await t.api('GET', '/balance', { key })).body.balance, 900);
   });
 
   it('refunds each order at most once, and only one that did not finish, when cancels race the queue', async () => {

@@ -224,8 +224,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel an order that is queued or awaiting review, with a full refund
-         * @description The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, it no longer counts as one of the key’s active tasks, and the `video.error` event is sent. A repeated cancel answers the same order. A running, done or failed order is 409 `not_cancelable`: a render in progress cannot be stopped (an order created with `deadline_seconds` is canceled by its deadline until its render starts).
+         * Cancel an order whose render has not started, with a full refund
+         * @description The order ends in `error` with `error.code` `canceled`: its doubloons (or trial video, or plan allowance) are given back, it no longer counts as one of the key’s active tasks, and the `video.error` event is sent. A repeated cancel answers the same order. An order can be canceled until its render starts, whichever status it is in meanwhile: `queued`, `awaiting_review`, or `running` before its render (writing its script, as a director-mode order does right after its creation, or waiting for a render slot after its review). Once its render has started it is 409 `not_cancelable`, as is a done or failed order: a render in progress cannot be stopped (the same moment as an order created with `deadline_seconds` stops being canceled by its deadline).
          *
          *     **curl**
          *
@@ -872,7 +872,7 @@ export interface webhooks {
         put?: never;
         /**
          * video.error
-         * @description Generation failed (or the order was canceled); the doubloons are already refunded. The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
+         * @description Generation failed (or the order was canceled); the doubloons are already refunded, as the body’s `refund` says (amount 0 in test mode, which moves no money). The body is the order as GET /videos/{id} returns it. Verify X-Service-Signature (or the Standard Webhooks headers) over the raw body before parsing it; the idempotency key of an event is the order id plus status (X-Service-Event-Id, webhook-id).
          */
         post: operations["videoError"];
         delete?: never;
@@ -1490,9 +1490,9 @@ export interface components {
                 /** @description The plan's monthly allowance of heavy videos paid the heavy extras. */
                 plan_allowance: boolean;
             };
-            /** @description In error: what was given back, and why. */
+            /** @description In error: what was given back, and why. Every order in error has one, a test-mode order too (amount 0), so that refund handling can be exercised with a test key. */
             refund?: {
-                /** @description Doubloons given back: the whole charge (a trial video or the allowance taken is given back too). */
+                /** @description Doubloons given back: the whole charge (a trial video or the allowance taken is given back too). 0 in test mode (`livemode` false), which took nothing and gives nothing back: no transaction is written. */
                 amount: number;
                 /** @description Why: the order’s error code (`canceled`, `generation_failed`, ...). */
                 reason: string;

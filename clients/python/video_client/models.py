@@ -72,7 +72,9 @@ class Refund(TypedDict):
     """In error: what was given back, and why."""
 
     amount: int
-    """Doubloons given back: the whole charge (a trial video or the allowance taken is given back too)."""
+    """Doubloons given back: the whole charge (a trial video or the allowance taken is given back too). 0 in test mode
+    (`livemode` false), which took nothing and gives nothing back: no transaction is written.
+    """
     reason: str
     """Why: the order’s error code (`canceled`, `generation_failed`, ...)."""
     at: str
@@ -169,7 +171,9 @@ class Order(TypedDict):
     client_metadata: NotRequired[Dict[str, str]]
     """The pairs the creation sent as `metadata`, as sent (absent when none were sent)."""
     refund: NotRequired[Refund]
-    """In error: what was given back, and why."""
+    """In error: what was given back, and why. Every order in error has one, a test-mode order too (amount 0), so that
+    refund handling can be exercised with a test key.
+    """
 
 
 class CreationResponse(TypedDict):
