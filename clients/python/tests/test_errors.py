@@ -42,7 +42,7 @@ class Loopback:
                 try:
                     status, headers, body, pause = route(self.path)
                     time.sleep(pause)
-                    data = json.dumps(body).encode()
+                    data = body if isinstance(body, bytes) else json.dumps(body).encode()
                     self.send_response(status)
                     for k, v in headers.items():
                         self.send_header(k, v)
@@ -147,6 +147,13 @@ class ErrorsTest(unittest.TestCase):
             await client.close()
 
         asyncio.run(run())
+
+    def test_a_success_that_is_not_json_is_unexpected_response_error(self) -> None:
+        server = self.serve(lambda path: (200, {"Content-Type": "text/html"}, b"<html>Sign in to the hotel Wi-Fi</html>", 0))
+        with self.assertRaises(vc.UnexpectedResponseError) as caught:
+            vc.VideoClient(server.base, "vgk_x").get_balance()
+        self.assertEqual(caught.exception.status, 200)
+        self.assertIn("hotel Wi-Fi", str(caught.exception))
 
     def test_403_is_permission_denied_a_subclass_of_not_found(self) -> None:
         server = self.serve(lambda path: (403, {}, envelope("forbidden"), 0) if "forbidden" in path else (404, {}, envelope("not_found"), 0))

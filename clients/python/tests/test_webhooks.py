@@ -77,6 +77,10 @@ class UnwrapEventTest(unittest.TestCase):
         self.assertEqual((unknown.type, unknown.body), ("invoice.paid", {"type": "invoice.paid", "amount": 5}))
         raw, headers = signed({**ORDER, "status": "running"}, "video.progress", [NEW])
         self.assertEqual(vc.unwrap_event(raw, headers, NEW, now=NOW).type, "video.progress")
+        # Without X-Service-Event (a proxy dropped it), an order's event is named by its status.
+        raw, headers = signed(ORDER, "video.done", [NEW])
+        del headers["X-Service-Event"]
+        self.assertEqual(vc.unwrap_event(raw, headers, NEW, now=NOW).type, "video.done")
         # The body's own (signed) type wins over the X-Service-Event header (unsigned).
         raw, headers = signed(PING, "video.done", [NEW])
         self.assertIsInstance(vc.unwrap_event(raw, headers, NEW, now=NOW), vc.PingEvent)

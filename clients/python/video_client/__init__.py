@@ -568,8 +568,12 @@ class VideoClient:
             limit = min(per_attempt, left)
             try:
                 with urllib.request.urlopen(req, timeout=limit) as res:
-                    text = res.read().decode()
-                    return (json.loads(text) if text else None), res.headers
+                    text = res.read().decode(errors="replace")
+                    try:
+                        return (json.loads(text) if text else None), res.headers
+                    except ValueError:
+                        # A success that is not JSON: a proxy's or a captive portal's page, not the service.
+                        raise UnexpectedResponseError(res.status, "internal_error", f"HTTP {res.status} not JSON: {text[:200]}", res.headers.get("X-Request-Id")) from None
             except urllib.error.HTTPError as err:
                 error = _error_of(err.code, err.headers.get("Retry-After"), err.headers.get("X-Request-Id"), err.read().decode(errors="replace"))
                 if not (err.code in (429, 503) or (err.code >= 500 and repeatable)):
@@ -806,6 +810,9 @@ def _event_of(body: bytes, headers: HeadersLike, message_id: Optional[str], time
     # The body's own `type` is signed; X-Service-Event is not, so the body's wins (order bodies have none).
     declared = fields.get("type")
     kind = declared if isinstance(declared, str) else _header(headers, "X-Service-Event") or ""
+    status = fields.get("status")
+    if not kind and declared is None and isinstance(status, str) and f"video.{status}" in _ORDER_EVENTS:
+        kind = f"video.{status}"  # no X-Service-Event (a proxy dropped it): an order's event is named by its status
     fallback_id = fields.get("id")
     event_id = message_id or _header(headers, "X-Service-Event-Id") or (fallback_id if isinstance(fallback_id, str) else "")
     if is_object and declared is None:
