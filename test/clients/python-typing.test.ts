@@ -2,8 +2,8 @@
  * The Python client typed end to end (issue 40), as two type checkers see it: the package (video_client) and the
  * sample integration (clients/python/examples) are clean under `mypy --strict` and pyright in strict mode, and the
  * checkers bite: in a shop's code, a misspelled async method, a misspelled request key (`durration_seconds`), a
- * misspelled review action (`aprove`), a misspelled list query and an unknown status are errors for both, on exactly
- * those lines, while the same code spelled right is clean. Each checker is skipped, with the reason printed, where it
+ * misspelled review action (`aprove`), a misspelled list query, an unknown status, error code or event type are errors
+ * for both, on exactly those lines, while the same code spelled right is clean. Each checker is skipped, with the reason printed, where it
  * is not installed (CI installs mypy with apt; pyright comes with the project's dev dependencies).
  */
 import assert from 'node:assert/strict';
@@ -36,7 +36,7 @@ function skipUnless(t: TestContext, found: string | boolean | undefined, reason:
 }
 
 /** What a shop writes: each line marked BITE is a mistake both checkers must refuse; the rest must be clean. */
-const SHOP = `from video_client import VideoClient
+const SHOP = `from video_client import ApiError, OrderEvent, VideoClient, WebhookEvent
 from video_client.aio import AsyncVideoClient
 
 
@@ -53,6 +53,14 @@ def order(client: VideoClient) -> None:
     client.list_videos_page(status="finished")  # BITE
     for video in client.list_videos(status="error", metadata={"crm": "7"}):
         print(video["params"]["topic"], video.get("error", {}).get("code"))
+
+
+def refused(err: ApiError) -> bool:
+    return err.code == "insuficient_funds"  # BITE
+
+
+def ready(event: WebhookEvent) -> bool:
+    return isinstance(event, OrderEvent) and event.type == "video.finished"  # BITE
 `;
 const fixed = (text: string) =>
   text
@@ -61,6 +69,8 @@ const fixed = (text: string) =>
     .replace('aprove', 'approve')
     .replace('stauts', 'status')
     .replace('"finished"', '"done"')
+    .replace('insuficient_funds', 'insufficient_funds')
+    .replace('video.finished', 'video.done')
     .replaceAll('  # BITE', '');
 const BITE_LINES = SHOP.split('\n').flatMap((line, i) => (line.endsWith('# BITE') ? [i + 1] : []));
 
@@ -114,7 +124,7 @@ describe('the Python client under type checkers', () => {
     assert.ok(report.summary.filesAnalyzed >= 7, `${report.summary.filesAnalyzed} files: video_client and examples`);
   });
 
-  it('mypy --strict refuses the misspelled method, request key, review action, query and status', async (t) => {
+  it('mypy --strict refuses the misspelled method, request key, review action, query, status, error code and event type', async (t) => {
     if (skipUnless(t, MYPY, 'mypy is not installed (apt-get install mypy)')) return;
     const bad = await mypy(dir, ['shop_bad.py'], { MYPYPATH: PY });
     const good = await mypy(dir, ['shop_good.py'], { MYPYPATH: PY });
@@ -123,7 +133,7 @@ describe('the Python client under type checkers', () => {
     assert.deepEqual([...new Set(bad.errors.map((e) => e.at))].sort(), BITE_LINES.map((l) => `shop_bad.py:${l}`).sort());
   });
 
-  it('pyright strict refuses the misspelled method, request key, review action, query and status', async (t) => {
+  it('pyright strict refuses the misspelled method, request key, review action, query, status, error code and event type', async (t) => {
     if (skipUnless(t, existsSync(PYRIGHT), 'pyright is not installed (node_modules/.bin/pyright)')) return;
     const { errors } = await pyright(dir);
     console.log(errors.map((e) => `# pyright ${e.at}: ${e.message.split('\n')[0]}`).join('\n'));
