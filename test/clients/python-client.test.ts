@@ -1,7 +1,8 @@
 /**
  * Runs the Python client's unittest suite (clients/python/tests) with python3 against this local stack: the stack
- * and eight users with 1000 doubloons each come from here, the tests themselves are Python's. The client talks through
- * a proxy that checks every answer it gets against the OpenAPI document.
+ * and twelve users with 1000 doubloons each come from here, the tests themselves are Python's. The client talks through
+ * a proxy that checks every answer it gets against the OpenAPI document. The webhook receivers (tests/test_webhooks.py)
+ * listen on 127.0.0.1, hence WEBHOOK_ALLOW_PRIVATE_URLS.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -17,7 +18,7 @@ const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHO
 describe('the Python client', () => {
   it('passes its unittest suite against the local service', async () => {
     const keys = [];
-    for (let i = 0; i < 9; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
+    for (let i = 0; i < 12; i++) keys.push((await t.user({ balance: 1000 })).apiKey);
     // The test-mode key of a user of its own (issue 30): the client takes it unchanged.
     const { services } = await import('../../functions/app/services.ts');
     const testKey = (await services().stores.accounts.issueTestKey((await t.user({ balance: 1000 })).userId, new Date())).apiKey;
@@ -39,7 +40,7 @@ describe('the Python client', () => {
         .join('\n'),
     );
     assert.equal(code, 0, output.slice(-3000));
-    assert.match(output, /Ran 14 tests/);
+    assert.match(output, /Ran 36 tests/);
     assert.deepEqual(checking.violations, [], 'every answer the Python client received is in the OpenAPI document');
     assert.ok(checking.checked > 10, `${checking.checked} answers checked`);
   });

@@ -29,7 +29,10 @@ from video_client import (  # noqa: E402
     UploadError,
     sniff_image_type,
     NotFoundError,
+    ApiError,
+    BalanceEvent,
     RateLimitError,
+    UnexpectedEventError,
     UnexpectedResponseError,
     VideoClient,
     WebhookVerificationError,
@@ -139,10 +142,14 @@ class OperationsTest(unittest.TestCase):
                     break
                 time.sleep(0.1)
             raw, headers = next((r, h) for r, h in received if h.get("x-service-event") == "balance.low")
-            event, event_id, body = unwrap_event(raw, headers, hook["secret"])
-            self.assertEqual((event, event_id, body["balance"], body["threshold"], body["order_id"]), ("balance.low", body["id"], 900, 950, order["id"]))
-            with self.assertRaises(WebhookVerificationError):
+            event = unwrap_event(raw, headers, hook["secret"])
+            assert isinstance(event, BalanceEvent)
+            body = event.body
+            self.assertEqual((event.type, event.id, body["balance"], body["threshold"], body["order_id"]), ("balance.low", body["id"], 900, 950, order["id"]))
+            with self.assertRaises(UnexpectedEventError) as other:
                 unwrap(raw, headers, hook["secret"])
+            self.assertNotIsInstance(other.exception, WebhookVerificationError)
+            self.assertEqual(other.exception.event, event)
             balance = client.get_balance()
             self.assertEqual((balance["low_balance_alert"]["sent"], balance["spend"]["spent"]), (True, 100))
             self.assertNotIn("low_balance_alert", client.set_balance_alert(None))
@@ -196,7 +203,42 @@ class OperationsTest(unittest.TestCase):
             "Asset": schemas["Asset"],
             "AssetUpload": schemas["AssetCreated"]["properties"]["upload"],
             "AssetList": schemas["AssetList"],
+            # The request bodies (issue 40) and the other events' bodies.
+            "CreateVideoRequest": schemas["CreateVideoRequest"],
+            "Placement": schemas["CreateVideoRequest"]["properties"]["placement"],
+            "QuickVideoRequest": schemas["QuickVideoRequest"],
+            "ReviewApprove": schemas["ReviewApprove"],
+            "ReviewEdit": schemas["ReviewEdit"],
+            "ReviewRegen": schemas["ReviewRegen"],
+            "CreateWebhookRequest": schemas["CreateWebhookRequest"],
+            "RotateWebhookRequest": schemas["RotateWebhookRequest"],
+            "ResendEventRequest": schemas["ResendRequest"]["anyOf"][0],
+            "ResendSinceRequest": schemas["ResendRequest"]["anyOf"][1],
+            "BalanceAlertRequest": schemas["BalanceAlertRequest"],
+            "CreateAssetRequest": schemas["CreateAssetRequest"],
+            "WebhookTestEvent": schemas["WebhookTestEvent"],
+            "ErrorResponse": schemas["ErrorResponse"],
+            "ErrorDetail": schemas["ErrorResponse"]["properties"]["error"],
         }
+        # The enums as Literal types, value for value; the unions as the document's branches.
+        for name, schema_name in {
+            "OrderStatus": "OrderStatus",
+            "Language": "Language",
+            "Tone": "Tone",
+            "Music": "Music",
+            "Voice": "Voice",
+            "Billing": "Billing",
+            "Channel": "Channel",
+            "TransactionKind": "TransactionKind",
+            "AssetContentType": "AssetContentType",
+            "ErrorCode": "ErrorCode",
+            "WebhookEventType": "WebhookEvent",
+        }.items():
+            self.assertEqual(list(typing.get_args(getattr(models, name))), schemas[schema_name]["enum"], name)
+        branches = lambda union: [t.__name__ for t in typing.get_args(union)]  # noqa: E731
+        self.assertEqual(branches(models.ReviewRequest), [b["$ref"].rsplit("/", 1)[1] for b in schemas["ReviewRequest"]["oneOf"]])
+        self.assertEqual(branches(models.QuoteRequest), [b["$ref"].rsplit("/", 1)[1] for b in schemas["QuoteRequest"]["anyOf"]])
+        self.assertEqual(len(typing.get_args(models.ResendRequest)), len(schemas["ResendRequest"]["anyOf"]))
         # AssetCreated is Asset and its upload (its inherited fields' docstrings are Asset's).
         self.assertEqual(set(typing.get_type_hints(models.AssetCreated)), set(schemas["AssetCreated"]["properties"]))
         self.assertEqual(set(models.AssetCreated.__required_keys__), set(schemas["AssetCreated"]["required"]))
@@ -206,7 +248,9 @@ class OperationsTest(unittest.TestCase):
             self.assertEqual(set(typing.get_type_hints(model)), set(schema["properties"]), name)
             self.assertEqual(set(model.__required_keys__), set(schema.get("required", [])), name)
             for field, described in schema["properties"].items():
-                self.assertEqual(docs[name][1].get(field), " ".join(described["description"].split()), f"{name}.{field}: its docstring is the document's description")
+                # A nullable field's description is on its non-null branch (BalanceAlertRequest.below).
+                text = described.get("description") or next(b["description"] for b in described.get("anyOf", []) if "description" in b)
+                self.assertEqual(docs[name][1].get(field), " ".join(text.split()), f"{name}.{field}: its docstring is the document's description")
         # Every model and every field has its docstring, as editors show it (Created's `replayed` is the client's own).
         for name, (class_doc, fields) in docs.items():
             self.assertTrue(class_doc, f"{name} has a docstring")
@@ -371,8 +415,9 @@ class TransportTest(unittest.TestCase):
             self.assertEqual(gateway.exception.status, 429)
             self.assertIn('{"message":"Too Many Requests"}', str(gateway.exception))
             started = time.monotonic()
-            with self.assertRaises(TimeoutError):
+            with self.assertRaises(ApiError) as late:
                 VideoClient(base, "vgk_x", deadline=2.5, max_retries=20)._request("GET", "/always")
+            self.assertEqual((late.exception.status, late.exception.code, late.exception.gave_up), (503, "service_unavailable", True))
             self.assertLess(time.monotonic() - started, 4)
             self.assertEqual(retry_after_seconds("120"), 120)
             self.assertIsNone(retry_after_seconds("soon"))

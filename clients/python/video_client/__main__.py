@@ -12,9 +12,10 @@ import os
 import sys
 import time
 import urllib.request
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
-from . import ApiError, UploadError, VideoClient
+from . import ApiError, VideoClient, VideoClientError
+from .models import Asset, CreateVideoRequest, Order, QuickVideoRequest, ReviewRequest, Transaction
 
 Json = dict[str, Any]
 
@@ -102,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _order_request(a: argparse.Namespace) -> Optional[Json]:
+def _order_request(a: argparse.Namespace) -> Optional[CreateVideoRequest]:
     """The body of POST /videos when any order option is given; the server validates the values."""
     body: Json = {"topic": a.prompt}
     options = {
@@ -118,20 +119,19 @@ def _order_request(a: argparse.Namespace) -> Optional[Json]:
         "placement": {"product": a.product, **({"image": a.product_image} if a.product_image else {})} if a.product else None,
     }
     given = {k: v for k, v in options.items() if v is not None}
-    return {**body, **given} if given else None
+    return cast(CreateVideoRequest, {**body, **given}) if given else None
 
 
-def _describe(order: Json) -> str:
+def _describe(order: Order) -> str:
     lines = [f"{order['id']}: {order['status']}, {order['cost']} doubloons{' (trial)' if order.get('trial') else ''}"]
-    if order["status"] == "awaiting_review" and order.get("script"):
-        lines += ["Script for review:", order["script"], f"Approve: python3 -m video_client review {order['id']} approve"]
-    if order.get("result_url"):
-        lines.append(f"Video: {order['result_url']}")
-    if order.get("metadata"):
-        m = order["metadata"]
+    if order["status"] == "awaiting_review" and (script := order.get("script")):
+        lines += ["Script for review:", script, f"Approve: python3 -m video_client review {order['id']} approve"]
+    if url := order.get("result_url"):
+        lines.append(f"Video: {url}")
+    if m := order.get("metadata"):
         lines += [f"Title: {m['title']}", f"Description: {m['description']}", f"Hashtags: {' '.join(m['hashtags'])}"]
-    if order.get("error"):
-        lines.append(f"Error: {order['error']['code']}: {order['error']['message']}")
+    if error := order.get("error"):
+        lines.append(f"Error: {error['code']}: {error['message']}")
     return "\n".join(lines)
 
 
@@ -171,23 +171,25 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"retrying in {delay:.1f} s: {reason}", file=sys.stderr)
 
     client = VideoClient(a.url, a.key, on_retry=retrying)
-    out = lambda value, text: print(json.dumps(value, indent=2) if a.json else text)  # noqa: E731
+    def out(value: object, text: str) -> None:
+        print(json.dumps(value, indent=2) if a.json else text)
 
-    def follow(order: Json) -> int:
+    def follow(order: Order) -> int:
         if a.wait:
             started = time.monotonic()
             last = [""]
 
-            def progress(o: Json) -> None:
+            def progress(o: Order) -> None:
                 if o["status"] != last[0]:
-                    eta = f", about {o['eta_seconds']} s left" if o.get("eta_seconds") is not None and o["status"] != "done" else ""
+                    eta = f", about {o.get('eta_seconds')} s left" if o.get("eta_seconds") is not None and o["status"] != "done" else ""
                     print(f"{o['id']} {o['status']} ({time.monotonic() - started:.0f} s{eta})", file=sys.stderr)
                     last[0] = o["status"]
 
             order = client.wait_for_video(order["id"], timeout=a.timeout, on_progress=progress)
         out(order, _describe(order))
-        if a.out and order["status"] == "done" and order.get("result_url"):
-            size = _download(order["result_url"], a.out)
+        result_url = order.get("result_url")
+        if a.out and order["status"] == "done" and result_url:
+            size = _download(result_url, a.out)
             print(f"saved {a.out} ({size / 1e6:.1f} MB)", file=sys.stderr)
         elif a.out and order["status"] != "awaiting_review":
             print(f"not saved: the order is {order['status']}", file=sys.stderr)
@@ -197,28 +199,33 @@ def main(argv: Optional[list[str]] = None) -> int:
         if a.command == "create":
             body = _order_request(a)
             pairs = dict(a.metadata) if a.metadata else None
-            extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost, "metadata": pairs, "logo": a.logo}.items() if v is not None}
-            created = client.create_video({**body, **extra}) if body else client.create_quick(a.prompt, **extra)
+            if body:
+                extra = {k: v for k, v in {"quote_id": a.quote, "max_cost": a.max_cost, "metadata": pairs, "logo": a.logo}.items() if v is not None}
+                created = client.create_video(cast(CreateVideoRequest, {**body, **extra}))
+            else:
+                created = client.create_quick(a.prompt, quote_id=a.quote, max_cost=a.max_cost, metadata=pairs, logo=a.logo)
             print(f"ordered {created['id']} for {created['cost']} doubloons", file=sys.stderr)
             return follow(client.get_video(created["id"]))
         if a.command == "status":
             return follow(client.get_video(a.id))
         if a.command == "review":
-            decision: Json = {"action": a.action}
+            decision: ReviewRequest
             if a.action == "edit":
-                decision["text"] = a.text
-            if a.action == "regen":
-                decision["note"] = a.text
+                decision = {"action": "edit", "text": a.text}
+            elif a.action == "regen":
+                decision = {"action": "regen", "note": a.text}
+            else:
+                decision = {"action": "approve"}
             return follow(client.review(a.id, decision))
         if a.command == "quote":
-            q = client.quote(_order_request(a) or {"prompt": a.prompt})
+            ordered = _order_request(a)
+            q = client.quote(ordered if ordered is not None else QuickVideoRequest(prompt=a.prompt))
             items = [f"base {q['breakdown']['base']}"] + [f"{k} {n}" for k, n in q["breakdown"]["extras"].items()]
             out(q, f"{q['cost']} doubloons ({', '.join(items)}); about {q['eta_seconds']} s\nquote {q['quote_id']}, valid until {q['expires_at']}")
             return 0
         if a.command == "list":
-            orders = []
-            query = {**({"status": a.status} if a.status else {}), **({"metadata": dict([a.metadata])} if a.metadata else {})}
-            for o in client.list_videos(limit=min(100, a.limit), **query):
+            orders: list[Order] = []
+            for o in client.list_videos(limit=min(100, a.limit), status=a.status or None, metadata=dict([a.metadata]) if a.metadata else None):
                 orders.append(o)
                 if len(orders) >= a.limit:
                     break
@@ -229,18 +236,18 @@ def main(argv: Optional[list[str]] = None) -> int:
             out(order, f"{order['id']}: canceled, {order.get('refund', {}).get('amount', 0)} doubloons refunded")
             return 0
         if a.command == "transactions":
-            entries = []
+            entries: list[Transaction] = []
             for e in client.list_transactions(limit=min(100, a.limit)):
                 entries.append(e)
                 if len(entries) >= a.limit:
                     break
-            lines = [f"{e['created_at']}  {e['kind']:<14} {e['amount']:>6}  balance {e['balance_after']}{'  ' + e['order_id'] if e.get('order_id') else ''}" for e in entries]
+            lines = [f"{e['created_at']}  {e['kind']:<14} {e['amount']:>6}  balance {e['balance_after']}{'  ' + e.get('order_id', '') if e.get('order_id') else ''}" for e in entries]
             out(entries, "\n".join(lines) or "no entries")
             return 0
         if a.command == "webhook":
             if a.action == "rotate":
                 r = client.rotate_webhook_secret(a.id, a.overlap)
-                until = f"; the old one signs too until {r['previous_secret_expires_at']}" if r.get("previous_secret_expires_at") else ""
+                until = f"; the old one signs too until {r.get('previous_secret_expires_at')}" if r.get("previous_secret_expires_at") else ""
                 out(r, f"new secret {r['secret']}{until}")
                 return 0
             if a.action == "test":
@@ -250,21 +257,24 @@ def main(argv: Optional[list[str]] = None) -> int:
             if (a.event_id is None) == (a.since is None):
                 print("webhook resend takes an event id or --since <time>", file=sys.stderr)
                 return 2
-            r = client.resend_events(a.id, event_id=a.event_id, since=a.since)
-            out(r, f"sent again: {', '.join(r['resent'])}" if r["resent"] else "nothing to send again")
+            resent = client.resend_events(a.id, event_id=a.event_id, since=a.since)
+            out(resent, f"sent again: {', '.join(resent['resent'])}" if resent["resent"] else "nothing to send again")
             return 0
         if a.command == "assets":
             if a.action == "upload" and a.target:
-                asset = client.upload_asset(a.target)
-                out(asset, f"{asset['id']}: uploaded {a.target} ({asset['content_type']}, {asset['size_bytes']} bytes); name it as --logo or --product-image")
+                uploaded = client.upload_asset(a.target)
+                out(uploaded, f"{uploaded['id']}: uploaded {a.target} ({uploaded['content_type']}, {uploaded['size_bytes']} bytes); name it as --logo or --product-image")
                 return 0
             if a.action == "list" and not a.target:
-                found = []
+                found: list[Asset] = []
                 for asset in client.list_assets(limit=min(100, a.limit)):
                     found.append(asset)
                     if len(found) >= a.limit:
                         break
-                size = lambda x: f"{x['width']}x{x['height']}" if x.get("width") else x.get("refusal", "")  # noqa: E731
+
+                def size(x: Asset) -> str:
+                    return f"{x['width']}x{x['height']}" if "width" in x and "height" in x else x.get("refusal", "")
+
                 out(found, "\n".join(f"{x['id']}  {x['status']:<9} {x['content_type']:<10} {x['created_at']}  {size(x)}" for x in found) or "no assets")
                 return 0
             if a.action == "delete" and a.target:
@@ -280,7 +290,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 print("--alert takes a whole number of doubloons or none", file=sys.stderr)
                 return 2
             balance = client.set_balance_alert(None if a.alert == "none" else int(a.alert))
-        plan = f", plan {balance['plan']}" if balance.get("plan") else ""
+        plan = f", plan {balance.get('plan')}" if balance.get("plan") else ""
         spend = balance["spend"]
         limit = f" of {spend['limit']}" if "limit" in spend else ""
         alert = balance.get("low_balance_alert")
@@ -291,7 +301,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         request = f", request {err.request_id}" if err.request_id else ""
         print(f"error: {err} (HTTP {err.status}{request})", file=sys.stderr)
         return 1
-    except (OSError, TimeoutError, ValueError, UploadError) as err:
+    except (VideoClientError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
 

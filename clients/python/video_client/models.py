@@ -1,8 +1,82 @@
 """The contract's shapes as typed dictionaries (PEP 589), for editors and type checkers: what the answers carry, as
 /v1/openapi.json describes them. A test keeps their keys, and each field's docstring, equal to the document's. Answers
-may gain fields (v1 grows by additions), so read them as dictionaries and ignore what you do not know."""
+may gain fields (v1 grows by additions), so read them as dictionaries and ignore what you do not know. The request bodies
+(CreateVideoRequest, QuickVideoRequest, ReviewRequest, ...) are typed the same way: a misspelled key or value is a type
+error."""
 
-from typing import Dict, List, Literal, NotRequired, TypedDict
+from typing import Dict, List, Literal, NotRequired, Optional, Required, TypedDict, Union
+
+Language = Literal["auto", "ru", "en"]
+"""The language of the voiceover, the captions and the posting pack. `auto`: the language the topic (or the prompt) is
+written in; `ru`: Russian; `en`: English.
+"""
+
+Tone = Literal["neutral", "energetic", "calm", "funny", "serious"]
+"""The tone of the script, and the music's tempo and mode. `neutral`: plain and informative; `energetic`: upbeat and
+fast; `calm`: slow and soothing; `funny`: light, with a joke; `serious`: sober and factual.
+"""
+
+Music = Literal["stock", "song", "none"]
+"""The soundtrack under the voice. `stock`: background music, included in the base price; `song`: an original song with
+a melody, a paid heavy extra (+70 doubloons); `none`: no music.
+"""
+
+Voice = Literal["standard", "clone", "none"]
+"""The voiceover. `standard`: the service's synthetic voice, included; `clone`: the account holder's cloned voice, a
+paid heavy extra (+100 doubloons), refused with 422 while the deployment has no voice-cloning provider; `none`: no
+voiceover (captions and music only).
+"""
+
+Billing = Literal["auto", "doubloons"]
+"""How the heavy extras (`music: song`, `voice: clone`, `ai_visual`) are paid for a user with a plan; without a plan
+both pay in doubloons. `auto`: from the plan's monthly allowance of heavy videos while it lasts (then 409
+`fair_use_exceeded`); `doubloons`: at their full price in doubloons, leaving the allowance alone.
+"""
+
+Channel = Literal["api", "bot"]
+"""Where an order came from. Bot orders are rendered first (after 3 bot orders in a row, the oldest waiting API order).
+`api`: this API, with an API key; `bot`: the operators' chat bot, for the same account and balance.
+"""
+
+TransactionKind = Literal["charge", "refund", "top_up", "trial", "plan_allowance"]
+"""The kind of a ledger entry. `charge`: doubloons taken for an order; `refund`: what a failed or canceled order took,
+given back (`reason`); `top_up`: doubloons added in the chat bot; `trial`: a charge whose base price a trial video
+paid (its amount covers only the extras: 0 without any); `plan_allowance`: a charge whose heavy extras the plan's
+monthly allowance paid.
+"""
+
+WebhookEventType = Literal["video.awaiting_review", "video.done", "video.error", "balance.low"]
+"""An event delivered to the webhook: an order event (its body the order, as GET /videos/{id}) or an account event (its
+own body). `video.awaiting_review`: director mode, the script waits for a decision; `video.done`: the video is ready;
+`video.error`: the order failed or was canceled, and is refunded; `balance.low`: a charge left the balance below the
+key’s threshold (POST /balance/alerts); its body is a BalanceLowEvent.
+"""
+
+ErrorCode = Literal[
+    "bad_request",
+    "unauthorized",
+    "insufficient_funds",
+    "spend_limit_exceeded",
+    "forbidden",
+    "not_found",
+    "fair_use_exceeded",
+    "not_awaiting_review",
+    "not_cancelable",
+    "review_limit_exceeded",
+    "regen_limit_reached",
+    "quote_invalid",
+    "max_cost_exceeded",
+    "delivery_in_progress",
+    "invalid_params",
+    "rate_limited",
+    "active_tasks_exceeded",
+    "internal_error",
+    "generator_unavailable",
+    "service_unavailable",
+]
+"""A machine-readable error code, stable in v1, each with one HTTP status. Every operation lists the codes it can answer
+with, and what they mean there.
+"""
 
 OrderStatus = Literal["queued", "running", "awaiting_review", "done", "error"]
 """Where an order stands. `queued`: accepted and paid, waiting for a render slot; `running`: being planned, written or
@@ -27,15 +101,15 @@ class OrderParams(TypedDict):
     """
     duration_seconds: int
     """Length of the video in seconds, 10 to 60. Included in the base price."""
-    language: str
+    language: Language
     """The language of the video (see Language)."""
-    tone: str
+    tone: Tone
     """The tone of the script and the music (see Tone)."""
     captions: bool
     """Captions on every scene. Included in the base price."""
-    music: str
+    music: Music
     """The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons)."""
-    voice: str
+    voice: Voice
     """The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider
     makes it.
     """
@@ -126,7 +200,7 @@ class Order(TypedDict):
     """True when a trial video paid for the order: the video carries the trial watermark (the service address and
     "(AI)").
     """
-    channel: Literal["api", "bot"]
+    channel: Channel
     """Where the order came from (see Channel)."""
     livemode: bool
     """False for an order made with a test-mode key (`vgk_test_...`): it cost nothing, moved no money, and its video is
@@ -320,7 +394,7 @@ class Transaction(TypedDict):
 
     id: str
     """The entry’s id (`txn_...`): ids sort in the order the entries were committed. Pass it as `starting_after`."""
-    kind: Literal["charge", "refund", "top_up", "trial", "plan_allowance"]
+    kind: TransactionKind
     """What the entry is (see TransactionKind)."""
     amount: int
     """Doubloons: negative for a charge, positive for a refund or a top-up (0 when a trial video or the allowance paid
@@ -551,3 +625,255 @@ class AssetList(TypedDict):
     """More assets may follow: ask again with `starting_after` set to `next_starting_after`."""
     next_starting_after: NotRequired[str]
     """The cursor of the next page, present when `has_more` is true."""
+
+
+class Placement(TypedDict):
+    """Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the
+    video, with its own picture when `image` names one.
+    """
+
+    product: str
+    """The product's name, shown and spoken, 1 to 80 characters."""
+    description: NotRequired[str]
+    """What to say about the product, at most 300 characters."""
+    image: NotRequired[str]
+    """A picture of the product: an asset of this key (POST /assets), shown in the placement scene's picture region
+    instead of a stock picture. Checked at creation (422 naming `placement.image` when it is not a usable picture of
+    this key); no extra charge.
+    """
+
+class CreateVideoRequest(TypedDict, total=False):
+    """Body of POST /videos: the video's parameters (every field but `topic` optional, with its default) and the order's
+    options (`deadline_seconds`, `quote_id`, `max_cost`). The price is the base (100 doubloons) plus the paid extras:
+    `placement` +50, `music: song` +70, `voice: clone` +100, `ai_visual` +100 (the default prices; POST /videos:quote
+    gives this deployment’s for this key). A trial video pays the base; a plan’s monthly allowance pays the heavy
+    extras.
+    """
+
+    topic: Required[str]
+    """What the video is about, 1 to 300 characters (no control characters). The script is written from it, in its
+    language when `language` is `auto`.
+    """
+    director_mode: bool
+    """Script review: true stops the order at `awaiting_review` once its script is written, until POST
+    /videos/{id}/review approves, edits or regenerates it (a key holds at most 20 such orders before their approval).
+    Included in the price.
+    """
+    duration_seconds: int
+    """Length of the video in seconds, 10 to 60. Included in the base price."""
+    language: Language
+    """The language of the video (see Language)."""
+    tone: Tone
+    """The tone of the script and the music (see Tone)."""
+    placement: Placement
+    """Product placement, a paid extra (+50 doubloons): the product is named in the script and shown on a badge in the
+    video, with its own picture when `image` names one.
+    """
+    cta: str
+    """A call to action, at most 80 characters, shown on the last scene as a button and spoken. Included in the base
+    price.
+    """
+    captions: bool
+    """Captions on every scene. Included in the base price."""
+    music: Music
+    """The soundtrack (see Music): `song` is a paid heavy extra (+70 doubloons)."""
+    voice: Voice
+    """The voiceover (see Voice): `clone` is a paid heavy extra (+100 doubloons), refused with 422 while no provider
+    makes it.
+    """
+    ai_visual: bool
+    """AI-generated pictures instead of the included ones: a paid heavy extra (+100 doubloons), refused with 422 while
+    the deployment has no image generator.
+    """
+    logo: str
+    """An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at
+    creation (422 naming `logo` when it is not a usable picture of this key). Included in the price.
+    """
+    billing: Billing
+    """How heavy extras are paid (see Billing): `doubloons` pays their full price instead of the plan's allowance, and
+    so avoids 409 `fair_use_exceeded`.
+    """
+    metadata: Dict[str, str]
+    """Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`,
+    beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and
+    answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the
+    orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs.
+    """
+    deadline_seconds: int
+    """Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not
+    started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as
+    `deadline_at`.
+    """
+    quote_id: str
+    """A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes
+    and for one order; otherwise 409 `quote_invalid`.
+    """
+    max_cost: int
+    """The most the order may cost, in doubloons: one that would cost more is refused with 409 `max_cost_exceeded`,
+    before any charge.
+    """
+
+class QuickVideoRequest(TypedDict, total=False):
+    """Body of POST /videos:quick: a one-line prompt, which the planner turns into the order's parameters (the order
+    shows them under `params`), and the order's options. Extras the prompt asks for are priced as on POST /videos.
+    The price is the base (100 doubloons) plus the paid extras: `placement` +50, `music: song` +70, `voice: clone`
+    +100, `ai_visual` +100 (the default prices; POST /videos:quote gives this deployment’s for this key). A trial
+    video pays the base; a plan’s monthly allowance pays the heavy extras.
+    """
+
+    prompt: Required[str]
+    """What you want, in one line of free text, Russian or English, 1 to 1000 characters: the topic, and in words the
+    length, tone, language and extras ("Funny 20 second video about cats with a song").
+    """
+    logo: str
+    """An asset of this key (POST /assets), drawn small in the top left corner of every scene: your logo. Checked at
+    creation (422 naming `logo` when it is not a usable picture of this key). Included in the price.
+    """
+    metadata: Dict[str, str]
+    """Your own key-value strings for the order, up to 20 pairs (keys 1 to 40 letters, digits, `_`, `.`, `:` or `-`,
+    beginning with a letter or a digit; values up to 500 characters), such as your record id. Stored as sent and
+    answered as `client_metadata` on the order and in every webhook body; `GET /videos?metadata[KEY]=VALUE` finds the
+    orders with that pair. No effect on the video or its price; a repeated Idempotency-Key must send the same pairs.
+    """
+    deadline_seconds: int
+    """Seconds from creation, 60 to 604800 (7 days), within which the render must start: an order whose render has not
+    started by then is canceled and fully refunded (`error.code` `deadline_exceeded`, up to a minute late). Shown as
+    `deadline_at`.
+    """
+    quote_id: str
+    """A quote of POST /videos:quote for this same request: the order is charged exactly its `cost`. Valid 15 minutes
+    and for one order; otherwise 409 `quote_invalid`.
+    """
+    max_cost: int
+    """The most the order may cost, in doubloons: one that would cost more is refused with 409 `max_cost_exceeded`,
+    before any charge.
+    """
+
+class ReviewApprove(TypedDict):
+    """Approve the script as it is: the order goes on to rendering."""
+
+    action: Literal["approve"]
+    """`approve`: Approve the script as it is: the order goes on to rendering."""
+
+class ReviewEdit(TypedDict):
+    """Replace the script with the client's own text: the order goes on to rendering with it."""
+
+    action: Literal["edit"]
+    """`edit`: Replace the script with the client's own text: the order goes on to rendering with it."""
+    text: str
+    """The whole script, in the form of the order's `script` field (per scene a block of `Caption:`, `Voice:` and
+    `Visual:` lines, and optionally `Image: <asset id>` for the scene's picture, an asset of this key; blocks
+    separated by a blank line), 1 to 5000 characters; refused with 422 naming `text` when it cannot be read as a
+    script, a scene's voice is too long to be spoken in the scene's time (the scene and the limit are named), or an
+    `Image:` names no usable asset of this key.
+    """
+
+class ReviewRegen(TypedDict):
+    """Have the script rewritten along a note; it comes back for review."""
+
+    action: Literal["regen"]
+    """`regen`: Have the script rewritten along a note; it comes back for review."""
+    note: str
+    """What to change, 1 to 1000 characters. The script is rewritten along it and the order comes back to
+    `awaiting_review` (at most 3 rewrites per order; then 409 `regen_limit_reached`).
+    """
+
+class CreateWebhookRequest(TypedDict):
+    """Body of POST /webhooks: the one webhook of the key, registered or replaced (a new secret either way)."""
+
+    url: str
+    """Where events are POSTed: a public HTTPS address, at most 2048 characters, without credentials or a fragment;
+    every address its host resolves to must be public, and its certificate must verify.
+    """
+
+class RotateWebhookRequest(TypedDict):
+    """Body of POST /webhooks/{id}/rotate (additive; may be left out): how long the old secret keeps signing beside the
+    new one.
+    """
+
+    overlap_seconds: NotRequired[int]
+    """Seconds the previous secret keeps signing beside the new one, 0 to 604800 (7 days); 0 stops it at once."""
+
+class ResendEventRequest(TypedDict):
+    """One event to send again (a ResendRequest branch)."""
+
+    event_id: str
+    """One event to send again, by its id as X-Service-Event-Id and webhook-id carry it (`<order id>:done`, `<order
+    id>:error`, `<order id>:awaiting_review:<round>`, or a `balance.low` event’s id): delivered, dropped or never
+    sent for want of a webhook.
+    """
+
+class ResendSinceRequest(TypedDict):
+    """Every event dropped since a time (a ResendRequest branch)."""
+
+    since: str
+    """Send again every event whose delivery was dropped since this time (attempts are kept 30 days), at most 100 a
+    call.
+    """
+
+class BalanceAlertRequest(TypedDict):
+    """Body of POST /balance/alerts (additive): the low-balance threshold of the key. Setting it (again) arms the alert:
+    the next charge that leaves the balance below it sends `balance.low` once, and it is sent again only after a
+    top-up lifts the balance to the threshold or more.
+    """
+
+    below: Optional[int]
+    """The threshold in doubloons, 1 to 1000000000; `null` removes the alert."""
+
+class CreateAssetRequest(TypedDict):
+    """Body of POST /assets (additive): the picture about to be uploaded. The answer is the asset and a presigned URL to
+    PUT its bytes to.
+    """
+
+    kind: Literal["image"]
+    """What the asset is: `image`, the one kind in v1."""
+    content_type: AssetContentType
+    """The media type of the upload: `image/png`, `image/jpeg` or `image/webp`; its bytes must be that type."""
+    size_bytes: int
+    """The exact length of the upload in bytes, 1 to 10485760 (10 MiB): the upload URL accepts that length only."""
+
+class WebhookTestEvent(TypedDict):
+    """The body of the `webhook.test` event POST /webhooks/{id}/test sends, signed as every event is."""
+
+    type: Literal["webhook.test"]
+    """Always `webhook.test`: not an order event."""
+    webhook_id: str
+    """The webhook's id (`wh_...`)."""
+    created_at: str
+    """When the test was sent."""
+    livemode: bool
+    """False when the webhook is a test-mode key's (`vgk_test_...`)."""
+
+class ErrorDetail(TypedDict):
+    """The failure: its code, a message, and the request id."""
+
+    code: ErrorCode
+    """What went wrong, for programs: branch on this, not on the message."""
+    message: str
+    """What went wrong, for humans; its wording may change. A 422 names the field first (`placement.product: is
+    required`).
+    """
+    request_id: NotRequired[str]
+    """The request’s id, as its X-Request-Id header: quote it when asking about a failure (additive)."""
+
+class ErrorResponse(TypedDict):
+    """The body of every error the service answers: `{error: {code, message, request_id}}`."""
+
+    error: ErrorDetail
+    """The failure: its code, a message, and the request id."""
+
+
+ReviewRequest = Union[ReviewApprove, ReviewEdit, ReviewRegen]
+"""Body of POST /videos/{id}/review: the decision on the script of an order in `awaiting_review`, one branch per
+`action`. Each decision makes the order `running` again, which takes one of the key’s active tasks.
+"""
+
+QuoteRequest = Union[QuickVideoRequest, CreateVideoRequest]
+"""Body of POST /videos:quote: the body of POST /videos or of POST /videos:quick, as the order would be placed (the
+shape it is nearer to decides which). Nothing is charged.
+"""
+
+ResendRequest = Union[ResendEventRequest, ResendSinceRequest]
+"""Body of POST /webhooks/{id}/resend (additive): one event, or every event dropped since a time. Each gets one
+attempt.
+"""
