@@ -12,7 +12,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { contractTypes, SCHEMA_FILE } from '../../bin/contract-types.ts';
 import { ROOT } from '../../lib/paths.ts';
-import { VideoClient, isApiError, verifyWebhook, type Created, type RetryInfo } from '../../clients/js/src/index.ts';
+import {
+  VideoClient,
+  isApiError,
+  verifyServiceSignature,
+  verifyWebhook,
+  WebhookVerificationError,
+  type Created,
+  type RetryInfo,
+} from '../../clients/js/src/index.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 import { typeErrors } from '../support/typecheck.ts';
 
@@ -118,8 +126,12 @@ describe('the JavaScript client', () => {
       assert.ok(retries.length >= 1, 'it retried');
       for (const r of retries) {
         assert.equal(r.reason, '429 active_tasks_exceeded');
-        assert.equal(r.delayMs, 1000, 'the wait is the Retry-After the server sent');
+        assert.ok(r.delayMs >= 1000 && r.delayMs <= 1100, `the wait is the Retry-After the server sent, plus 0-10%: ${r.delayMs} ms`);
       }
+      assert.ok(
+        retries.some((r) => r.delayMs > 1000),
+        'jitter added',
+      );
       assert.ok(Date.now() - started >= 1000 * retries.length);
       // Without retries the same call fails with the typed error.
       const impatient = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 0 });
@@ -135,14 +147,14 @@ describe('the JavaScript client', () => {
 
   it('verifies a real webhook delivery, and refuses a changed body or another secret', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
-    const received: { raw: Buffer; signature: string }[] = [];
+    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
     const url = `${await listen(
       createServer((req, res) => {
         const chunks: Buffer[] = [];
         req
           .on('data', (c: Buffer) => chunks.push(c))
           .on('end', () => {
-            received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-signature']) });
+            received.push({ raw: Buffer.concat(chunks), headers: req.headers });
             res.writeHead(204).end();
           });
       }),
@@ -152,14 +164,21 @@ describe('the JavaScript client', () => {
     const created = await client.createVideo({ topic: 'Tea', duration_seconds: 10, director_mode: true });
     await waitForStatus(t, apiKey, created.id, ['awaiting_review']);
     for (const end = Date.now() + 20_000; received.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
-    const { raw, signature } = received[0]!;
-    assert.equal(verifyWebhook(raw, signature, secret), true);
-    assert.equal(verifyWebhook(raw.toString('utf8'), signature, secret), true);
+    const { raw, headers } = received[0]!;
+    const signature = String(headers['x-service-signature']);
+    const verified = await verifyWebhook(raw, headers, secret);
+    assert.deepEqual(verified, { id: `${created.id}:awaiting_review:1`, timestamp: Number(headers['webhook-timestamp']), scheme: 'standard' });
+    assert.equal((await verifyWebhook(raw.toString('utf8'), new Headers(headers as Record<string, string>), [secret])).scheme, 'standard');
     const changed = Buffer.from(raw);
     changed[changed.length - 2]! ^= 1;
-    assert.equal(verifyWebhook(changed, signature, secret), false);
-    assert.equal(verifyWebhook(raw, signature, `${secret}x`), false);
-    assert.equal(verifyWebhook(raw, undefined, secret), false);
-    assert.equal(verifyWebhook(raw, 'not-hex', secret), false);
+    await assert.rejects(verifyWebhook(changed, headers, secret), WebhookVerificationError);
+    await assert.rejects(verifyWebhook(raw, headers, `${secret}x`), WebhookVerificationError);
+    // The body-only signature, checked alone.
+    assert.equal(await verifyServiceSignature(raw, signature, secret), true);
+    assert.equal(await verifyServiceSignature(raw.toString('utf8'), signature, secret), true);
+    assert.equal(await verifyServiceSignature(changed, signature, secret), false);
+    assert.equal(await verifyServiceSignature(raw, signature, `${secret}x`), false);
+    assert.equal(await verifyServiceSignature(raw, undefined, secret), false);
+    assert.equal(await verifyServiceSignature(raw, 'not-hex', secret), false);
   });
 });
