@@ -6,11 +6,14 @@
  * generated from the served document compile, and a small program on them (clients/js/examples) type-checks and runs.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { contractTypes, SCHEMA_FILE } from '../../bin/contract-types.ts';
+import { videoForProduct } from '../../clients/js/examples/integration.ts';
 import { ROOT } from '../../lib/paths.ts';
 import {
   VideoClient,
@@ -26,6 +29,7 @@ import { typeErrors } from '../support/typecheck.ts';
 
 // One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
 const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const run = promisify(execFile);
 const servers: Server[] = [];
 after(() => {
   for (const s of servers) {
@@ -68,6 +72,38 @@ describe('the JavaScript client', () => {
     assert.equal(order.id, created.id);
     assert.equal(balance.balance, 1000 - created.cost);
     assert.match(typed.summary(order), new RegExp(`^${created.id} (is|waits)`));
+  });
+
+  it('the stock openapi-typescript command the README gives makes the project’s own types from the served document', async () => {
+    const readme = readFileSync(join(ROOT, 'clients', 'js', 'README.md'), 'utf8');
+    const [, flag] = /npx openapi-typescript http:\/\/localhost:3000\/v1\/openapi\.json (--\S+) -o schema\.ts/.exec(readme) ?? [];
+    assert.equal(flag, '--default-non-nullable=false');
+    const dir = join(ROOT, 'reports', 'tmp', 'stock-types');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify((await t.api('GET', '/openapi.json')).body));
+    const generate = async (...flags: string[]) => {
+      await run(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [join(dir, 'openapi.json'), ...flags, '-o', join(dir, 'schema.ts')]);
+      // Past its banner comment.
+      return readFileSync(join(dir, 'schema.ts'), 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n\n/, '');
+    };
+    const own = readFileSync(SCHEMA_FILE, 'utf8').replace(/^\/\/.*\n/, '');
+    assert.equal(await generate(flag!), own);
+    const stock = await generate();
+    assert.notEqual(stock, own);
+    assert.match(stock, /^ {12}duration_seconds: number;$/m, 'without the flag a defaulted request field is required');
+  });
+
+  it('the integration example orders a product’s video at its quote and follows it to done, and reports a refusal', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 30 });
+    const outcome = await videoForProduct(client, 'Green tea', 'sku-42');
+    assert.equal(outcome.kind, 'done', JSON.stringify(outcome));
+    if (outcome.kind !== 'done') return;
+    assert.deepEqual([outcome.order.status, outcome.order.client_metadata], ['done', { sku: 'sku-42' }]);
+    assert.match(outcome.requestId ?? '', /./);
+    assert.deepEqual(await videoForProduct(client, 'Oolong', 'sku-43', 10), { kind: 'refused', reason: 'costs 100, more than 10' });
+    const poor = new VideoClient({ baseUrl: t.baseUrl, apiKey: (await t.user({ balance: 10 })).apiKey });
+    assert.deepEqual(await videoForProduct(poor, 'Oolong', 'sku-44'), { kind: 'refused', reason: 'insufficient_funds' });
   });
 
   // One key's two quick orders, rendered: the first is created through a proxy that loses its first answer, and the
