@@ -86,7 +86,8 @@ describe('the JavaScript client', () => {
       // Past its banner comment.
       return readFileSync(join(dir, 'schema.ts'), 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n\n/, '');
     };
-    const own = readFileSync(SCHEMA_FILE, 'utf8').replace(/^\/\/.*\n/, '');
+    // The project's generator on the same document (src/schema.ts is that of the document in force: the first test).
+    const own = (await contractTypes(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')))).replace(/^\/\/.*\n/, '');
     assert.equal(await generate(flag!), own);
     const stock = await generate();
     assert.notEqual(stock, own);
