@@ -208,6 +208,11 @@ describe('the JavaScript client, its webhook helpers', () => {
     const swapped = await unwrap(order, sign(order, 'vid_2:awaiting_review:1', 'video.done'), secret);
     assert.deepEqual([swapped.known, swapped.type], [false, 'video.done']);
     assert.equal((await unwrap(order, sign(order, 'vid_2:awaiting_review:1', 'video.awaiting_review'), secret)).known, true);
+    // A secret issued before Standard Webhooks' form (base64url, as older webhooks have) verifies as the service signs it.
+    const legacy = `whsec_${Buffer.from('a secret from before, with ~~~ and ??? in it').toString('base64url')}`;
+    assert.match(legacy, /[-_]/);
+    const old = signatureHeaders(order, [legacy], { id: 'vid_2:awaiting_review:1', timestamp: Math.floor(now.getTime() / 1000) });
+    assert.equal((await unwrap(order, { ...old, 'x-service-event': 'video.awaiting_review' }, legacy)).known, true);
     // The body-only signature counts only when asked for.
     const bodyOnly = signatureHeaders(order, [secret], { id: 'vid_2:awaiting_review:1', timestamp: Math.floor(now.getTime() / 1000) });
     const serviceOnly = { 'x-service-signature': bodyOnly['x-service-signature']!, 'x-service-event': 'video.awaiting_review' };
