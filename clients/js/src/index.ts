@@ -792,10 +792,10 @@ const bytesOf = (raw: string | Uint8Array | ArrayBuffer): Uint8Array<ArrayBuffer
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 /** Base64 (standard or url alphabet, padding and whitespace ignored, as Node reads it) to bytes; undefined if not. */
 function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
-  let clean = text.replace(/[\s=]/g, '').replace(/-/g, '+').replace(/_/g, '/');
-  if (!/^[A-Za-z0-9+/]*$/.test(clean)) return undefined;
-  // A lone last character holds no whole byte: Node drops it, and so does this.
-  if (clean.length % 4 === 1) clean = clean.slice(0, -1);
+  const clean = text.replace(/[\s=]/g, '').replace(/-/g, '+').replace(/_/g, '/');
+  // A lone last character holds no whole byte (no base64 of any bytes ends so): not a secret, rather than one with
+  // that character dropped as Node would.
+  if (!/^[A-Za-z0-9+/]*$/.test(clean) || clean.length % 4 === 1) return undefined;
   const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
   let bits = 0;
   let value = 0;
