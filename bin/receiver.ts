@@ -1,7 +1,8 @@
 /**
  * npm run receiver: the reference webhook receiver on http://127.0.0.1:RECEIVER_PORT (4000). WEBHOOK_SECRET is the
- * secret POST /webhooks returned. With `npm start` running under WEBHOOK_ALLOW_PRIVATE_URLS=on, register
- * http://127.0.0.1:4000/ as the webhook and watch the events arrive.
+ * secret POST /webhooks returned (during a rotation, the new and the previous one separated by a comma). It refuses a
+ * delivery whose timestamp is more than WEBHOOK_TOLERANCE_SECONDS (300) from now. With `npm start` running under
+ * WEBHOOK_ALLOW_PRIVATE_URLS=on, register http://127.0.0.1:4000/ as the webhook and watch the events arrive.
  */
 import { createReceiver } from '../local/receiver.ts';
 
@@ -11,11 +12,13 @@ if (!secret) {
   process.exit(1);
 }
 const port = Number(process.env.RECEIVER_PORT ?? 4000);
+const secrets = secret.split(',').map((s) => s.trim());
 const server = createReceiver({
-  secret: () => secret,
+  secret: () => secrets,
+  ...(process.env.WEBHOOK_TOLERANCE_SECONDS ? { toleranceSeconds: Number(process.env.WEBHOOK_TOLERANCE_SECONDS) } : {}),
   onEvent: (e) =>
     console.log(
-      `${new Date().toISOString()} ${e.headers['x-service-event'] ?? ''} ${e.id} ${e.status}${e.body.result_url ? ` ${String(e.body.result_url)}` : ''}`,
+      `${new Date().toISOString()} ${e.type} ${e.eventId}${e.status ? ` ${e.status}` : ''}${e.body.result_url ? ` ${String(e.body.result_url)}` : ''}`,
     ),
 });
 server.listen(port, '127.0.0.1', () => console.log(`receiver listening on http://127.0.0.1:${port}/`));

@@ -1,22 +1,34 @@
 /**
- * The reference webhook receiver: reads the raw body, checks X-Service-Signature on those bytes in constant time
- * before parsing anything (401 on a mismatch), deduplicates by order id plus status, and hands each new event on.
+ * The reference webhook receiver, built on the JavaScript client's `unwrap`: reads the raw body, verifies the Standard
+ * Webhooks signature on those bytes in constant time before parsing anything (401 on a mismatch) and the timestamp
+ * within the tolerance (400 for a replay), deduplicates by event id, and hands each new event on, `webhook.test` and
+ * any type it does not know included.
  */
 import { createServer, type Server } from 'node:http';
-import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../functions/core/webhook-signature.ts';
+import { unwrap, WebhookTimestampError, WebhookVerificationError, type WebhookEvent } from '../clients/js/src/index.ts';
 
 export interface ReceivedEvent {
+  /** The event id (webhook-id). */
+  eventId: string;
+  /** The event type (`video.done`, `balance.low`, `webhook.test`, ...). */
+  type: string;
+  /** The body's `id` and `status` (an order's; empty for events without them). */
   id: string;
   status: string;
   body: Record<string, unknown>;
+  event: WebhookEvent;
   headers: Record<string, string | string[] | undefined>;
 }
 
 export interface ReceiverOptions {
-  secret: () => string;
+  /** The webhook secret, or the current and the previous one during a rotation. */
+  secret: () => string | string[];
   onEvent: (event: ReceivedEvent) => void;
   /** Largest body accepted (the service's order records are a few KB). */
   maxBytes?: number;
+  /** How far a delivery's timestamp may be from now (default 300 s), and the clock (for tests). */
+  toleranceSeconds?: number;
+  now?: () => number;
 }
 
 export function createReceiver(opts: ReceiverOptions): Server {
@@ -34,23 +46,35 @@ export function createReceiver(opts: ReceiverOptions): Server {
       chunks.push(chunk as Buffer);
     }
     const raw = Buffer.concat(chunks);
-    // During a secret rotation's overlap the previous secret signs in its own header: either may be this receiver's.
-    const signatures = [SIGNATURE_HEADER, PREVIOUS_SIGNATURE_HEADER].map((h) => [req.headers[h]].flat()[0]);
-    if (req.method !== 'POST' || !signatures.some((s) => verifyWebhook(raw, s, opts.secret()))) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad signature"}');
-      return;
-    }
-    let body: Record<string, unknown>;
+    let event: WebhookEvent;
     try {
-      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      res.writeHead(400).end();
+      if (req.method !== 'POST') throw new WebhookVerificationError('not a POST');
+      event = await unwrap(raw, req.headers, opts.secret(), {
+        ...(opts.toleranceSeconds !== undefined ? { toleranceSeconds: opts.toleranceSeconds } : {}),
+        ...(opts.now ? { now: opts.now } : {}),
+      });
+    } catch (err) {
+      const [status, message] =
+        err instanceof WebhookTimestampError
+          ? [400, 'timestamp outside the tolerance']
+          : err instanceof WebhookVerificationError
+            ? [401, 'bad signature']
+            : [400, 'not JSON'];
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: message }));
       return;
     }
-    const key = `${String(body.id)}:${String(body.status)}`;
     res.writeHead(204).end();
-    if (seen.has(key)) return;
-    seen.add(key);
-    opts.onEvent({ id: String(body.id), status: String(body.status), body, headers: req.headers });
+    if (seen.has(event.id)) return;
+    seen.add(event.id);
+    const body = (typeof event.body === 'object' && event.body !== null ? event.body : {}) as Record<string, unknown>;
+    opts.onEvent({
+      eventId: event.id,
+      type: event.type,
+      id: typeof body.id === 'string' ? body.id : '',
+      status: typeof body.status === 'string' ? body.status : '',
+      body,
+      event,
+      headers: req.headers,
+    });
   });
 }

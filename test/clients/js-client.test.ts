@@ -6,18 +6,30 @@
  * generated from the served document compile, and a small program on them (clients/js/examples) type-checks and runs.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { contractTypes, SCHEMA_FILE } from '../../bin/contract-types.ts';
+import { videoForProduct } from '../../clients/js/examples/integration.ts';
 import { ROOT } from '../../lib/paths.ts';
-import { VideoClient, isApiError, verifyWebhook, type Created, type RetryInfo } from '../../clients/js/src/index.ts';
+import {
+  VideoClient,
+  isApiError,
+  verifyServiceSignature,
+  verifyWebhook,
+  WebhookVerificationError,
+  type Created,
+  type RetryInfo,
+} from '../../clients/js/src/index.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 import { typeErrors } from '../support/typecheck.ts';
 
 // One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
 const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const run = promisify(execFile);
 const servers: Server[] = [];
 after(() => {
   for (const s of servers) {
@@ -60,6 +72,39 @@ describe('the JavaScript client', () => {
     assert.equal(order.id, created.id);
     assert.equal(balance.balance, 1000 - created.cost);
     assert.match(typed.summary(order), new RegExp(`^${created.id} (is|waits)`));
+  });
+
+  it('the stock openapi-typescript command the README gives makes the project’s own types from the served document', async () => {
+    const readme = readFileSync(join(ROOT, 'clients', 'js', 'README.md'), 'utf8');
+    const [, flag] = /npx openapi-typescript http:\/\/localhost:3000\/v1\/openapi\.json (--\S+) -o schema\.ts/.exec(readme) ?? [];
+    assert.equal(flag, '--default-non-nullable=false');
+    const dir = join(ROOT, 'reports', 'tmp', 'stock-types');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify((await t.api('GET', '/openapi.json')).body));
+    const generate = async (...flags: string[]) => {
+      await run(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [join(dir, 'openapi.json'), ...flags, '-o', join(dir, 'schema.ts')]);
+      // Past its banner comment.
+      return readFileSync(join(dir, 'schema.ts'), 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n\n/, '');
+    };
+    // The project's generator on the same document (src/schema.ts is that of the document in force: the first test).
+    const own = (await contractTypes(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')))).replace(/^\/\/.*\n/, '');
+    assert.equal(await generate(flag!), own);
+    const stock = await generate();
+    assert.notEqual(stock, own);
+    assert.match(stock, /^ {12}duration_seconds: number;$/m, 'without the flag a defaulted request field is required');
+  });
+
+  it('the integration example orders a product’s video at its quote and follows it to done, and reports a refusal', async () => {
+    const { apiKey } = await t.user({ balance: 1000 });
+    const client = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 30 });
+    const outcome = await videoForProduct(client, 'Green tea', 'sku-42');
+    assert.equal(outcome.kind, 'done', JSON.stringify(outcome));
+    if (outcome.kind !== 'done') return;
+    assert.deepEqual([outcome.order.status, outcome.order.client_metadata], ['done', { sku: 'sku-42' }]);
+    assert.match(outcome.requestId ?? '', /./);
+    assert.deepEqual(await videoForProduct(client, 'Oolong', 'sku-43', 10), { kind: 'refused', reason: 'costs 100, more than 10' });
+    const poor = new VideoClient({ baseUrl: t.baseUrl, apiKey: (await t.user({ balance: 10 })).apiKey });
+    assert.deepEqual(await videoForProduct(poor, 'Oolong', 'sku-44'), { kind: 'refused', reason: 'insufficient_funds' });
   });
 
   // One key's two quick orders, rendered: the first is created through a proxy that loses its first answer, and the
@@ -118,8 +163,12 @@ describe('the JavaScript client', () => {
       assert.ok(retries.length >= 1, 'it retried');
       for (const r of retries) {
         assert.equal(r.reason, '429 active_tasks_exceeded');
-        assert.equal(r.delayMs, 1000, 'the wait is the Retry-After the server sent');
+        assert.ok(r.delayMs >= 1000 && r.delayMs <= 1100, `the wait is the Retry-After the server sent, plus 0-10%: ${r.delayMs} ms`);
       }
+      assert.ok(
+        retries.some((r) => r.delayMs > 1000),
+        'jitter added',
+      );
       assert.ok(Date.now() - started >= 1000 * retries.length);
       // Without retries the same call fails with the typed error.
       const impatient = new VideoClient({ baseUrl: t.baseUrl, apiKey, maxRetries: 0 });
@@ -135,14 +184,14 @@ describe('the JavaScript client', () => {
 
   it('verifies a real webhook delivery, and refuses a changed body or another secret', async () => {
     const { apiKey } = await t.user({ balance: 1000 });
-    const received: { raw: Buffer; signature: string }[] = [];
+    const received: { raw: Buffer; headers: IncomingMessage['headers'] }[] = [];
     const url = `${await listen(
       createServer((req, res) => {
         const chunks: Buffer[] = [];
         req
           .on('data', (c: Buffer) => chunks.push(c))
           .on('end', () => {
-            received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-signature']) });
+            received.push({ raw: Buffer.concat(chunks), headers: req.headers });
             res.writeHead(204).end();
           });
       }),
@@ -152,14 +201,21 @@ describe('the JavaScript client', () => {
     const created = await client.createVideo({ topic: 'Tea', duration_seconds: 10, director_mode: true });
     await waitForStatus(t, apiKey, created.id, ['awaiting_review']);
     for (const end = Date.now() + 20_000; received.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 100));
-    const { raw, signature } = received[0]!;
-    assert.equal(verifyWebhook(raw, signature, secret), true);
-    assert.equal(verifyWebhook(raw.toString('utf8'), signature, secret), true);
+    const { raw, headers } = received[0]!;
+    const signature = String(headers['x-service-signature']);
+    const verified = await verifyWebhook(raw, headers, secret);
+    assert.deepEqual(verified, { id: `${created.id}:awaiting_review:1`, timestamp: Number(headers['webhook-timestamp']), scheme: 'standard' });
+    assert.equal((await verifyWebhook(raw.toString('utf8'), new Headers(headers as Record<string, string>), [secret])).scheme, 'standard');
     const changed = Buffer.from(raw);
     changed[changed.length - 2]! ^= 1;
-    assert.equal(verifyWebhook(changed, signature, secret), false);
-    assert.equal(verifyWebhook(raw, signature, `${secret}x`), false);
-    assert.equal(verifyWebhook(raw, undefined, secret), false);
-    assert.equal(verifyWebhook(raw, 'not-hex', secret), false);
+    await assert.rejects(verifyWebhook(changed, headers, secret), WebhookVerificationError);
+    await assert.rejects(verifyWebhook(raw, headers, `${secret}x`), WebhookVerificationError);
+    // The body-only signature, checked alone.
+    assert.equal(await verifyServiceSignature(raw, signature, secret), true);
+    assert.equal(await verifyServiceSignature(raw.toString('utf8'), signature, secret), true);
+    assert.equal(await verifyServiceSignature(changed, signature, secret), false);
+    assert.equal(await verifyServiceSignature(raw, signature, `${secret}x`), false);
+    assert.equal(await verifyServiceSignature(raw, undefined, secret), false);
+    assert.equal(await verifyServiceSignature(raw, 'not-hex', secret), false);
   });
 });

@@ -150,10 +150,16 @@ class Receiver {
       const chunks: Buffer[] = [];
       req
         .on('data', (c: Buffer) => chunks.push(c))
-        .on('end', () => {
+        .on('end', async () => {
           const user = req.url!.split('/').at(-1)!;
           const secret = this.secrets.get(user);
-          if (!secret || !verifyWebhook(Buffer.concat(chunks), req.headers['x-service-signature'] as string | undefined, secret)) {
+          if (
+            !secret ||
+            !(await verifyWebhook(Buffer.concat(chunks), req.headers, secret).then(
+              () => true,
+              () => false,
+            ))
+          ) {
             this.badSignatures++;
             return void res.writeHead(401).end();
           }
