@@ -32,7 +32,7 @@ import {
 import { receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', LIMIT_ACTIVE_TASKS: '20' });
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on', LIMIT_ACTIVE_TASKS: '20' }, { viaPrism: true });
 const servers: Server[] = [];
 after(() => {
   for (const s of servers) {

@@ -28,7 +28,7 @@ import { useStack, waitForStatus } from '../support/stack.ts';
 import { typeErrors } from '../support/typecheck.ts';
 
 // One active order per key and an order estimate of 1 s: a second creation gets 429 with Retry-After: 1.
-const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const t = useStack({ LIMIT_ACTIVE_TASKS: '1', ORDER_SECONDS_ESTIMATE: '1', WEBHOOK_ALLOW_PRIVATE_URLS: 'on' }, { viaPrism: true });
 const run = promisify(execFile);
 const servers: Server[] = [];
 after(() => {

@@ -23,7 +23,7 @@ import {
 import { closeAtEnd } from '../support/receiver.ts';
 import { useStack } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' }, { viaPrism: true });
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<string> {
   let n = 0;

@@ -15,7 +15,7 @@ import { newWebhookSecret, signatureHeaders } from '../../functions/core/webhook
 import { ROOT } from '../../lib/paths.ts';
 import { useStack } from '../support/stack.ts';
 
-const t = useStack();
+const t = useStack({}, { viaPrism: true });
 /** A 1x1 PNG, as an asset's bytes. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 const dir = mkdtempSync(join(tmpdir(), 'video-client-package-'));

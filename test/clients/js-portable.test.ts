@@ -19,7 +19,7 @@ import { ROOT } from '../../lib/paths.ts';
 import { closeAtEnd } from '../support/receiver.ts';
 import { useStack } from '../support/stack.ts';
 
-const t = useStack();
+const t = useStack({}, { viaPrism: true });
 const CLIENT = join(ROOT, 'clients', 'js', 'src', 'index.ts');
 
 describe('the JavaScript client, beyond Node', () => {

@@ -26,7 +26,7 @@ import { newWebhookSecret, signatureHeaders } from '../../functions/core/webhook
 import { closeAtEnd, type Hit, receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
 
-const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' });
+const t = useStack({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' }, { viaPrism: true });
 async function listen(server: Server): Promise<string> {
   closeAtEnd(server);
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));

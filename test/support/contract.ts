@@ -6,6 +6,7 @@
  */
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../functions/http/openapi.ts';
@@ -158,7 +159,7 @@ export async function contractProxy(baseUrl: string, opts: { prism?: boolean; pr
     process.once('exit', () => {
       const { exchanges, violations, requestViolations } = prism!;
       console.log(
-        `# Prism: ${exchanges} exchanges, ${violations.length} answers in breach of docs/openapi.json, ${requestViolations.length} requests outside it${requestViolations.length ? `:\n${[...new Set(requestViolations)].map((v) => `#   ${v}`).join('\n')}` : ''}`,
+        `# Prism (${basename(process.argv[1] ?? '')}): ${exchanges} exchanges, ${violations.length} answers in breach of docs/openapi.json, ${requestViolations.length} requests outside it${requestViolations.length ? `:\n${[...new Set(requestViolations)].map((v) => `#   ${v}`).join('\n')}` : ''}`,
       );
     });
   const close = () => {

@@ -9,7 +9,7 @@ import { after, before } from 'node:test';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { ORIGIN_VERIFY } from '../../functions/edge/table.ts';
 import { BUCKET_GRANTS } from '../../lib/access.ts';
-import { checkFetchesTo } from './contract.ts';
+import { checkFetchesTo, contractProxy, type ContractProxy } from './contract.ts';
 
 export interface ApiResponse {
   status: number;
@@ -21,6 +21,8 @@ export interface ApiResponse {
 export interface TestStack {
   stack: LocalStack;
   baseUrl: string;
+  /** With `viaPrism`: the proxy (Prism behind it) every call to `baseUrl` goes through. */
+  contract?: ContractProxy;
   api(method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<ApiResponse>;
   /** A new user made directly through the adapters (as the operator CLI does). */
   user(opts?: { balance?: number; trialVideos?: number; plan?: { name: string; heavyPerMonth: number } }): Promise<{ userId: string; apiKey: string }>;
@@ -29,9 +31,11 @@ export interface TestStack {
 /**
  * Starts the stack before the file's tests and stops it (and its Java child) after them. With `originVerify` it serves
  * as a stage with the edge, and `api` sends the origin-verify header as CloudFront would; `dynamoFaults` puts the
- * stand-in for DynamoDB's throttling and outages in front of DynamoDB Local (`stack.dynamo`).
+ * stand-in for DynamoDB's throttling and outages in front of DynamoDB Local (`stack.dynamo`). With `viaPrism`,
+ * `baseUrl` is a contract proxy with Prism behind it (test/support/contract.ts): every exchange of the file, the
+ * clients' included, is checked by both, and the file fails after its tests when either found an answer in breach.
  */
-export function useStack(env: Record<string, string> = {}, opts: { originVerify?: string; dynamoFaults?: boolean } = {}): TestStack {
+export function useStack(env: Record<string, string> = {}, opts: { originVerify?: string; dynamoFaults?: boolean; viaPrism?: boolean } = {}): TestStack {
   const dir = mkdtempSync(join(tmpdir(), 'video-service-test-'));
   const t = {} as TestStack;
   const origin = opts.originVerify;
@@ -49,12 +53,18 @@ export function useStack(env: Record<string, string> = {}, opts: { originVerify?
       env: { POWERTOOLS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'CRITICAL', LIMIT_GETS_PER_MINUTE: '1000000', ...env },
     });
     t.baseUrl = t.stack.baseUrl;
+    if (opts.viaPrism) {
+      t.contract = await contractProxy(t.stack.baseUrl);
+      t.baseUrl = t.contract.baseUrl;
+    }
     stopChecking = checkFetchesTo(t.baseUrl);
   });
   after(async () => {
     stopChecking?.();
+    t.contract?.close();
     await t.stack?.stop();
     rmSync(dir, { recursive: true, force: true });
+    if (t.contract?.violations.length) throw new Error(`answers in breach of the document:\n${t.contract.violations.join('\n')}`);
   });
   t.api = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

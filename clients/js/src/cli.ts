@@ -22,7 +22,7 @@ Commands:
   balance [--alert <n>|none]     show the balance, the trial videos left, this month's spend and its limit; --alert
                                  sets the low-balance threshold (balance.low to the webhook) or removes it
   list [--status <s>] [--limit n] the key's orders, newest first (all pages, up to --limit; default 20)
-  cancel <id>                    cancel a queued or awaiting_review order, with a full refund
+  cancel <id>                    cancel an order whose render has not started, with a full refund
   quote "<prompt>"               the price of an order, item by item, and a quote id that holds it 15 minutes
   quote "<topic>" --director     the same for an order with parameters (the order options below)
   transactions [--limit n]       the ledger, newest first: charges, refunds, top-ups, with the balance after each

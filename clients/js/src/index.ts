@@ -10,7 +10,7 @@
 import type { components } from './schema.ts';
 
 /** This client's version, as its User-Agent names it. */
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
 /** The User-Agent every call sends (where the runtime lets a script set it: browsers may not). */
 export const USER_AGENT = `video-service-client-js/${VERSION}`;
 
@@ -404,7 +404,7 @@ export class VideoClient {
     }
   }
 
-  /** Cancels a queued or awaiting_review order: it ends in error `canceled`, fully refunded. */
+  /** Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. */
   cancel(id: string, options: CallOptions = {}): ApiPromise<Order> {
     // A repeated cancel answers the same order, so it is safe to retry.
     return this.call('POST', `/videos/${path(id)}/cancel`, { ...options, repeatable: true });

@@ -366,7 +366,7 @@ class VideoClient:
                 return
 
     def cancel(self, video_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:
-        """Cancels a queued or awaiting_review order: it ends in error `canceled`, fully refunded. Safe to repeat."""
+        """Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. Safe to repeat."""
         return cast(Order, self._request("POST", f"/videos/{_q(video_id)}/cancel", repeatable=True, timeout=timeout, deadline=deadline))
 
     def review(self, video_id: str, decision: ReviewRequest, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:

@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--metadata", type=_pair, metavar="KEY=VALUE", help="only orders with this pair")
     listing.add_argument("--limit", type=int, default=20)
     listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    cancel = sub.add_parser("cancel", help="cancel a queued or awaiting_review order, with a full refund")
+    cancel = sub.add_parser("cancel", help="cancel an order whose render has not started, with a full refund")
     cancel.add_argument("id")
     cancel.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     ledger = sub.add_parser("transactions", help="the ledger, newest first, with the balance after each entry")

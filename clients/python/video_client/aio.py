@@ -203,7 +203,7 @@ class AsyncVideoClient:
                 return
 
     async def cancel(self, video_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:
-        """Cancels a queued or awaiting_review order: it ends in error `canceled`, fully refunded. Safe to repeat."""
+        """Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. Safe to repeat."""
         return await self._run(self.sync.cancel, video_id, timeout=timeout, deadline=deadline)
 
     async def review(self, video_id: str, decision: ReviewRequest, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:
