@@ -13,9 +13,14 @@ if (!secret) {
 }
 const port = Number(process.env.RECEIVER_PORT ?? 4000);
 const secrets = secret.split(',').map((s) => s.trim());
+const tolerance = process.env.WEBHOOK_TOLERANCE_SECONDS ? Number(process.env.WEBHOOK_TOLERANCE_SECONDS) : undefined;
+if (tolerance !== undefined && !(Number.isFinite(tolerance) && tolerance >= 0)) {
+  console.error(`WEBHOOK_TOLERANCE_SECONDS is a number of seconds, 0 or more: ${process.env.WEBHOOK_TOLERANCE_SECONDS}`);
+  process.exit(1);
+}
 const server = createReceiver({
   secret: () => secrets,
-  ...(process.env.WEBHOOK_TOLERANCE_SECONDS ? { toleranceSeconds: Number(process.env.WEBHOOK_TOLERANCE_SECONDS) } : {}),
+  ...(tolerance !== undefined ? { toleranceSeconds: tolerance } : {}),
   onEvent: (e) =>
     console.log(
       `${new Date().toISOString()} ${e.type} ${e.eventId}${e.status ? ` ${e.status}` : ''}${e.body.result_url ? ` ${String(e.body.result_url)}` : ''}`,

@@ -122,8 +122,11 @@ describe('the JavaScript client, its webhook helpers', () => {
     const replayed = { ...headers, 'webhook-timestamp': y2001, 'x-service-timestamp': y2001 };
     assert.deepEqual(await verdicts(hit.raw, replayed, hook.secret), { client: false, standard: false, svix: false });
     await assert.rejects(unwrap(hit.raw, replayed, hook.secret), WebhookVerificationError);
-    // Even with the body-only signature allowed (it signs no time), the 2001 timestamp is refused.
-    await assert.rejects(unwrap(hit.raw, replayed, hook.secret, { allowServiceSignature: true }), WebhookTimestampError);
+    // Even with the body-only signature allowed (it signs no time): the Standard headers are there, so only they count,
+    // whether the timestamp was moved back or forward to now.
+    await assert.rejects(unwrap(hit.raw, replayed, hook.secret, { allowServiceSignature: true }), /does not match/);
+    const renewed = { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) + 1) };
+    await assert.rejects(unwrap(hit.raw, renewed, hook.secret, { allowServiceSignature: true }), /does not match/);
     // A delivery the service's own signer signed in 2001: a replay, refused as one, not as a forgery.
     const old = signatureHeaders(hit.raw.toString('utf8'), [hook.secret], { id: headers['webhook-id']!, timestamp: Number(y2001) });
     const stale = await unwrap(hit.raw, { ...headers, ...old }, hook.secret).catch((e: unknown) => e);
@@ -219,5 +222,17 @@ describe('the JavaScript client, its webhook helpers', () => {
     await assert.rejects(unwrap(order, serviceOnly, secret), /No Standard Webhooks signature/);
     const allowed = await verifyWebhook(order, serviceOnly, secret, { allowServiceSignature: true });
     assert.deepEqual([allowed.scheme, allowed.timestamp], ['service', undefined]);
+    // A signed body that is not JSON is an event this client does not know, not an exception.
+    const text = 'plain words';
+    assert.deepEqual(await unwrap(text, sign(text, 'e2', 'note'), secret), {
+      known: false,
+      type: 'note',
+      id: 'e2',
+      timestamp: Math.floor(now.getTime() / 1000),
+      body: text,
+    });
+    // An empty secret is skipped, a tolerance that is not a number of seconds refused.
+    await assert.rejects(unwrap(order, sign(order, 'e3', 'video.awaiting_review'), 'whsec_'), WebhookVerificationError);
+    await assert.rejects(unwrap(order, sign(order, 'e3', 'video.awaiting_review'), secret, { toleranceSeconds: Number.NaN }), TypeError);
   });
 });

@@ -108,7 +108,10 @@ class AsyncTypedTest(unittest.TestCase):
             self.assertEqual(server.most, 2)
             server.most = 0
             asyncio.run(burst(40, 40))
-            self.assertEqual(server.most, 40, "beyond the default thread pool's size")
+            # Beyond the default thread pool's size (min(32, cores + 4)): all 40 at once unless the machine is so
+            # loaded that some started 0.3 s after the first ended.
+            default_pool = min(32, (os.cpu_count() or 1) + 4)
+            self.assertGreater(server.most, default_pool, f"{server.most} in flight at most")
             with self.assertRaises(ValueError):
                 AsyncVideoClient(server.base, "vgk_x", max_concurrency=0)
         finally:

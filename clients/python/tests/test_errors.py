@@ -42,6 +42,10 @@ class Loopback:
                 try:
                     status, headers, body, pause = route(self.path)
                     time.sleep(pause)
+                    # In flight until its answer starts: a client cannot have its answer (and send its next request)
+                    # before this, so the count never includes a request already answered.
+                    with lock:
+                        outer.in_flight -= 1
                     data = body if isinstance(body, bytes) else json.dumps(body).encode()
                     self.send_response(status)
                     for k, v in headers.items():
@@ -51,9 +55,6 @@ class Loopback:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
-                finally:
-                    with lock:
-                        outer.in_flight -= 1
 
             do_GET = do_POST = answer
 

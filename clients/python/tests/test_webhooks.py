@@ -39,7 +39,8 @@ def signed(body: Any, event: str, secrets: list[str], timestamp: int = NOW, mess
     raw = body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode()
     standard = []
     for secret in secrets:
-        key = base64.b64decode(secret[len("whsec_") :])
+        part = secret[len("whsec_") :].replace("-", "+").replace("_", "/")
+        key = base64.b64decode(part + "=" * (-len(part) % 4))  # Node reads the url alphabet too, as the service signs
         digest = hmac.new(key, f"{message_id}.{timestamp}.".encode() + raw, hashlib.sha256).digest()
         standard.append("v1," + base64.b64encode(digest).decode())
     headers = {
@@ -151,6 +152,31 @@ class UnwrapEventTest(unittest.TestCase):
             vc.unwrap(raw, headers, NEW, now=NOW)
         self.assertNotIsInstance(caught.exception, vc.WebhookVerificationError)
         self.assertIsInstance(caught.exception.event, vc.PingEvent)
+
+    def test_a_changed_event_header_never_retypes_a_signed_body(self) -> None:
+        # X-Service-Event is not signed: an order awaiting review stays that, whatever the header claims.
+        pending = {**ORDER, "status": "awaiting_review"}
+        for claimed in ("video.done", "balance.low", "webhook.test"):
+            raw, headers = signed(pending, claimed, [NEW])
+            event = vc.unwrap_event(raw, headers, NEW, now=NOW)
+            self.assertIsInstance(event, vc.UnknownEvent, claimed)
+            self.assertEqual(event.type, claimed)
+        raw, headers = signed(pending, "video.awaiting_review", [NEW])
+        self.assertIsInstance(vc.unwrap_event(raw, headers, NEW, now=NOW), vc.OrderEvent)
+
+    def test_secrets_from_before_standard_webhooks_and_unreadable_ones(self) -> None:
+        # Older webhooks' secrets are base64url: the service signs with them, so they verify; an unreadable or empty
+        # secret in a list is skipped, never an exception that would answer 500.
+        legacy = "whsec_" + base64.urlsafe_b64encode(b"a secret from before, with ~~~ and ??? in it").decode().rstrip("=")
+        self.assertRegex(legacy, "[-_]")
+        raw, headers = signed(ORDER, "video.done", [legacy])
+        self.assertIsInstance(vc.unwrap_event(raw, headers, legacy, now=NOW), vc.OrderEvent)
+        self.assertIsInstance(vc.unwrap_event(raw, headers, ["whsec_!!!", "whsec_", legacy], now=NOW), vc.OrderEvent)
+        for unreadable in ("whsec_!!!", "whsec_"):
+            with self.assertRaises(vc.WebhookVerificationError):
+                vc.unwrap_event(raw, headers, unreadable, now=NOW)
+        with self.assertRaises(ValueError):
+            vc.unwrap_event(raw, headers, legacy, now=NOW, tolerance=float("nan"))
 
 
 def serve(handler: type) -> tuple[ThreadingHTTPServer, str]:

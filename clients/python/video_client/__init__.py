@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import http.client
 import json
+import math
 import random
 import re
 import time
@@ -234,6 +235,14 @@ def _error_of(status: int, retry_after_header: Optional[str], request_id_header:
     found = cast(Mapping[str, Any], envelope)
     kind = _KINDS.get(status, ApiError)
     return kind(status, found["code"], str(found.get("message", f"HTTP {status}")), found.get("request_id") or request_id_header, retry_after)
+
+
+def _body_of(err: urllib.error.HTTPError) -> str:
+    """An error answer's body; empty when it was cut off (a timeout or a reset while reading it): its status tells."""
+    try:
+        return err.read().decode(errors="replace")
+    except (http.client.HTTPException, OSError):
+        return ""
 
 
 def _no_answer(method: str, path: str, err: BaseException, timeout: float) -> APIConnectionError:
@@ -468,7 +477,7 @@ class VideoClient:
             with urllib.request.urlopen(req, timeout=limit) as res:
                 res.read()
         except urllib.error.HTTPError as err:
-            code = re.search(r"<Code>([^<]+)</Code>", err.read().decode(errors="replace"))
+            code = re.search(r"<Code>([^<]+)</Code>", _body_of(err))
             raise UploadError(err.code, code.group(1) if code else None) from None
         except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
             raise _no_answer("PUT", "(the asset's upload URL)", err, limit) from err
@@ -575,7 +584,7 @@ class VideoClient:
                         # A success that is not JSON: a proxy's or a captive portal's page, not the service.
                         raise UnexpectedResponseError(res.status, "internal_error", f"HTTP {res.status} not JSON: {text[:200]}", res.headers.get("X-Request-Id")) from None
             except urllib.error.HTTPError as err:
-                error = _error_of(err.code, err.headers.get("Retry-After"), err.headers.get("X-Request-Id"), err.read().decode(errors="replace"))
+                error = _error_of(err.code, err.headers.get("Retry-After"), err.headers.get("X-Request-Id"), _body_of(err))
                 if not (err.code in (429, 503) or (err.code >= 500 and repeatable)):
                     raise error from None
                 if error.retry_after is not None and error.retry_after > self.max_retry_after:
@@ -729,19 +738,26 @@ def _header(headers: HeadersLike, name: str) -> Optional[str]:
     return None
 
 
-def _standard_key(secret: str) -> bytes:
+def _standard_key(secret: str) -> Optional[bytes]:
+    """The HMAC key of a secret: its base64 after `whsec_` (standard, or url-safe as older webhooks' secrets are);
+    None when it is not base64 or empty, so that one unreadable secret of a list never fails the others."""
     part = secret[len("whsec_") :] if secret.startswith("whsec_") else secret
+    part = part.replace("-", "+").replace("_", "/")
     try:
-        return base64.b64decode(part + "=" * (-len(part) % 4), validate=True)
+        key = base64.b64decode(part + "=" * (-len(part) % 4), validate=True)
     except (binascii.Error, ValueError):
-        raise ValueError("a webhook secret is `whsec_` and base64, as create_webhook answers it") from None
+        return None
+    return key or None
 
 
 def _standard_signature_ok(body: bytes, message_id: str, timestamp: str, header: str, secrets: Sequence[str]) -> bool:
     given = [part[3:] for part in header.split() if part.startswith("v1,")]
     signed = f"{message_id}.{timestamp}.".encode() + body
     for secret in secrets:
-        expected = base64.b64encode(hmac.new(_standard_key(secret), signed, hashlib.sha256).digest()).decode()
+        key = _standard_key(secret)
+        if key is None:
+            continue
+        expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
         if any(hmac.compare_digest(expected.encode(), g.encode()) for g in given):
             return True
     return False
@@ -772,6 +788,8 @@ def unwrap_event(
     secrets = [secret] if isinstance(secret, str) else list(secret)
     if not secrets:
         raise ValueError("no webhook secret given")
+    if not (math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"tolerance is a number of seconds, 0 or more: {tolerance}")
     message_id, stamp, signature = (_header(headers, n) for n in ("webhook-id", "webhook-timestamp", "webhook-signature"))
     timestamp: Optional[int] = None
     if message_id and stamp and signature:
@@ -786,7 +804,8 @@ def unwrap_event(
             raise WebhookReplayError(
                 f"refused as a replay: the delivery is signed for {timestamp} (unix s), {abs(skew):.0f} s {when}, outside the tolerance of {tolerance:g} s", timestamp, skew
             )
-    elif allow_body_signature:
+    elif allow_body_signature and message_id is None and stamp is None and signature is None:
+        # None of the Standard headers came (a proxy dropped them): only then the body-only signature, which signs no time.
         pair = [_header(headers, "X-Service-Signature"), _header(headers, "X-Service-Signature-Previous")]
         if not any(verify_webhook(body, s, k) for s in pair for k in secrets):
             raise WebhookVerificationError("the webhook signature does not match this secret")
@@ -815,13 +834,15 @@ def _event_of(body: bytes, headers: HeadersLike, message_id: Optional[str], time
         kind = f"video.{status}"  # no X-Service-Event (a proxy dropped it): an order's event is named by its status
     fallback_id = fields.get("id")
     event_id = message_id or _header(headers, "X-Service-Event-Id") or (fallback_id if isinstance(fallback_id, str) else "")
-    if is_object and declared is None:
+    # X-Service-Event is not signed: an order event is one only when the signed order's status is the one it names,
+    # and balance.low and webhook.test only when the signed body's own `type` says so.
+    if is_object and declared is None and isinstance(status, str):
         for known in _ORDER_EVENTS:
-            if kind == known:
+            if kind == known and known == f"video.{status}":
                 return OrderEvent(known, event_id, cast(Order, data), timestamp)
-    if kind == "balance.low" and is_object:
+    if kind == "balance.low" and declared == kind:
         return BalanceEvent("balance.low", event_id, cast(BalanceLowEvent, data), timestamp)
-    if kind == "webhook.test" and is_object:
+    if kind == "webhook.test" and declared == kind:
         return PingEvent("webhook.test", event_id, cast(WebhookTestEvent, data), timestamp)
     return UnknownEvent(kind, event_id, data, timestamp)
 

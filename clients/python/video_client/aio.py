@@ -73,6 +73,7 @@ class AsyncVideoClient:
         self.sync = VideoClient(base_url, api_key, max_retries, base_delay, timeout, deadline, max_retry_after, on_retry)
         self.max_concurrency = max_concurrency
         self._pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="video-client")
+        self._owns_pool = True
 
     async def __aenter__(self) -> "AsyncVideoClient":
         return self
@@ -81,7 +82,10 @@ class AsyncVideoClient:
         await self.close()
 
     async def close(self) -> None:
-        """Stops the client's threads once the requests in flight end."""
+        """Stops the client's threads once the requests in flight end; a copy from with_options leaves them to the
+        client it was made from."""
+        if not self._owns_pool:
+            return
         await asyncio.get_running_loop().run_in_executor(None, functools.partial(self._pool.shutdown, wait=True))
 
     def with_options(
@@ -110,6 +114,7 @@ class AsyncVideoClient:
         )
         copy.max_concurrency = self.max_concurrency
         copy._pool = self._pool
+        copy._owns_pool = False
         return copy
 
     async def _run(self, call: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
