@@ -1,0 +1,164 @@
+/**
+ * The figures the docs quote that the code can compute, read from the docs and compared with the code, so that a doc
+ * cannot drift from what is: the settings' defaults (README's table), the stages' settings (docs/deploy.md's table),
+ * the creation transaction's items (docs/architecture.md), and every docs/decisions.md section linking a record that
+ * exists. Pure: it reads files and imports modules without I/O; no servers. The alarm count of docs/deploy.md needs a
+ * synthesized prod and is checked by test/infra/deploy-docs.test.ts.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
+import { ASSETS_PER_DAY } from '../../functions/core/assets.ts';
+import { DEFAULT_RESENDS_PER_HOUR } from '../../functions/core/deliveries.ts';
+import { DEFAULT_BOT_RUN } from '../../functions/core/capacity.ts';
+import { FILE_RETENTION_DAYS } from '../../functions/core/orders.ts';
+import { STAGES } from '../../lib/stages.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** The cells of a markdown table's row whose first cell is `name`. */
+function row(doc: string, name: string): string[] {
+  const line = doc.split('\n').find((l) => l.startsWith(`| ${name} |`));
+  assert.ok(line, `no table row "${name}"`);
+  return line
+    .split('|')
+    .slice(1, -1)
+    .map((c) => c.trim());
+}
+/** The first number in a cell (thousands separators allowed). */
+const firstNumber = (cell: string) => Number(/\d[\d,]*/.exec(cell)?.[0].replaceAll(',', ''));
+
+/** The default of an integer setting as functions/adapters/config.ts reads it: int(env, 'NAME', <default>). */
+function configDefault(name: string): string {
+  const m = new RegExp(`int\\(env, '${name}', ([^)]+)\\)`).exec(read('functions/adapters/config.ts'));
+  assert.ok(m, `config.ts reads no ${name}`);
+  return m[1]!.trim();
+}
+
+describe('README.md, the settings table', () => {
+  const readme = read('README.md');
+  const constants: Record<string, number> = {
+    'DEFAULT_LIMITS.activeTasks': DEFAULT_LIMITS.activeTasks,
+    'DEFAULT_LIMITS.postsPerMinute': DEFAULT_LIMITS.postsPerMinute,
+    'DEFAULT_LIMITS.reviewsPending': DEFAULT_LIMITS.reviewsPending,
+    'DEFAULT_LIMITS.getsPerMinute': DEFAULT_LIMITS.getsPerMinute,
+    DEFAULT_RESENDS_PER_HOUR,
+    ASSETS_PER_DAY,
+    DEFAULT_BOT_RUN,
+    FILE_RETENTION_DAYS,
+  };
+  const evaluate = (expr: string): number => {
+    if (expr in constants) return constants[expr]!;
+    // Products of literals only, e.g. 7 * 24 * 3600 or 30_000.
+    assert.match(expr, /^[\d_ *]+$/, `a default the test cannot evaluate: ${expr}`);
+    return expr.split('*').reduce((p, f) => p * Number(f.trim().replaceAll('_', '')), 1);
+  };
+  for (const name of [
+    'LIMIT_ACTIVE_TASKS',
+    'LIMIT_POSTS_PER_MINUTE',
+    'LIMIT_ASSETS_PER_DAY',
+    'LIMIT_RESENDS_PER_HOUR',
+    'LIMIT_GETS_PER_MINUTE',
+    'LIMIT_REVIEWS_PENDING',
+    'SLOT_LEASE_SECONDS',
+    'BOT_RUN_BEFORE_API',
+    'QUEUE_SNAPSHOT_MS',
+    'SWEEP_GRACE_SECONDS',
+    'REVIEW_DEADLINE_SECONDS',
+    'RETENTION_DAYS',
+    'WEBHOOK_RETRY_BASE_MS',
+  ]) {
+    it(`quotes ${name}'s default as config.ts has it`, () => {
+      assert.equal(firstNumber(row(readme, name)[1]!), evaluate(configDefault(name)), `README.md's ${name} row`);
+    });
+  }
+});
+
+describe("docs/deploy.md, the stages' table", () => {
+  const deploy = read('docs/deploy.md');
+  const cells = (label: string) => {
+    const line = deploy.split('\n').find((l) => l.startsWith(`| ${label}`));
+    assert.ok(line, `no row "${label}"`);
+    return line
+      .split('|')
+      .slice(2, -1)
+      .map((c) => c.trim());
+  };
+  const stages = [STAGES.dev, STAGES.prod];
+  it('quotes log retention, test-lane slots, deliveries at once and the wait alarm as lib/stages.ts has them', () => {
+    assert.deepEqual(
+      cells('log retention').map(firstNumber),
+      stages.map((s) => s.logRetentionDays),
+    );
+    assert.deepEqual(
+      cells("test lane's render slots").map(firstNumber),
+      stages.map((s) => s.testRenderSlots),
+    );
+    assert.deepEqual(
+      cells('webhook deliveries at once').map(firstNumber),
+      stages.map((s) => s.deliveryConcurrency),
+    );
+    assert.deepEqual(
+      cells('alarm: an API order waiting').map(firstNumber),
+      stages.map((s) => s.queueWaitAlarmSeconds),
+    );
+    assert.deepEqual(
+      cells('log level'),
+      stages.map((s) => s.logLevel),
+    );
+  });
+  it('quotes the review deadline in days as lib/stages.ts has it', () => {
+    assert.deepEqual(
+      cells('review deadline').map(firstNumber),
+      stages.map((s) => s.reviewDeadlineSeconds / 86_400),
+    );
+  });
+});
+
+describe('docs/architecture.md, the creation transaction', () => {
+  it('lists exactly the named items of CreationItem', () => {
+    const source = read('functions/adapters/order-creation.ts');
+    const union = /type CreationItem =([^;]+);/.exec(source)?.[1];
+    assert.ok(union, 'no CreationItem in order-creation.ts');
+    const inCode = [...union.matchAll(/'(\w+)'/g)].map((m) => m[1]).sort();
+    const doc = read('docs/architecture.md');
+    const section = doc.slice(doc.indexOf('## The creation transaction'), doc.indexOf('\n## ', doc.indexOf('## The creation transaction') + 5));
+    const inDoc = section
+      .split('\n')
+      .filter((l) => /^\| `/.test(l))
+      .flatMap((l) =>
+        [
+          ...l
+            .split('|')[1]!
+            .replace(/\(.*\)/, '')
+            .matchAll(/`(\w+)`/g),
+        ].map((m) => m[1]),
+      )
+      .sort();
+    assert.deepEqual(inDoc, inCode);
+  });
+});
+
+describe('docs/decisions.md', () => {
+  it('links, under each section, a record in docs/decisions/ with a date and a status', () => {
+    const index = read('docs/decisions.md');
+    const links = [...index.matchAll(/\]\((decisions\/\d{4}-[\w-]+\.md)\)/g)].map((m) => m[1]!);
+    assert.equal(links.length, index.match(/^## /gm)?.length, 'one record per section');
+    for (const link of links) {
+      assert.ok(existsSync(join(ROOT, 'docs', link)), link);
+      const record = read(join('docs', link));
+      assert.match(record, /^- Date: \d{4}-\d{2}-\d{2}$/m, link);
+      assert.match(record, /^- Status: (accepted|superseded by \d{4})$/m, link);
+    }
+  });
+});
+
+describe('the test tiers’ times', () => {
+  // Hook: once `npm run bench -- tests` writes the tiers' measured times, compare each time a doc quotes for a tier
+  // (README.md, CONTRIBUTING.md) with the measured one, within 2x either way.
+  it('are quoted within 2x of what `npm run bench -- tests` measures', { skip: 'waits for `npm run bench -- tests`' }, () => {});
+});
