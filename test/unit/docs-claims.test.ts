@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_LIMITS } from '../../functions/core/pricing.ts';
+import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
 import { ASSETS_PER_DAY } from '../../functions/core/assets.ts';
 import { DEFAULT_RESENDS_PER_HOUR } from '../../functions/core/deliveries.ts';
 import { DEFAULT_BOT_RUN } from '../../functions/core/capacity.ts';
@@ -76,6 +76,10 @@ describe('README.md, the settings table', () => {
       assert.equal(firstNumber(row(readme, name)[1]!), evaluate(configDefault(name)), `README.md's ${name} row`);
     });
   }
+  it('quotes the default prices as pricing.ts has them', () => {
+    const quoted = Object.fromEntries([...row(readme, 'PRICES')[1]!.matchAll(/(\w+) (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+    assert.deepEqual(quoted, DEFAULT_PRICES);
+  });
 });
 
 describe("docs/deploy.md, the stages' table", () => {
@@ -110,6 +114,20 @@ describe("docs/deploy.md, the stages' table", () => {
       cells('log level'),
       stages.map((s) => s.logLevel),
     );
+  });
+  it('says prices, limits and the webhook backoff are the same in both, as they are', () => {
+    assert.match(deploy.replace(/\s+/g, ' '), /Prices, limits and the webhook backoff are the same in both/);
+    for (const k of [
+      'prices',
+      'limitActiveTasks',
+      'limitPostsPerMinute',
+      'limitResendsPerHour',
+      'limitGetsPerMinute',
+      'limitReviewsPending',
+      'webhookRetryBaseMs',
+    ] as const) {
+      assert.deepEqual(STAGES.dev[k], STAGES.prod[k], k);
+    }
   });
   it('quotes the review deadline in days as lib/stages.ts has it', () => {
     assert.deepEqual(
