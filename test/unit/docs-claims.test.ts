@@ -180,3 +180,21 @@ describe('the test tiers’ times', () => {
   // (README.md, CONTRIBUTING.md) with the measured one, within 2x either way.
   it('are quoted within 2x of what `npm run bench -- tests` measures', { skip: 'waits for `npm run bench -- tests`' }, () => {});
 });
+
+describe('README.md, the prerequisites', () => {
+  const pkg = JSON.parse(read('package.json')) as {
+    engines: { node: string };
+    devDependencies?: Record<string, string>;
+    dependencies?: Record<string, string>;
+  };
+  const readme = read('README.md').replace(/\s+/g, ' ');
+  it("names the Node.js version package.json's engines ask for", () => {
+    const engines = /\d+(\.\d+)*/.exec(pkg.engines.node)?.[0];
+    const quoted = /Node\.js (\d+(?:\.\d+)*) or newer/.exec(readme)?.[1];
+    assert.equal(quoted, engines);
+  });
+  it('names the Node.js major the project installs and runs on', () => {
+    const installed = /\d+/.exec(pkg.devDependencies?.node ?? pkg.dependencies?.node ?? '')?.[0];
+    assert.equal(/also installs Node (\d+) into the project/.exec(readme)?.[1], installed);
+  });
+});
