@@ -198,3 +198,19 @@ describe('README.md, the prerequisites', () => {
     assert.equal(/also installs Node (\d+) into the project/.exec(readme)?.[1], installed);
   });
 });
+
+describe("docs/workflow.md, the states' table", () => {
+  it('has a row for every Task and Wait state of statemachines/order.asl.json, and no other state', () => {
+    const asl = JSON.parse(read('statemachines/order.asl.json')) as { States: Record<string, { Type: string }> };
+    const inAsl = Object.entries(asl.States)
+      .filter(([, s]) => s.Type === 'Task' || s.Type === 'Wait')
+      .map(([name]) => name)
+      .sort();
+    const inDoc = read('docs/workflow.md')
+      .split('\n')
+      .map((l) => /^\| ([A-Z]\w+)[ |]/.exec(l)?.[1])
+      .filter((name): name is string => name !== undefined)
+      .sort();
+    assert.deepEqual(inDoc, inAsl);
+  });
+});
