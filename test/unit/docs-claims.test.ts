@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
@@ -212,5 +212,36 @@ describe("docs/workflow.md, the states' table", () => {
       .filter((name): name is string => name !== undefined)
       .sort();
     assert.deepEqual(inDoc, inAsl);
+  });
+});
+
+describe('the links between the docs', () => {
+  const slug = (heading: string) =>
+    heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\- _]/gu, '')
+      .replaceAll(' ', '-');
+  const docs = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' }).map((f) => join('docs', f))].filter(
+    (f) => f.endsWith('.md'),
+  );
+  it('lead to files that exist and to headings they have', () => {
+    const broken: string[] = [];
+    for (const doc of docs) {
+      for (const [, target] of read(doc).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [path, anchor] = target!.split('#');
+        const file = path ? join(dirname(doc), path) : doc;
+        if (!existsSync(join(ROOT, file))) {
+          broken.push(`${doc}: ${target}`);
+          continue;
+        }
+        if (anchor && file.endsWith('.md')) {
+          const headings = [...read(file).matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!));
+          if (!headings.includes(anchor)) broken.push(`${doc}: ${target}`);
+        }
+      }
+    }
+    assert.deepEqual(broken, []);
   });
 });
