@@ -11,8 +11,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_LIMITS, DEFAULT_PRICES } from '../../functions/core/pricing.ts';
-import { ASSETS_PER_DAY } from '../../functions/core/assets.ts';
-import { DEFAULT_RESENDS_PER_HOUR } from '../../functions/core/deliveries.ts';
+import { ASSET_RETENTION_DAYS, ASSETS_PER_DAY } from '../../functions/core/assets.ts';
+import { DEFAULT_RESENDS_PER_HOUR, MAX_ATTEMPTS } from '../../functions/core/deliveries.ts';
+import { QUOTE_TTL_MS } from '../../functions/core/expiry.ts';
 import { DEFAULT_BOT_RUN } from '../../functions/core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../../functions/core/orders.ts';
 import { STAGES } from '../../lib/stages.ts';
@@ -243,5 +244,14 @@ describe('the links between the docs', () => {
       }
     }
     assert.deepEqual(broken, []);
+  });
+});
+
+describe("README.md, the additive routes' figures", () => {
+  const readme = read('README.md').replace(/\s+/g, ' ');
+  it('quotes the webhook attempts, the quote hold and the asset keeping as the code has them', () => {
+    assert.equal(Number(/signed, with (\d+) attempts/.exec(readme)?.[1]), MAX_ATTEMPTS);
+    assert.equal(Number(/holds the price for (\d+) minutes/.exec(readme)?.[1]), QUOTE_TTL_MS / 60_000);
+    assert.equal(Number(/up to 10 MiB, kept (\d+) days/.exec(readme)?.[1]), ASSET_RETENTION_DAYS);
   });
 });
