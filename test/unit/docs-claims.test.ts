@@ -16,7 +16,7 @@ import { DEFAULT_RESENDS_PER_HOUR, MAX_ATTEMPTS } from '../../functions/core/del
 import { QUOTE_TTL_MS } from '../../functions/core/expiry.ts';
 import { DEFAULT_BOT_RUN } from '../../functions/core/capacity.ts';
 import { FILE_RETENTION_DAYS } from '../../functions/core/orders.ts';
-import { STAGES } from '../../lib/stages.ts';
+import { STAGES, type Throttle } from '../../lib/stages.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -129,6 +129,22 @@ describe("docs/deploy.md, the stages' table", () => {
     ] as const) {
       assert.deepEqual(STAGES.dev[k], STAGES.prod[k], k);
     }
+  });
+  it("quotes each stage's API throttles and edge limits as lib/stages.ts has them", () => {
+    const pairs = (cell: string) =>
+      cell.split(' / ').map((part) => (/\d/.test(part) ? [...part.matchAll(/\d[\d,]*/g)].map((m) => Number(m[0].replaceAll(',', ''))) : null));
+    cells('API throttling').forEach((cell, i) => {
+      const t = stages[i]!.throttle as { default: Throttle; routes: Record<string, Throttle | undefined> };
+      const files = t.routes['GET /files/{id}/{file}'] ?? null;
+      const expected = [t.default, t.routes['POST /videos'], files].map((x) => (x ? [x.rate, x.burst] : null));
+      assert.deepEqual(pairs(cell), expected, `docs/deploy.md's API throttling, ${i ? 'prod' : 'dev'}`);
+      assert.deepEqual(t.routes['POST /videos:quick'], t.routes['POST /videos'], 'one figure quoted for both creation routes');
+    });
+    const edge = cells('the edge');
+    stages.forEach((s, i) => {
+      if (!s.edge.enabled) return assert.match(edge[i]!, /^off/);
+      assert.match(edge[i]!, new RegExp(`^on: ${s.edge.requestsPerMinute} requests and ${s.edge.creationsPerMinute} creations a minute`));
+    });
   });
   it('quotes the review deadline in days as lib/stages.ts has it', () => {
     assert.deepEqual(
