@@ -2,9 +2,12 @@
  * `npm run bench -- tests`: the two fast test tiers, each run as a developer runs it (`npm run test:unit`,
  * `npm run test:integration`), timed beside its target: the unit tier in CPU seconds (user + system of every process it
  * starts), the integration tier in wall seconds. CPU is read from this process's reaped children (/proc/self/stat).
+ * The times are written to reports/test-tiers.json, where the docs test compares the times the docs quote.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../lib/paths.ts';
 import type { Figure } from './report.ts';
 
 /** User + system CPU seconds of this process's waited-for children so far (Linux; 0 elsewhere). */
@@ -49,6 +52,11 @@ export function benchTests(): Figure[] {
     [integration, `wall < ${TIER_TARGETS.integrationWallS} s ${verdict(integration.ok && integration.wallS < TIER_TARGETS.integrationWallS)}`],
   ] as const)
     console.log(`| npm run ${r.tier} | ${r.ok ? 'yes' : 'NO'} | ${r.cpuS.toFixed(1)} s | ${r.wallS.toFixed(1)} s | ${target} |`);
+  const round = (r: TierRun) => ({ passed: r.ok, cpuSeconds: Number(r.cpuS.toFixed(1)), wallSeconds: Number(r.wallS.toFixed(1)) });
+  writeFileSync(
+    join(ROOT, 'reports', 'test-tiers.json'),
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), targets: TIER_TARGETS, unit: round(unit), integration: round(integration) }, null, 2)}\n`,
+  );
   return [
     { section, name: 'npm run test:unit, CPU (user+sys)', value: unit.cpuS, unit: 's', target: { op: '<', limit: TIER_TARGETS.unitCpuS } },
     { section, name: 'npm run test:unit, wall', value: unit.wallS, unit: 's' },
