@@ -193,9 +193,20 @@ describe('docs/decisions.md', () => {
 });
 
 describe('the test tiers’ times', () => {
-  // Hook: once `npm run bench -- tests` writes the tiers' measured times, compare each time a doc quotes for a tier
-  // (README.md, CONTRIBUTING.md) with the measured one, within 2x either way.
-  it('are quoted within 2x of what `npm run bench -- tests` measures', { skip: 'waits for `npm run bench -- tests`' }, () => {});
+  // `npm run bench -- tests` writes the tiers' measured times (reports/test-tiers.json, committed with the figures the
+  // README quotes): each quoted time is within 2x of the measured one, either way.
+  it('are quoted within 2x of what `npm run bench -- tests` measures', () => {
+    const measured = JSON.parse(read('reports/test-tiers.json')) as Record<'unit' | 'integration', { cpuSeconds: number; wallSeconds: number }>;
+    const readme = read('README.md').replace(/\s+/g, ' ');
+    const within2x = (quoted: number, actual: number, what: string) =>
+      assert.ok(quoted <= 2 * actual && actual <= 2 * quoted, `${what}: README says ${quoted} s, npm run bench -- tests measured ${actual} s`);
+    const unit = /`npm run test:unit`.{0,300}?about (\d+) CPU-seconds/.exec(readme);
+    assert.ok(unit, 'README quotes the unit tier’s CPU seconds');
+    within2x(Number(unit[1]), measured.unit.cpuSeconds, 'the unit tier’s CPU');
+    const integration = /`npm run test:integration`.{0,300}?: ([\d.]+) to ([\d.]+) minutes here/.exec(readme);
+    assert.ok(integration, 'README quotes the integration tier’s minutes');
+    within2x(((Number(integration[1]) + Number(integration[2])) / 2) * 60, measured.integration.wallSeconds, 'the integration tier’s wall time');
+  });
 });
 
 describe('README.md, the prerequisites', () => {
