@@ -84,10 +84,10 @@ describe('the review hand-off', () => {
 
   it('goes on from a review recorded before the deadline whose SendTaskSuccess arrives after it', async () => {
     const { id, key, since } = await atReview();
-    // The decision is written at once, seconds before the deadline (a margin no loaded machine eats); the hand-off
-    // reaches Step Functions 5 s after the deadline, after the wait timed out: the lapse step finds the order
-    // reviewed, and the review, answered TaskTimedOut, starts the rest.
-    t.stack.sfn.delayNext('SendTaskSuccess', Math.max(0, since + (DEADLINE_SECONDS + 5) * 1000 - Date.now()));
+    await sleep(Math.max(0, since + DEADLINE_SECONDS * 1000 - 1500 - Date.now()));
+    // The decision is written 1.5 s before the deadline; the hand-off reaches Step Functions 3 s later, after the wait
+    // timed out: the lapse step finds the order reviewed, and the review, answered TaskTimedOut, starts the rest.
+    t.stack.sfn.delayNext('SendTaskSuccess', 3000);
     const review = await t.api('POST', `/videos/${id}/review`, { key, body: { action: 'approve' } });
     assert.equal(review.status, 200);
     const done = await waitForStatus(t, key, id, ['done', 'error']);
