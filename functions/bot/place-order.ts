@@ -23,10 +23,10 @@ async function place(event: unknown): Promise<BotAnswer> {
   let request: OrderRequest;
   if (req.prompt !== undefined) {
     if (req.params) throw new AppError('invalid_params', 'params: a prompt order takes its parameters from the prompt');
-    request = { route: 'POST /videos:quick', prompt: req.prompt, ...(req.director ? { director_mode: true } : {}) };
+    request = { kind: 'quick', prompt: req.prompt, ...(req.director ? { director_mode: true } : {}) };
   } else {
     const params = validate(createVideoBody, { ...req.params, topic: req.topic, ...(req.director ? { director_mode: true } : {}) });
-    request = { route: 'POST /videos', params };
+    request = { kind: 'explicit', params };
   }
   const result = await services().creation.bot(req.user_id, {
     request,

@@ -6,9 +6,9 @@ import type { Account, Limits } from './pricing.ts';
 import type { LedgerHead, LedgerLine } from './transactions.ts';
 
 export interface IdempotencyRecord {
-  /** Which creation route the key was first used on. */
+  /** The stored tag of the request's kind the key was first used with (STORED_TAG). */
   route: string;
-  /** SHA-256 of the route and the normalized request, to tell a repeat from a reuse of the key. */
+  /** SHA-256 of the kind and the normalized request, to tell a repeat from a reuse of the key. */
   requestHash: string;
   orderId: string;
   response: CreationResponse;

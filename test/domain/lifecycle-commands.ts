@@ -65,8 +65,8 @@ const activeOf = (w: World, u: string) => {
 
 function requestOf(route: 'quick' | 'explicit' | 'director', topic: number, extras: { song: boolean; placement: boolean }): OrderRequest {
   const t = TOPICS[topic % TOPICS.length]!;
-  if (route === 'quick') return { route: 'POST /videos:quick', prompt: `${extras.song ? 'Funny video with a song' : 'Calm video'} about ${t}` };
-  return { route: 'POST /videos', params: explicitParams(t, { director: route === 'director', ...extras }) };
+  if (route === 'quick') return { kind: 'quick', prompt: `${extras.song ? 'Funny video with a song' : 'Calm video'} about ${t}` };
+  return { kind: 'explicit', params: explicitParams(t, { director: route === 'director', ...extras }) };
 }
 
 export class Create implements Cmd {
@@ -90,7 +90,7 @@ export class Create implements Cmd {
     const plain = requestOf(this.route, this.topic, this.extras);
     const request: OrderRequest = !asset
       ? plain
-      : plain.route === 'POST /videos'
+      : plain.kind === 'explicit'
         ? { ...plain, params: { ...plain.params, logo: asset.id } }
         : { ...plain, logo: asset.id };
     const quoted = this.quote !== undefined ? pick(m.quotes, this.quote) : undefined;
