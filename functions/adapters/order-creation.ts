@@ -4,9 +4,9 @@ import { awaitsApproval, countedIn, countsAgainstKey, type Order } from '../core
 import { shardOf } from '../core/ids.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent } from '../core/ports.ts';
 import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
-import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
+import { ledgerWrite, postCountUpdate } from './accounts.ts';
 import { transact, type TransactItem, updateExpression } from './dynamo.ts';
-import { idempotencyRecordOf } from './records.ts';
+import { idempotencyRecordOf, accountOf } from './records.ts';
 import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -21,17 +21,20 @@ interface Terms {
 
 /**
  * The key's counters a new order takes, on the user item they are counted in (orders.ts countedIn: a test-mode order's
- * live account): an active task (the bot's orders are counted apart) and an order awaiting approval, each under its limit.
+ * live account): an active task (not for the bot's orders) and an order awaiting approval, each under its limit.
  */
 function counters(order: Order, limits: Limits): Terms {
   const keyed = countsAgainstKey(order);
-  const t: Terms = { add: [keyed ? 'activeTasks :one' : 'botOrders :one'], set: [], cond: [ITEM.exists], values: { ':one': 1 } };
+  const t: Terms = { add: [], set: [], cond: [ITEM.exists], values: {} };
   if (keyed) {
+    t.add.push('activeTasks :one');
     t.cond.push('activeTasks < :maxActive');
+    t.values[':one'] = 1;
     t.values[':maxActive'] = limits.activeTasks;
   }
   if (awaitsApproval(order)) {
     t.add.push('reviewsPending :one');
+    t.values[':one'] = 1;
     t.cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
     t.values[':maxPending'] = limits.reviewsPending;
   }
@@ -143,7 +146,7 @@ function termsUpdate(tableName: string, userId: string, t: Terms): TransactItem 
     TableName: tableName,
     Key: keys.user(userId),
     ConditionExpression: t.cond.join(' AND '),
-    ExpressionAttributeValues: t.values,
+    ...(Object.keys(t.values).length ? { ExpressionAttributeValues: t.values } : {}),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
   if (!t.add.length && !t.set.length) return { ConditionCheck: check };
@@ -277,7 +280,7 @@ export class OrderCreations {
     if (cancelled.failed('quote')) return { kind: 'quote_used' };
     if (cancelled.failed('debit') || cancelled.failed('limits')) {
       const item = cancelled.failed('debit') ? cancelled.itemOf('debit') : undefined;
-      const moved = cancelled.failed('debit') ? item && toAccount(item) : account;
+      const moved = cancelled.failed('debit') ? item && accountOf(item) : account;
       // The counters on the live account as they are: priced again against them, the key's limit answers (429).
       const live = cancelled.failed('limits') ? cancelled.itemOf('limits') : undefined;
       if (cancelled.failed('limits') && !live) return { kind: 'account_changed', account: undefined };
