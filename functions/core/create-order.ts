@@ -11,7 +11,7 @@ import { newOrderId, shardOf } from './ids.ts';
 import { limitsOwner, minuteWindow, type Throughput } from './limits.ts';
 import { ASSET_GONE, type AssetPorts, assetRefsOf, checkAssets, copyAssets } from './assets.ts';
 import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, STORED_TAG, sha256 } from './order-request.ts';
-import { type Channel, countsAgainstKey, type Order } from './orders.ts';
+import { type Channel, countsAgainstKey, type Order, type OrderFailure } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
 import type { AccountStore, Announce, IdempotencyRecord, Metrics, OrderEvent, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, chargeFor, isLive, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
@@ -63,7 +63,7 @@ export interface OrderCreationPorts extends RequestDeps {
    */
   assets: AssetPorts;
   /** Ends an order in error, refunded (core/close-order.ts closeInError): one whose asset went before its copy. */
-  close(order: Order, error: { code: string; message: string }): Promise<Order | undefined>;
+  close(order: Order, error: OrderFailure): Promise<Order | undefined>;
 }
 
 /** One request's order, before any attempt to commit it: what every attempt shares. */

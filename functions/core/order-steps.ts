@@ -8,7 +8,7 @@ import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
 import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
 import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator, type RenderRequest } from './generator.ts';
-import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
+import { ORDER_MOVED, type Order, type OrderFailure, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { AssetFiles } from './assets.ts';
@@ -99,8 +99,11 @@ const stateOf = (o: Order): StepState => ({
   regen: o.regenNote !== undefined,
 });
 
+/** How Step Functions hands a failed state's error to the Catch that routes it: its name and its cause. */
+export type StepFailure = { Error?: string; Cause?: string };
+
 /** Safe, client-facing reasons for an order in error: no internals. */
-function errorOf(failure: { Error?: string } | undefined, order: Order): { code: string; message: string } {
+function errorOf(failure: StepFailure | undefined, order: Order): OrderFailure {
   if (order.status === 'awaiting_review') return { code: 'review_expired', message: 'The script was not reviewed before the review deadline' };
   switch (failure?.Error) {
     case 'GeneratorFailed':
@@ -312,7 +315,7 @@ export class OrderSteps {
   }
 
   /** Any active state -> error, refunding exactly what the order took, once. */
-  async fail(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<void> {
+  async fail(orderId: string, failure?: StepFailure, execution?: string): Promise<void> {
     return this.untilWritten(orderId, 'the failure', async () => {
       let order: Order;
       try {
@@ -332,7 +335,7 @@ export class OrderSteps {
    * the execution (OrderClosed). A review that won the race recorded its decision (running) but came too late for
    * the wait: the workflow goes on from that decision instead.
    */
-  async lapse(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<StepState> {
+  async lapse(orderId: string, failure?: StepFailure, execution?: string): Promise<StepState> {
     return this.untilWritten(orderId, 'the review deadline', async () => {
       const order = await this.load(orderId, execution);
       if (order.status === 'awaiting_review') {
@@ -362,7 +365,7 @@ export class OrderSteps {
   }
 
   /** The order as read -> error with its refund and event; false when it had moved meanwhile. */
-  private async close(order: Order, failure?: { Error?: string; Cause?: string }): Promise<boolean> {
+  private async close(order: Order, failure?: StepFailure): Promise<boolean> {
     return (await closeInError(this.p, order, errorOf(failure, order))) !== undefined;
   }
 

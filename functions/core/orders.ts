@@ -106,7 +106,7 @@ export interface Order {
   clientMetadata?: Record<string, string>;
   /** The assets the order names, checked and copied into its files (core/assets.ts), by asset id: all the render reads of them. */
   assets?: Record<string, OrderAsset>;
-  error?: { code: string; message: string };
+  error?: OrderFailure;
   finishedAt?: string;
   /** Where it waits for a render slot (its last wait): eta_seconds reads its place from it. */
   queuePlace?: QueuePlace;
@@ -183,3 +183,6 @@ export function toRecord(order: Order, links?: OrderLinks, standing?: Standing):
     ...(hasRefund(order) ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
   };
 }
+
+/** Why an order ended in error (or was canceled): a machine-readable code and a message for people. */
+export type OrderFailure = { code: string; message: string };
