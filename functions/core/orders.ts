@@ -1,5 +1,6 @@
 /** The order: its internal shape, and the public record (GET /videos/{id} and every webhook body). */
-import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
+import { createVideoBody, type OrderParams, type OrderStatus } from '../contract/orders.ts';
+import type { OrderRecord } from '../contract/order-record.ts';
 import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
 import type { OrderAsset } from './assets.ts';
