@@ -14,6 +14,7 @@ import { publishMetrics } from '../adapters/metrics.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { logger, services } from '../app/services.ts';
 import { validate } from '../app/validate.ts';
+import { present } from '../core/present.ts';
 
 export type BotAnswer = (CreationResponse & { replayed: boolean }) | { error: { code: string; message: string } };
 
@@ -30,7 +31,7 @@ async function place(event: unknown): Promise<BotAnswer> {
   }
   const result = await services().creation.bot(req.user_id, {
     request,
-    ...(req.idempotency_key !== undefined ? { idempotencyKey: req.idempotency_key } : {}),
+    ...present({ idempotencyKey: req.idempotency_key }),
     now: new Date(),
   });
   return { ...result.response, replayed: result.kind === 'replayed' };

@@ -19,6 +19,7 @@ import { type Lane, laneOf } from './capacity.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
+import { present } from './present.ts';
 
 export type { OrderRequest, PromptPlanner } from './order-request.ts';
 
@@ -208,7 +209,7 @@ export class OrderCreation {
       status: 'queued',
       kind: asked.kind,
       channel: d.channel,
-      ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
+      ...present({ prompt: asked.prompt }),
       params: asked.params,
       charge,
       createdAt: ts,
@@ -228,7 +229,7 @@ export class OrderCreation {
       order,
       account,
       ...(event ? { event } : {}),
-      ...(quoteId !== undefined ? { quoteId } : {}),
+      ...present({ quoteId }),
       ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
       limits: this.deps.limits,
       now: input.now,

@@ -16,6 +16,7 @@ import type { AssetContentType } from '../contract/assets.ts';
 import type { RenderLanes } from './capacity.ts';
 import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
+import { present } from './present.ts';
 
 /**
  * Thrown when the order is already done or in error, or when the execution running the step is no longer the
@@ -100,7 +101,7 @@ const stateOf = (o: Order): StepState => ({
 });
 
 /** How Step Functions hands a failed state's error to the Catch that routes it: its name and its cause. */
-export type StepFailure = { Error?: string; Cause?: string };
+export type StepFailure = { Error?: string | undefined; Cause?: string | undefined };
 
 /** Safe, client-facing reasons for an order in error: no internals. */
 function errorOf(failure: StepFailure | undefined, order: Order): OrderFailure {
@@ -172,7 +173,7 @@ export class OrderSteps {
     if (order.kind === 'quick' && !order.planned) {
       const proposed = await this.generatorOf(order).planner.plan(order.prompt ?? order.params.topic, { orderId });
       const { logo: _proposedLogo, ...kept } = keepPriced(proposed, order.params);
-      const planned = { ...kept, director_mode: order.params.director_mode, ...(order.params.logo !== undefined ? { logo: order.params.logo } : {}) };
+      const planned = { ...kept, director_mode: order.params.director_mode, ...present({ logo: order.params.logo }) };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
     }
@@ -216,7 +217,8 @@ export class OrderSteps {
     if (order.regenNote !== undefined && order.script) {
       const script = await this.generatorOf(order).writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
-      return stateOf({ ...order, script, regenNote: undefined } as Order);
+      const { regenNote: _done, ...rest } = order;
+      return stateOf({ ...rest, script });
     }
     return stateOf(order);
   }
