@@ -15,6 +15,7 @@ import { reliabilityFigures } from './reliability.ts';
 import { emit, readFigures, writeReport, type Figure } from './report.ts';
 import { benchRender } from './render.ts';
 import { benchScale } from './scale-report.ts';
+import { benchTests } from './tests.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchWorkflow } from './workflow.ts';
 
@@ -256,3 +257,4 @@ if (only === 'reliability') {
   for (const f of figures) console.log(`| ${f.section} | ${f.name} | ${f.value} ${f.unit} |`);
   emit(figures);
 }
+if (only === 'tests') emit(benchTests());

@@ -16,7 +16,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { Contended } from '../core/errors.ts';
-import { retry, type RetryPolicy } from '../core/retry.ts';
+import { realSleep, retry, type RetryPolicy, type Sleep } from '../core/retry.ts';
 import { inPartition, TABLE_KEYS, ttl } from './keys.ts';
 
 const isConditionFailed = (err: unknown) => (err as Error | undefined)?.name === 'ConditionalCheckFailedException';
@@ -124,9 +124,11 @@ export const CONFLICT_ATTEMPTS = CONFLICTS.attempts;
 export async function transactPastConflicts<N extends string>(
   client: DynamoDBDocumentClient,
   items: readonly (readonly [N, TransactItem])[],
+  sleep: Sleep = realSleep,
 ): Promise<Cancelled<N> | undefined> {
   return retry({
     policy: CONFLICTS,
+    sleep,
     op: () => transact(client, items),
     retryable: (cancelled) => cancelled?.conflict === true,
     exhausted: (cancelled) =>
@@ -141,9 +143,10 @@ export async function transactPastConflicts<N extends string>(
  * A single write (`what` names its item for the error), tried again while a transaction holds its item (DynamoDB
  * answers TransactionConflictException); past CONFLICT_ATTEMPTS, Contended, as `transactPastConflicts` ends.
  */
-export async function writePastConflicts<R>(what: string, send: () => Promise<R>): Promise<R> {
+export async function writePastConflicts<R>(what: string, send: () => Promise<R>, sleep: Sleep = realSleep): Promise<R> {
   return retry<{ done: R } | { held: Error }>({
     policy: CONFLICTS,
+    sleep,
     op: async () => {
       try {
         return { done: await send() };

@@ -3,7 +3,7 @@ import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamod
 import { countedIn, counterDeltas } from '../core/orders.ts';
 import type { Patch, Transition } from '../core/ports.ts';
 import { type Charge, refundsSpend } from '../core/pricing.ts';
-import { retry } from '../core/retry.ts';
+import { realSleep, retry, type Sleep } from '../core/retry.ts';
 import { LEDGER_MOVED } from '../core/transactions.ts';
 import { headOf, ledgerWrite } from './accounts.ts';
 import { accountOf } from './records.ts';
@@ -70,6 +70,7 @@ export class OrderTransitions {
   constructor(
     private readonly ddb: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly sleep: Sleep = realSleep,
   ) {}
 
   async transition(t: Transition): Promise<boolean> {
@@ -78,6 +79,7 @@ export class OrderTransitions {
     const movedHead = (c: Cancelled<TransitionItem> | undefined) => (refund && c?.failed('user') ? c.itemOf('user') : undefined);
     const cancelled = await retry({
       policy: CONFLICTS,
+      sleep: this.sleep,
       op: async () => {
         const c = await transact(this.ddb, this.transitionItems(t, refund));
         const user = c?.failed('order') ? undefined : movedHead(c);

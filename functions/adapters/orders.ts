@@ -9,6 +9,7 @@ import { OrderCreations } from './order-creation.ts';
 import { OrderReads } from './order-listing.ts';
 import { OrderMarkers } from './order-markers.ts';
 import { OrderTransitions } from './order-transitions.ts';
+import { realSleep, type Sleep } from '../core/retry.ts';
 
 export class Orders implements OrderStore {
   private readonly creations: OrderCreations;
@@ -16,9 +17,10 @@ export class Orders implements OrderStore {
   private readonly markers: OrderMarkers;
   private readonly reads: OrderReads;
 
-  constructor(ddb: DynamoDBDocumentClient, tableName: string) {
+  /** `sleep`: how a transition waits between its retries (the real timer unless a test injects another). */
+  constructor(ddb: DynamoDBDocumentClient, tableName: string, sleep: Sleep = realSleep) {
     this.creations = new OrderCreations(ddb, tableName);
-    this.transitions = new OrderTransitions(ddb, tableName);
+    this.transitions = new OrderTransitions(ddb, tableName, sleep);
     this.markers = new OrderMarkers(ddb, tableName);
     this.reads = new OrderReads(ddb, tableName);
   }

@@ -19,7 +19,7 @@
  * whoever frees a slot (an order done or failed, the sweep) admits the next, which completes that order's wait.
  */
 import { Contended } from './errors.ts';
-import { pause, type RetryPolicy } from './retry.ts';
+import { pause, type RetryPolicy, type Sleep } from './retry.ts';
 import type { Channel, Order } from './orders.ts';
 import { type Charge, movesMoney } from './pricing.ts';
 import { present } from './present.ts';
@@ -262,6 +262,8 @@ export interface CapacityPorts {
   now: () => Date;
   /** The two random choices of other shards (a steal, a release with nobody waiting); Math.random by default. */
   random?: () => number;
+  /** How an admission that lost to another writer waits before it reads again; the real timer by default. */
+  sleep?: Sleep;
 }
 
 /** Other shards a steal or an idle release reads: two random choices (docs/decisions.md, "Render queue at scale"). */
@@ -589,7 +591,7 @@ export class RenderQueue {
       const claimed = await this.p.store.claim({ slot: free, slotShard: shard, waiter: next, leaseUntil, now, streak: { from: h.run, to }, queue: h.state });
       if (!claimed) {
         // Another admission took the slot or the waiter first: read again, after a pause that grows with the conflicts.
-        await pause(losses, conflicts++);
+        await pause(losses, conflicts++, this.p.sleep);
         continue;
       }
       const taken: Slot = { n: free.n, holder: next.orderId, channel: next.channel, leaseUntil: leaseUntil.getTime(), since: now.toISOString() };

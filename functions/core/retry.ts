@@ -16,10 +16,14 @@ export interface RetryPolicy {
 export const pauseMs = (policy: RetryPolicy, n: number, random: () => number = Math.random) =>
   random() * Math.min(policy.capMs ?? Number.POSITIVE_INFINITY, policy.baseMs * 2 ** n);
 
-export const pause = (policy: RetryPolicy, n: number) => {
-  const ms = pauseMs(policy, n);
-  return ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve();
-};
+/**
+ * How a retry waits `ms`: the real timer unless a caller injects another (a test passes one that only records the
+ * pause, or advances a simulated clock), so no test sleeps on real jittered backoff.
+ */
+export type Sleep = (ms: number) => Promise<void>;
+export const realSleep: Sleep = (ms) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+
+export const pause = (policy: RetryPolicy, n: number, sleep: Sleep = realSleep) => sleep(pauseMs(policy, n));
 
 export interface Retry<R> {
   policy: RetryPolicy;
@@ -32,10 +36,12 @@ export interface Retry<R> {
   retryable: (r: R) => boolean | RetryPolicy;
   /** The error thrown when a budget is spent, given the last result. */
   exhausted: (last: R, policy: RetryPolicy) => Error;
+  /** How to wait between attempts (realSleep when not given). */
+  sleep?: Sleep;
 }
 
 /** Calls `op` until its result is not retryable, within each budget; past one, throws `exhausted`. */
-export async function retry<R>({ policy, op, retryable, exhausted }: Retry<R>): Promise<R> {
+export async function retry<R>({ policy, op, retryable, exhausted, sleep = realSleep }: Retry<R>): Promise<R> {
   const spent = new Map<RetryPolicy, number>();
   for (let attempt = 0; ; attempt++) {
     const r = await op(attempt);
@@ -45,7 +51,7 @@ export async function retry<R>({ policy, op, retryable, exhausted }: Retry<R>): 
     const n = spent.get(budget) ?? 0;
     if (n + 1 >= budget.attempts) throw exhausted(r, budget);
     spent.set(budget, n + 1);
-    await pause(budget, n);
+    await pause(budget, n, sleep);
   }
 }
 
@@ -57,6 +63,17 @@ export class Again {
 export const AGAIN = new Again();
 
 /** `retry` for an attempt that returns its answer or an Again. */
-export async function untilDone<T>(policy: RetryPolicy, op: (attempt: number) => Promise<T | Again>, exhausted: (policy: RetryPolicy) => Error): Promise<T> {
-  return (await retry<T | Again>({ policy, op, retryable: (r) => (r instanceof Again ? (r.under ?? true) : false), exhausted: (_r, p) => exhausted(p) })) as T;
+export async function untilDone<T>(
+  policy: RetryPolicy,
+  op: (attempt: number) => Promise<T | Again>,
+  exhausted: (policy: RetryPolicy) => Error,
+  sleep: Sleep = realSleep,
+): Promise<T> {
+  return (await retry<T | Again>({
+    policy,
+    op,
+    retryable: (r) => (r instanceof Again ? (r.under ?? true) : false),
+    exhausted: (_r, p) => exhausted(p),
+    sleep,
+  })) as T;
 }

@@ -27,10 +27,11 @@ export interface LedgerEntry {
 export type LedgerLine = LedgerEntry & { id: string };
 
 /**
- * Ledger writes tried while the head moves on (each loss means another write of the user's committed, and the next
- * try follows it at once): bounded by the user's concurrent writes, a few dozen at most.
+ * Ledger writes tried while the head moves on (each loss means another write of the user's committed): bounded by the
+ * user's concurrent writes, a few dozen at most, with a short jittered pause (below 1, 2, 4 ... 16 ms) so that writers
+ * that lost together do not meet again at once.
  */
-export const LEDGER_MOVED: RetryPolicy = { attempts: 50, baseMs: 0 };
+export const LEDGER_MOVED: RetryPolicy = { attempts: 50, baseMs: 1, capMs: 16 };
 /** Writes of the user item tried while another transaction holds it, backed off. */
 export const ACCOUNT_CONFLICTS: RetryPolicy = { attempts: 12, baseMs: 10, capMs: 400 };
 

@@ -3,7 +3,7 @@
  * (lifecycle-commands.ts) drive random sequences by three keys (one request at a time, or two of one key at once, their
  * account reads and writes interleaved by fast-check's scheduler) against the order lifecycle on the in-memory ports, the
  * invariants checked after every command and at rest, the render queue in one shard or two. A counterexample is shrunk and printed; each hole found became
- * a named test in lifecycle-regressions.test.ts. LIFECYCLE_RUNS sets the number of sequences (2,000 by default),
+ * a named test in lifecycle-regressions.test.ts. LIFECYCLE_RUNS sets the number of sequences (2,000 by default, as in `npm test`; 300 in `npm run test:unit`),
  * LIFECYCLE_SEED replays a run.
  */
 import { describe, it } from 'node:test';

@@ -42,7 +42,17 @@ describe('the recovery sweep', () => {
     assert.ok(starts > THROTTLED, `delivered by a start after the throttle, the sweep's (${starts} starts)`);
     assert.equal(lows().length, 1, 'delivered by the sweep');
     assert.equal(JSON.parse(lows()[0]!.raw.toString('utf8')).order_id, created.body.id);
-    await new Promise((ok) => setTimeout(ok, 2500));
+    // Once: not "still one after a while", but after three sweep runs have ended since the delivery (each writes its
+    // queue gauges at its end), at least two of which began after it, no other delivery of the event was started
+    // (executions of an event are named by its id), however slow the machine.
+    const eventId = String(lows()[0]!.headers['webhook-id']);
+    const startsOfEvent = () => t.stack.sfn.executionNames(delivery!).filter((n) => n.startsWith(eventId.replace(/[^A-Za-z0-9_-]/g, '-'))).length;
+    assert.equal(startsOfEvent(), 1, `one delivery of ${eventId} started`);
+    const delivered = emf.mark();
+    const runsSince = () => emf.records(delivered).filter((rec) => rec.values.QueueDepthApi !== undefined).length;
+    for (const end = Date.now() + 60_000; runsSince() < 3 && Date.now() < end; ) await new Promise((ok) => setTimeout(ok, 100));
+    assert.ok(runsSince() >= 3, `${runsSince()} sweep runs ended since the delivery`);
+    assert.equal(startsOfEvent(), 1, 'no second delivery started');
     assert.equal(lows().length, 1, 'once');
   });
 

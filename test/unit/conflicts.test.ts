@@ -19,6 +19,15 @@ import { errorResponse } from '../../functions/http/errors.ts';
 import { stepHandler } from '../../functions/steps/step.ts';
 import { lambdaContext } from '../../local/gateway.ts';
 
+/** The retries' injected sleep: records each pause instead of waiting it. */
+function noWait() {
+  const pauses: number[] = [];
+  const sleep = async (ms: number) => {
+    pauses.push(ms);
+  };
+  return { pauses, sleep };
+}
+
 /** A client on a closed port whose transactions all meet another transaction; `tries` counts them. */
 function conflictingClient() {
   const client = new DynamoDBClient({ region: 'eu-central-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
@@ -44,13 +53,16 @@ const put = (pk: string) => ({ Put: { TableName: 't', Item: { PK: pk, SK: 'X' } 
 describe('a transaction that keeps meeting others', () => {
   it(`ends in Contended after ${CONFLICT_ATTEMPTS} tries, transient: 503 from the API, ServiceUnavailable from a step`, async () => {
     const { ddb, counter } = conflictingClient();
-    const err = await transactPastConflicts(ddb, [['a', put('A')] as const, ['b', put('B')] as const]).then(
+    const { pauses, sleep } = noWait();
+    const err = await transactPastConflicts(ddb, [['a', put('A')] as const, ['b', put('B')] as const], sleep).then(
       () => assert.fail('committed'),
       (e: Error) => e,
     );
     assert.deepEqual([err.name, counter.tries, isTransient(err)], ['Contended', CONFLICT_ATTEMPTS, true]);
+    // A pause (jittered) before each try after the first.
+    assert.equal(pauses.length, CONFLICT_ATTEMPTS - 1);
     assert.equal(errorResponse(err, 'req').statusCode, 503);
-    const step = stepHandler('publish-order', () => transactPastConflicts(ddb, [['a', put('A')] as const]));
+    const step = stepHandler('publish-order', () => transactPastConflicts(ddb, [['a', put('A')] as const], sleep));
     await assert.rejects(step({ orderId: 'vid_x' }, lambdaContext('publish-order')), { name: TRANSIENT_ERROR_NAME });
   });
 
@@ -66,7 +78,7 @@ describe('a transaction that keeps meeting others', () => {
       charge: { cost: 100 },
       rendered: true,
     } as unknown as Order;
-    const err = await new Orders(ddb, 't').transition({ order, to: 'done', now: new Date() }).then(
+    const err = await new Orders(ddb, 't', noWait().sleep).transition({ order, to: 'done', now: new Date() }).then(
       () => assert.fail('committed'),
       (e: Error) => e,
     );
@@ -90,20 +102,25 @@ describe('a single write that meets a transaction holding its item', () => {
   // A held item cannot be made to meet a single write on demand with DynamoDB Local: the error is made here.
   it('is tried again while the item stays held, then ends in Contended; any other error at once', async () => {
     const held = () => Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
+    const { sleep } = noWait();
     let tries = 0;
-    assert.equal(await writePastConflicts('the counter', async () => (++tries < 3 ? Promise.reject(held()) : 'written')), 'written');
+    assert.equal(await writePastConflicts('the counter', async () => (++tries < 3 ? Promise.reject(held()) : 'written'), sleep), 'written');
     assert.equal(tries, 3);
     tries = 0;
-    const err = await writePastConflicts('the counter', async () => {
-      tries++;
-      throw held();
-    }).then(
+    const err = await writePastConflicts(
+      'the counter',
+      async () => {
+        tries++;
+        throw held();
+      },
+      sleep,
+    ).then(
       () => assert.fail('written'),
       (e: Error) => e,
     );
     assert.deepEqual([err.name, tries, isTransient(err)], ['Contended', CONFLICT_ATTEMPTS, true]);
     await assert.rejects(
-      writePastConflicts('the counter', async () => Promise.reject(Object.assign(new Error('bad'), { name: 'ValidationException' }))),
+      writePastConflicts('the counter', async () => Promise.reject(Object.assign(new Error('bad'), { name: 'ValidationException' })), sleep),
       /bad/,
     );
   });

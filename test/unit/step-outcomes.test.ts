@@ -60,10 +60,10 @@ describe("a step's errors", () => {
       } else assert.deepEqual(more, [], err.name);
       assert.equal(only?.name, 'StepOutcomeErrors', err.name);
       assert.deepEqual(only.dimensions, [['service', 'stage', 'function']]);
-      assert.deepEqual(
-        [only.values.service, only.values.stage, only.values.function, only.values.StepOutcomeErrors],
-        ['video-service', 'unit', 'render-video', 1],
-      );
+      // The stage is read when the metrics module is first imported: 'unit' when this file runs alone, 'local' in the
+      // unit tier's one process (--test-isolation=none), where another file may import it before STAGE is set here.
+      assert.deepEqual([only.values.service, only.values.function, only.values.StepOutcomeErrors], ['video-service', 'render-video', 1]);
+      assert.ok(['unit', 'local'].includes(String(only.values.stage)), String(only.values.stage));
     }
   });
 
