@@ -129,7 +129,7 @@ export async function benchQueue(): Promise<QueueFigures> {
         const r = await creation.create({
           account,
           channel: 'bot',
-          request: { route: 'POST /videos:quick', prompt: `A 10 seconds video about coffee, part ${i + 1}` },
+          request: { kind: 'quick', prompt: `A 10 seconds video about coffee, part ${i + 1}` },
           now: new Date(),
         });
         tracked.push({ id: r.response.id, channel: 'bot', createdAt, eta: r.response.eta_seconds });

@@ -45,7 +45,7 @@ const stackName = stackNameOf(stage);
 const lambda = new LambdaClient({ region });
 const cloudFormation = new CloudFormationClient({ region });
 
-type Outputs = { OutputKey?: string; OutputValue?: string }[];
+type Outputs = { OutputKey?: string | undefined; OutputValue?: string | undefined }[];
 /** The stack's outputs: none when it does not exist yet. */
 async function stackOutputs(): Promise<Outputs> {
   try {

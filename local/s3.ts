@@ -143,7 +143,7 @@ const MISMATCH: Refusal = [
 function resigning(
   ctx: S3rverContext,
   credentials: Credentials,
-  scope: { region?: string; service?: string },
+  scope: { region?: string | undefined; service?: string | undefined },
   query: Record<string, unknown>,
   headers: Record<string, string>,
 ) {
@@ -151,7 +151,7 @@ function resigning(
   const request = new HttpRequest({
     method: ctx.method,
     protocol: 'http:',
-    hostname,
+    hostname: hostname ?? '',
     ...(port ? { port: Number(port) } : {}),
     path: ctx.path,
     query: query as Record<string, string | string[]>,

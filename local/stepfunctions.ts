@@ -104,10 +104,12 @@ export function validExecutionName(name: string): boolean {
   return chars.length >= 1 && chars.length <= 80 && !chars.some((c) => /\s/.test(c) || FORBIDDEN_IN_NAME.has(c) || isControl(c));
 }
 
-class SfnError extends Error {
+/** An AWS error answer: its `__type`, message and HTTP status (400 unless said). */
+export class SfnError extends Error {
   constructor(
     readonly type: string,
     message: string,
+    readonly status = 400,
   ) {
     super(message);
   }
@@ -118,10 +120,11 @@ export class LocalStepFunctions {
   private readonly waiters = new Map<string, Waiter>();
   /** Every token this endpoint handed out: one it never did is InvalidToken, one whose wait closed TaskTimedOut. */
   private readonly minted = new Set<string>();
-  /** Failures injected by tests: the next calls of an action answer an AWS error instead of acting. */
-  private readonly faults = new Map<string, { type: string; status: number; times: number; only?: (input: Json) => boolean }>();
-  /** Delays injected by tests: the next call of an action is held this long before it acts (a slow network). */
-  private readonly delays = new Map<string, number>();
+  /**
+   * Called before each API call acts, with its action and input: it may wait (a slow network) or throw an
+   * `SfnError` (answered with its status, as AWS would). None by default; test/support/sfn-faults.ts installs one.
+   */
+  intercept: ((action: string, input: Json) => Promise<void>) | undefined = undefined;
   private readonly machines = new Map<string, { machine: LocalMachine; engine: StateMachine }>();
   private server = createServer((req, res) => void this.serve(req, res));
   /** Who hears executions end, as EventBridge's status-change events reach their rules' targets on AWS. */
@@ -216,15 +219,6 @@ export class LocalStepFunctions {
   }
 
   /**
-   * The next `times` calls of `action` answer `type` with `status` as AWS would (ThrottlingException 400,
-   * ServiceUnavailable 500, ...) and do nothing: for the tests of what the code does when Step Functions fails. With
-   * `only`, just the calls whose input it accepts (one execution's DescribeExecution, say) count and fail.
-   */
-  failNext(action: string, type: string, status: number, times = 1, only?: (input: Json) => boolean): void {
-    this.faults.set(action, { type, status, times, ...(only ? { only } : {}) });
-  }
-
-  /**
    * One execution lost as a stop of this process loses every execution: it ends with no status-change event, and
    * Step Functions no longer knows it (DescribeExecution: ExecutionDoesNotExist; its task tokens: TaskTimedOut).
    */
@@ -235,11 +229,6 @@ export class LocalStepFunctions {
       e.abort();
     }
     this.executions.delete(executionArn);
-  }
-
-  /** The next call of `action` acts only after `ms`: for a request that reaches Step Functions late. */
-  delayNext(action: string, ms: number): void {
-    this.delays.set(action, ms);
   }
 
   /** The names of a state machine's executions started so far: a test counts what its calls started. */
@@ -258,19 +247,12 @@ export class LocalStepFunctions {
     const action = String(req.headers['x-amz-target'] ?? '').replace(/^AWSStepFunctions\./, '');
     let status = 200;
     let body: Json;
-    const fault = this.faults.get(action);
-    const delay = this.delays.get(action);
-    this.delays.delete(action);
-    if (delay) await new Promise((r) => setTimeout(r, delay));
     try {
       const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Json;
-      if (fault && (!fault.only || fault.only(input)) && fault.times-- > 0) {
-        status = fault.status;
-        throw new SfnError(fault.type, `Injected failure of ${action}`);
-      }
+      await this.intercept?.(action, input);
       body = this.dispatch(action, input);
     } catch (err) {
-      if (status === 200) status = 400;
+      status = err instanceof SfnError ? err.status : 400;
       body = err instanceof SfnError ? { __type: err.type, message: err.message } : { __type: 'InvalidRequest', message: String(err) };
     }
     res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });

@@ -6,7 +6,7 @@ import { ledgerEntryId, newUserId } from '../core/ids.ts';
 import type { AccountStore } from '../core/ports.ts';
 import { type Account, isLive } from '../core/pricing.ts';
 import { deletePartition, queryAll, transact, windowCountUpdate, writeIf, type TransactItem, getRecord } from './dynamo.ts';
-import { ledgerLineOf } from './records.ts';
+import { accountOf, ledgerLineOf } from './records.ts';
 import { inPartition, ITEM, keys, TABLE_KEYS } from './keys.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED, type LedgerEntry, type LedgerHead, type LedgerLine, nextEntry } from '../core/transactions.ts';
 import { retry } from '../core/retry.ts';
@@ -31,28 +31,6 @@ interface UserItem extends Pick<Account, 'spendLimit' | 'spendMonth' | 'spentInM
   testOf?: string;
   /** A live account's test-mode account, once a test key was issued. */
   testAccount?: string;
-}
-
-export function toAccount(item: Record<string, unknown>): Account {
-  const u = item as unknown as UserItem;
-  return {
-    userId: u.userId,
-    balance: u.balance,
-    trialVideosLeft: u.trialVideosLeft,
-    ...(u.planName ? { plan: { name: u.planName, heavyPerMonth: u.planHeavyPerMonth ?? 0 } } : {}),
-    ...(u.heavyMonth ? { heavyMonth: u.heavyMonth } : {}),
-    heavyUsed: u.heavyUsed ?? 0,
-    activeTasks: u.activeTasks,
-    reviewsPending: u.reviewsPending ?? 0,
-    ledgerSeq: u.ledgerSeq ?? 0,
-    ...(u.testOf ? { testOf: u.testOf } : {}),
-    ...(u.testAccount ? { testAccount: u.testAccount } : {}),
-    ...(u.spendLimit !== undefined ? { spendLimit: u.spendLimit } : {}),
-    ...(u.spendMonth ? { spendMonth: u.spendMonth, spentInMonth: u.spentInMonth ?? 0 } : {}),
-    ...(u.lowBelow !== undefined ? { lowBelow: u.lowBelow } : {}),
-    ...(u.lowAlertSent ? { lowAlertSent: true } : {}),
-    ...(u.lowAlerts ? { lowAlerts: u.lowAlerts } : {}),
-  };
 }
 
 /** The ledger head of a user item (as read, or as a failed condition returned it). */
@@ -92,7 +70,7 @@ export class Accounts implements AccountStore {
     if (!key || !apiKey) return undefined;
     const out = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(key.accountId), ConsistentRead: true }));
     if (!out.Item || !keyMatches(apiKey, out.Item.keyHash as string | undefined)) return undefined;
-    const account = toAccount(out.Item);
+    const account = accountOf(out.Item);
     // Only a test key opens a test-mode account, and the reverse (issueKey and issueTestKey see to it; checked anyway).
     if ((key.mode === 'test') === isLive(account)) return undefined;
     return { account };
@@ -139,7 +117,7 @@ export class Accounts implements AccountStore {
   async issueTestKey(userId: string, now: Date): Promise<{ apiKey: string; testAccountId: string }> {
     const at = now.toISOString();
     const read = await this.ddb.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ConsistentRead: true }));
-    const live = read.Item as UserItem | undefined;
+    const live = read.Item && accountOf(read.Item);
     if (!live) throw notFound('user');
     if (live.testOf) throw new InvalidParams('user', `is a test-mode account: name its live account ${live.testOf}`);
     if (live.testAccount && (await this.get(live.testAccount))) {
@@ -214,7 +192,7 @@ export class Accounts implements AccountStore {
             ReturnValues: 'ALL_NEW',
           }),
         )
-        .then((out) => (out.Attributes ? toAccount(out.Attributes) : undefined))
+        .then((out) => (out.Attributes ? accountOf(out.Attributes) : undefined))
         .catch((err: Error) => {
           if (err.name === 'ConditionalCheckFailedException') return undefined;
           throw err;
@@ -249,7 +227,7 @@ export class Accounts implements AccountStore {
         if (item.testOf) throw new InvalidParams('user', 'is a test-mode account: it moves no money, and has no balance to top up');
         const head = headOf(item);
         const write = ledgerWrite(this.tableName, userId, head, { amount, kind: 'top_up', createdAt: now.toISOString() });
-        const account = toAccount(item);
+        const account = accountOf(item);
         const rearm = rearmsLowBalance(account, head.balance + amount);
         const c = await transact(this.ddb, [
           [
@@ -278,7 +256,7 @@ export class Accounts implements AccountStore {
   }
 
   async get(userId: string): Promise<Account | undefined> {
-    return getRecord(this.ddb, this.tableName, keys.user(userId), toAccount);
+    return getRecord(this.ddb, this.tableName, keys.user(userId), accountOf);
   }
 
   /** Every entry of the user's ledger, oldest first (the operator's and the tests' view; the API reads pages). */

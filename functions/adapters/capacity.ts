@@ -31,6 +31,7 @@ import { isGoneToken } from './workflow.ts';
 import { batchGet, Cancelled, queryAll, type TransactItem, transact, transactPastConflicts, writeIf, writePastConflicts, updateExpression } from './dynamo.ts';
 import { slotOf, waiterOf } from './records.ts';
 import { inPartition, keys, TABLE_KEYS } from './keys.ts';
+import { present } from '../core/present.ts';
 
 /** The state item's counter attributes, per channel. */
 const issuedOf = (channel: Channel) => `issued_${channel}`;
@@ -518,7 +519,7 @@ export class Capacity implements CapacityStore {
     const since = c.now.toISOString();
     const old = c.slot.holder ? c.slot : undefined;
     // The slot's shard's busy counters: this holder in, an expired one out.
-    let busy = busyOf({ since, ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}) }, 1);
+    let busy = busyOf({ since, ...present({ videoSeconds: w.videoSeconds }) }, 1);
     if (old) busy = sum(busy, busyOf(old, -1));
     const left = await this.leave(w, w.token, c.queue);
     const items: [string, TransactItem][] = [
@@ -533,7 +534,7 @@ export class Capacity implements CapacityStore {
               channel: w.channel,
               leaseUntil: c.leaseUntil.getTime(),
               since,
-              ...(w.videoSeconds !== undefined ? { videoSeconds: w.videoSeconds } : {}),
+              ...present({ videoSeconds: w.videoSeconds }),
             },
             // Free, or still the expired holder as read (whose counts leave with it).
             ...(old

@@ -1,6 +1,6 @@
 /** Recorded order events and their delivery attempts; and the delivery workflow that carries each event. */
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { DeleteCommand, paginateScan, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryStatus, EventRef, EventStore, EventWorkflow, Reopened, Reopening, StoredEvent } from '../core/deliveries.ts';
 import { eventExecution } from '../core/executions.ts';
 import { SHARDS, shardOf } from '../core/ids.ts';
@@ -164,24 +164,6 @@ export class DeliveryEvents implements EventStore {
       }),
     );
     return (out.Items ?? []).map(deliveryAttemptOf);
-  }
-
-  /** Events not delivered, dropped or without a webhook, by a Scan: for tests and one machine, never on AWS. */
-  async undelivered(): Promise<StoredEvent[]> {
-    const found: StoredEvent[] = [];
-    for await (const page of paginateScan(
-      { client: this.ddb },
-      {
-        TableName: this.tableName,
-        FilterExpression: 'begins_with(#sk, :e) AND (attribute_not_exists(delivery) OR delivery = :p)',
-        ExpressionAttributeNames: { '#sk': TABLE_KEYS.sk },
-        ExpressionAttributeValues: { ':e': keys.orderEventPrefix, ':p': 'pending' },
-        ConsistentRead: true,
-      },
-    )) {
-      for (const item of page.Items ?? []) found.push(storedEventOf(item));
-    }
-    return found;
   }
 }
 

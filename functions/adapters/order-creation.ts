@@ -4,9 +4,9 @@ import { awaitsApproval, countedIn, countsAgainstKey, type Order } from '../core
 import { shardOf } from '../core/ids.ts';
 import type { CommitOutcome, IdempotencyRecord, OrderCommit, OrderEvent } from '../core/ports.ts';
 import { type Account, type Limits, movesMoney } from '../core/pricing.ts';
-import { ledgerWrite, postCountUpdate, toAccount } from './accounts.ts';
+import { ledgerWrite, postCountUpdate } from './accounts.ts';
 import { transact, type TransactItem, updateExpression } from './dynamo.ts';
-import { idempotencyRecordOf } from './records.ts';
+import { idempotencyRecordOf, accountOf } from './records.ts';
 import { expiresAt, expiryConditions, isHeld, ITEM, keys } from './keys.ts';
 
 type LedgerWrite = ReturnType<typeof ledgerWrite>;
@@ -21,17 +21,20 @@ interface Terms {
 
 /**
  * The key's counters a new order takes, on the user item they are counted in (orders.ts countedIn: a test-mode order's
- * live account): an active task (the bot's orders are counted apart) and an order awaiting approval, each under its limit.
+ * live account): an active task (not for the bot's orders) and an order awaiting approval, each under its limit.
  */
 function counters(order: Order, limits: Limits): Terms {
   const keyed = countsAgainstKey(order);
-  const t: Terms = { add: [keyed ? 'activeTasks :one' : 'botOrders :one'], set: [], cond: [ITEM.exists], values: { ':one': 1 } };
+  const t: Terms = { add: [], set: [], cond: [ITEM.exists], values: {} };
   if (keyed) {
+    t.add.push('activeTasks :one');
     t.cond.push('activeTasks < :maxActive');
+    t.values[':one'] = 1;
     t.values[':maxActive'] = limits.activeTasks;
   }
   if (awaitsApproval(order)) {
     t.add.push('reviewsPending :one');
+    t.values[':one'] = 1;
     t.cond.push('(attribute_not_exists(reviewsPending) OR reviewsPending < :maxPending)');
     t.values[':maxPending'] = limits.reviewsPending;
   }
@@ -52,15 +55,32 @@ function debit(
   ledger: LedgerWrite | undefined,
   alert: OrderEvent | undefined,
 ): [CreationItem, TransactItem][] {
-  const { charge } = order;
   const t: Terms = { add: [], set: [], cond: [ITEM.exists], values: { ':zero': 0 } };
-  const { add, set, cond, values } = t;
   // The ledger's head as the account was read: the charge's entry follows it, and the balance is the one priced.
   if (ledger) {
-    add.push(ledger.add);
-    cond.push(ledger.condition);
-    Object.assign(values, ledger.values);
+    t.add.push(ledger.add);
+    t.cond.push(ledger.condition);
+    Object.assign(t.values, ledger.values);
   }
+  moneyTerms(t, order.charge);
+  allowanceTerms(t, account, order.charge);
+  spendTerms(t, account, order.charge);
+  alertTerms(t, account, order.charge, alert);
+  const shared = counters(order, limits);
+  if (countedIn(order) === account.userId) {
+    t.add.push(...shared.add);
+    t.cond.push(...shared.cond.filter((c) => c !== ITEM.exists));
+    Object.assign(t.values, shared.values);
+    return [['debit', termsUpdate(tableName, account.userId, t)]];
+  }
+  return [
+    ['debit', termsUpdate(tableName, account.userId, t)],
+    ['limits', termsUpdate(tableName, countedIn(order), shared)],
+  ];
+}
+
+/** The doubloons (none below the cost) and the trial video (the charge used one, or none was left). */
+function moneyTerms({ add, cond, values }: Terms, charge: Order['charge']): void {
   if (charge.cost > 0) {
     add.push('balance :debit');
     cond.push('balance >= :cost');
@@ -74,43 +94,57 @@ function debit(
   } else {
     cond.push('trialVideosLeft <= :zero');
   }
-  if (charge.heavyAllowanceMonth) {
-    values[':month'] = charge.heavyAllowanceMonth;
-    values[':one'] = 1;
-    if (account.heavyMonth === charge.heavyAllowanceMonth) {
-      add.push('heavyUsed :one');
-      cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
-    } else {
-      set.push('heavyMonth = :month', 'heavyUsed = :one');
-      cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
-    }
+}
+
+/** The plan's heavy allowance of the month: this month's counter, or one started anew. */
+function allowanceTerms({ add, set, cond, values }: Terms, account: Account, charge: Order['charge']): void {
+  if (!charge.heavyAllowanceMonth) return;
+  values[':month'] = charge.heavyAllowanceMonth;
+  values[':one'] = 1;
+  if (account.heavyMonth === charge.heavyAllowanceMonth) {
+    add.push('heavyUsed :one');
+    cond.push('heavyMonth = :month AND heavyUsed < planHeavyPerMonth');
+  } else {
+    set.push('heavyMonth = :month', 'heavyUsed = :one');
+    cond.push('(attribute_not_exists(heavyMonth) OR heavyMonth <> :month) AND planHeavyPerMonth > :zero');
   }
-  if (charge.spendMonth) {
-    // As the allowance's month: the counter is this month's, or starts anew; the limit is the one priced against, and
-    // what the month has spent still leaves room for this charge, so concurrent orders never pass it together.
-    values[':spendMonth'] = charge.spendMonth;
-    values[':spent'] = charge.cost;
-    if (account.spendMonth === charge.spendMonth) {
-      add.push('spentInMonth :spent');
-      cond.push('spendMonth = :spendMonth');
-      if (account.spendLimit !== undefined) {
-        cond.push('spentInMonth <= :room');
-        values[':room'] = account.spendLimit - charge.cost;
-      }
-    } else {
-      set.push('spendMonth = :spendMonth', 'spentInMonth = :spent');
-      cond.push('(attribute_not_exists(spendMonth) OR spendMonth <> :spendMonth)');
-    }
+}
+
+/**
+ * The key's monthly spend. As the allowance's month: the counter is this month's, or starts anew; the limit is the one
+ * priced against, and what the month has spent still leaves room for this charge, so concurrent orders never pass it
+ * together.
+ */
+function spendTerms({ add, set, cond, values }: Terms, account: Account, charge: Order['charge']): void {
+  if (!charge.spendMonth) return;
+  values[':spendMonth'] = charge.spendMonth;
+  values[':spent'] = charge.cost;
+  if (account.spendMonth === charge.spendMonth) {
+    add.push('spentInMonth :spent');
+    cond.push('spendMonth = :spendMonth');
     if (account.spendLimit !== undefined) {
-      cond.push('spendLimit = :spendLimit');
-      values[':spendLimit'] = account.spendLimit;
-    } else {
-      cond.push('attribute_not_exists(spendLimit)');
+      cond.push('spentInMonth <= :room');
+      values[':room'] = account.spendLimit - charge.cost;
     }
+  } else {
+    set.push('spendMonth = :spendMonth', 'spentInMonth = :spent');
+    cond.push('(attribute_not_exists(spendMonth) OR spendMonth <> :spendMonth)');
   }
+  if (account.spendLimit !== undefined) {
+    cond.push('spendLimit = :spendLimit');
+    values[':spendLimit'] = account.spendLimit;
+  } else {
+    cond.push('attribute_not_exists(spendLimit)');
+  }
+}
+
+/**
+ * The low-balance alert as read, from which (with the balance the ledger's condition holds) the crossing was decided,
+ * either way: an alert set, moved, removed or re-armed since fails the debit, and the creation prices again. A
+ * crossing is noted.
+ */
+function alertTerms({ add, set, cond, values }: Terms, account: Account, charge: Order['charge'], alert: OrderEvent | undefined): void {
   if (charge.cost > 0) {
-    // The alert as read, from which (with the balance the ledger's condition holds) the crossing was decided, either
-    // way: an alert set, moved, removed or re-armed since fails the debit, and the creation prices again.
     if (account.lowBelow === undefined) cond.push('attribute_not_exists(lowBelow)');
     else {
       cond.push('lowBelow = :lowBelow');
@@ -124,17 +158,6 @@ function debit(
     values[':one'] = 1;
     values[':true'] = true;
   }
-  const shared = counters(order, limits);
-  if (countedIn(order) === account.userId) {
-    add.push(...shared.add);
-    cond.push(...shared.cond.filter((c) => c !== ITEM.exists));
-    Object.assign(values, shared.values);
-    return [['debit', termsUpdate(tableName, account.userId, t)]];
-  }
-  return [
-    ['debit', termsUpdate(tableName, account.userId, t)],
-    ['limits', termsUpdate(tableName, countedIn(order), shared)],
-  ];
 }
 
 /** The update of a user item by its terms (a condition check when it has nothing to write), failing with the item (ALL_OLD). */
@@ -143,7 +166,7 @@ function termsUpdate(tableName: string, userId: string, t: Terms): TransactItem 
     TableName: tableName,
     Key: keys.user(userId),
     ConditionExpression: t.cond.join(' AND '),
-    ExpressionAttributeValues: t.values,
+    ...(Object.keys(t.values).length ? { ExpressionAttributeValues: t.values } : {}),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
   if (!t.add.length && !t.set.length) return { ConditionCheck: check };
@@ -277,7 +300,7 @@ export class OrderCreations {
     if (cancelled.failed('quote')) return { kind: 'quote_used' };
     if (cancelled.failed('debit') || cancelled.failed('limits')) {
       const item = cancelled.failed('debit') ? cancelled.itemOf('debit') : undefined;
-      const moved = cancelled.failed('debit') ? item && toAccount(item) : account;
+      const moved = cancelled.failed('debit') ? item && accountOf(item) : account;
       // The counters on the live account as they are: priced again against them, the key's limit answers (429).
       const live = cancelled.failed('limits') ? cancelled.itemOf('limits') : undefined;
       if (cancelled.failed('limits') && !live) return { kind: 'account_changed', account: undefined };

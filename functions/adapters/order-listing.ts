@@ -26,7 +26,7 @@ export class OrderReads {
     return (items.map(orderEventOf) as VideoEvent[]).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
+  async ofUser(userId: string, range: { from?: string | undefined; below?: string | undefined; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
     // BETWEEN includes both ends: the upper one (a cursor's own order) is dropped below. '~' sorts after every id.
     const out = await this.ddb.send(
       new QueryCommand({

@@ -5,7 +5,8 @@ import type { Patch, Transition } from '../core/ports.ts';
 import { type Charge, refundsSpend } from '../core/pricing.ts';
 import { realSleep, retry, type Sleep } from '../core/retry.ts';
 import { LEDGER_MOVED } from '../core/transactions.ts';
-import { headOf, ledgerWrite, toAccount } from './accounts.ts';
+import { headOf, ledgerWrite } from './accounts.ts';
+import { accountOf } from './records.ts';
 import { type Cancelled, CONFLICTS, contended, transact, type TransactItem, writeIf } from './dynamo.ts';
 import { ITEM, keys } from './keys.ts';
 import { eventPuts } from './order-creation.ts';
@@ -84,7 +85,7 @@ export class OrderTransitions {
         const user = c?.failed('order') ? undefined : movedHead(c);
         // The next attempt's entry follows the head now there.
         if (user) {
-          const now = toAccount(user);
+          const now = accountOf(user);
           refund = { heavyMonth: now.heavyMonth, spendMonth: now.spendMonth, ledger: headOf(user) };
         }
         return { c, moved: user !== undefined };

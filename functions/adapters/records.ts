@@ -8,7 +8,7 @@ import type { Slot, Waiter } from '../core/capacity.ts';
 import type { DeliveryAttempt, DeliveryStatus, StoredEvent } from '../core/deliveries.ts';
 import type { Order } from '../core/orders.ts';
 import type { IdempotencyRecord, OrderEvent } from '../core/ports.ts';
-import type { Charge, Extra } from '../core/pricing.ts';
+import type { Account, Charge, Extra } from '../core/pricing.ts';
 import type { Quote } from '../core/quote-order.ts';
 import type { LedgerLine } from '../core/transactions.ts';
 import type { Webhook } from '../core/webhooks.ts';
@@ -67,6 +67,37 @@ export function chargeOf(item: Item): Charge {
     ...f.maybe('heavyAllowanceMonth', f.str),
     ...(f.maybe('test', f.bool).test ? { test: true } : {}),
     ...f.maybe('spendMonth', f.str),
+  };
+}
+
+/** A user item as its account: the counters a write never made read as 0, the plan from its two attributes. */
+export function accountOf(item: Item): Account {
+  const f = new Fields(item, 'account');
+  const { planName, heavyMonth, testOf, testAccount, spendMonth } = {
+    ...f.maybe('planName', f.str),
+    ...f.maybe('heavyMonth', f.str),
+    ...f.maybe('testOf', f.str),
+    ...f.maybe('testAccount', f.str),
+    ...f.maybe('spendMonth', f.str),
+  };
+  const count = (k: string) => f.maybe(k, f.num)[k] ?? 0;
+  return {
+    userId: f.str('userId'),
+    balance: f.num('balance'),
+    trialVideosLeft: f.num('trialVideosLeft'),
+    ...(planName ? { plan: { name: planName, heavyPerMonth: count('planHeavyPerMonth') } } : {}),
+    ...(heavyMonth ? { heavyMonth } : {}),
+    heavyUsed: count('heavyUsed'),
+    activeTasks: f.num('activeTasks'),
+    reviewsPending: count('reviewsPending'),
+    ledgerSeq: count('ledgerSeq'),
+    ...(testOf ? { testOf } : {}),
+    ...(testAccount ? { testAccount } : {}),
+    ...f.maybe('spendLimit', f.num),
+    ...(spendMonth ? { spendMonth, spentInMonth: count('spentInMonth') } : {}),
+    ...f.maybe('lowBelow', f.num),
+    ...(f.maybe('lowAlertSent', f.bool).lowAlertSent ? { lowAlertSent: true } : {}),
+    ...(count('lowAlerts') ? { lowAlerts: count('lowAlerts') } : {}),
   };
 }
 

@@ -198,7 +198,7 @@ function build() {
     },
     assets: {
       create: (account: Pick<Account, 'userId' | 'testOf'>, body: Parameters<typeof createAsset>[2], now: Date) => createAsset(assetPorts, account, body, now),
-      list: (userId: string, q: { limit: number; starting_after?: string }, now: Date) => listAssets(assetPorts, userId, q, now),
+      list: (userId: string, q: { limit: number; starting_after?: string | undefined }, now: Date) => listAssets(assetPorts, userId, q, now),
       read: async (userId: string, assetId: string | undefined, now: Date) => toAssetView(await readOwnAsset(assetPorts, userId, assetId, now)),
       delete: (userId: string, assetId: string | undefined, now: Date) => deleteAsset(assetPorts, userId, assetId, now),
     },

@@ -14,6 +14,7 @@ import { publishMetrics } from '../adapters/metrics.ts';
 import { isTransient } from '../adapters/transient.ts';
 import { logger, services } from '../app/services.ts';
 import { validate } from '../app/validate.ts';
+import { present } from '../core/present.ts';
 
 export type BotAnswer = (CreationResponse & { replayed: boolean }) | { error: { code: string; message: string } };
 
@@ -23,14 +24,14 @@ async function place(event: unknown): Promise<BotAnswer> {
   let request: OrderRequest;
   if (req.prompt !== undefined) {
     if (req.params) throw new AppError('invalid_params', 'params: a prompt order takes its parameters from the prompt');
-    request = { route: 'POST /videos:quick', prompt: req.prompt, ...(req.director ? { director_mode: true } : {}) };
+    request = { kind: 'quick', prompt: req.prompt, ...(req.director ? { director_mode: true } : {}) };
   } else {
     const params = validate(createVideoBody, { ...req.params, topic: req.topic, ...(req.director ? { director_mode: true } : {}) });
-    request = { route: 'POST /videos', params };
+    request = { kind: 'explicit', params };
   }
   const result = await services().creation.bot(req.user_id, {
     request,
-    ...(req.idempotency_key !== undefined ? { idempotencyKey: req.idempotency_key } : {}),
+    ...present({ idempotencyKey: req.idempotency_key }),
     now: new Date(),
   });
   return { ...result.response, replayed: result.kind === 'replayed' };

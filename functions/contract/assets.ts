@@ -3,7 +3,8 @@
  * storage through a presigned PUT and named by orders (`placement.image`, `logo`, a script's `Image:` line).
  */
 import * as z from 'zod/mini';
-import { ASSET_ID_RE, pageLimit, pageOf } from './orders.ts';
+import { ASSET_ID_RE } from './orders.ts';
+import { pageLimit, pageOf } from './order-list.ts';
 import { explainedEnum, timestamp } from './zod.ts';
 
 export { ASSET_ID_RE };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { pageLimit, pageOf } from './orders.ts';
+import { pageLimit, pageOf } from './order-list.ts';
 import { explainedEnum, timestamp } from './zod.ts';
 
 const month = z.string().check(z.regex(/^\d{4}-\d{2}$/), z.describe('A UTC calendar month, `YYYY-MM`.'));

@@ -224,7 +224,7 @@ export async function deleteAsset(p: AssetPorts, userId: string, assetId: string
 }
 
 /** GET /assets: a page of the caller's assets, newest first. */
-export async function listAssets(p: Pick<AssetPorts, 'assets'>, userId: string, q: { limit: number; starting_after?: string }, now: Date) {
+export async function listAssets(p: Pick<AssetPorts, 'assets'>, userId: string, q: { limit: number; starting_after?: string | undefined }, now: Date) {
   const { assets, more } = await p.assets.ofUser(userId, { limit: q.limit, ...(q.starting_after ? { below: q.starting_after } : {}) }, now);
   return { data: assets.map(toAssetView), has_more: more, ...(more && assets.length ? { next_starting_after: assets.at(-1)!.id } : {}) };
 }

@@ -7,6 +7,7 @@ import { BALANCE_LOW, type BalanceLowEvent, type BalanceResponse } from '../cont
 import { notFound } from './errors.ts';
 import type { AccountStore, OrderEvent } from './ports.ts';
 import { type Account, heavyLeft, isLive, monthOf, spentIn } from './pricing.ts';
+import { present } from './present.ts';
 
 export function balanceView(account: Account, now: Date): BalanceResponse {
   const heavy = heavyLeft(account, now);
@@ -16,7 +17,7 @@ export function balanceView(account: Account, now: Date): BalanceResponse {
     trial_videos_left: account.trialVideosLeft,
     ...(account.plan ? { plan: account.plan.name, heavy_videos_left: heavy ?? 0 } : {}),
     livemode: isLive(account),
-    spend: { month, spent: spentIn(account, month), ...(account.spendLimit !== undefined ? { limit: account.spendLimit } : {}) },
+    spend: { month, spent: spentIn(account, month), ...present({ limit: account.spendLimit }) },
     ...(account.lowBelow !== undefined ? { low_balance_alert: { below: account.lowBelow, sent: account.lowAlertSent === true } } : {}),
   };
 }

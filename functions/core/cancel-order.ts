@@ -8,7 +8,7 @@
  */
 import { closeInError, type ClosePorts } from './close-order.ts';
 import { notCancelable, serviceUnavailable } from './errors.ts';
-import { ORDER_MOVED, type Order } from './orders.ts';
+import { ORDER_MOVED, type Order, type OrderFailure } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
 import { AGAIN, untilDone } from './retry.ts';
@@ -28,7 +28,7 @@ export const cancelable = (order: Pick<Order, 'status' | 'renderStartedAt'>) =>
   (order.status === 'queued' || order.status === 'awaiting_review' || order.status === 'running') && order.renderStartedAt === undefined;
 
 /** Ends `order` with `reason`, then stops its workflow; undefined when the order moved first. */
-export async function cancel(p: CancelPorts, order: Order, reason: { code: string; message: string }): Promise<Order | undefined> {
+export async function cancel(p: CancelPorts, order: Order, reason: OrderFailure): Promise<Order | undefined> {
   // Neither a client nor a deadline cancels a render that has started: it cannot be stopped, so it is finished and paid.
   const closed = await closeInError(p, order, reason, { beforeRender: true });
   // The order is closed and refunded: a workflow left running ends by itself at its next step (OrderClosed).

@@ -22,6 +22,7 @@ import { Contended } from './errors.ts';
 import { pause, type RetryPolicy, type Sleep } from './retry.ts';
 import type { Channel, Order } from './orders.ts';
 import { type Charge, movesMoney } from './pricing.ts';
+import { present } from './present.ts';
 
 export const CHANNELS: readonly Channel[] = ['bot', 'api'];
 
@@ -73,8 +74,8 @@ export type Placed = Pick<Waiter, 'ticket' | 'head' | 'behind'>;
 /** A wait's place as its order records it. */
 export const placeOf = (w: Waiter): Placed => ({
   ticket: w.ticket,
-  ...(w.head !== undefined ? { head: w.head } : {}),
-  ...(w.behind !== undefined ? { behind: w.behind } : {}),
+  ...present({ head: w.head }),
+  ...present({ behind: w.behind }),
 });
 
 /** Where an order waits: written on the order, so that eta_seconds needs no read of the queue. */
@@ -358,7 +359,7 @@ export class RenderQueue {
       token,
       since: now.toISOString(),
       shard,
-      ...(order.videoSeconds !== undefined ? { videoSeconds: order.videoSeconds } : {}),
+      ...present({ videoSeconds: order.videoSeconds }),
     };
   }
 

@@ -3,7 +3,7 @@
  * slot (or its place in the queue) given back and the event handed to delivery. The workflow's failures and the
  * client's cancel both end an order this way, so each is refunded exactly once whichever comes first.
  */
-import { toRecord, type Order, type OrderLinks } from './orders.ts';
+import { toRecord, type Order, type OrderFailure, type OrderLinks } from './orders.ts';
 import type { RenderLanes } from './capacity.ts';
 import { movesMoney } from './pricing.ts';
 import type { AccountStore, Announce, EventType, Metrics, OrderEvent, OrderStore } from './ports.ts';
@@ -36,12 +36,7 @@ export const eventOf = (order: Order, type: EventType, key: string, links?: Orde
  * The order as read -> error, refunded, with its event; undefined when it had moved meanwhile (nothing was done).
  * `beforeRender`: only while its render has not started (a deadline's cancel).
  */
-export async function closeInError(
-  p: ClosePorts,
-  order: Order,
-  error: { code: string; message: string },
-  opts: { beforeRender?: boolean } = {},
-): Promise<Order | undefined> {
+export async function closeInError(p: ClosePorts, order: Order, error: OrderFailure, opts: { beforeRender?: boolean } = {}): Promise<Order | undefined> {
   const now = p.now();
   // A test-mode order took nothing: there is nothing to give back.
   const refunds = movesMoney(order.charge);

@@ -10,8 +10,8 @@ import { expiryOf, IDEMPOTENCY_TTL_MS } from './expiry.ts';
 import { newOrderId, shardOf } from './ids.ts';
 import { limitsOwner, minuteWindow, type Throughput } from './limits.ts';
 import { ASSET_GONE, type AssetPorts, assetRefsOf, checkAssets, copyAssets } from './assets.ts';
-import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, sha256 } from './order-request.ts';
-import { type Channel, countsAgainstKey, type Order } from './orders.ts';
+import { type AskedOrder, askedOrder, type OrderRequest, type RequestDeps, requestHashes, STORED_TAG, sha256 } from './order-request.ts';
+import { type Channel, countsAgainstKey, type Order, type OrderFailure } from './orders.ts';
 import { balanceLowEvent, crossesLowBalance } from './balance.ts';
 import type { AccountStore, Announce, IdempotencyRecord, Metrics, OrderEvent, OrderStore, Workflow } from './ports.ts';
 import { type Account, type Charge, chargeFor, isLive, type Limits, type Prices, withinSpendLimit } from './pricing.ts';
@@ -19,6 +19,7 @@ import { type Lane, laneOf } from './capacity.ts';
 import { type Quote, type QuoteStore, quotedCharge } from './quote-order.ts';
 import { AGAIN, Again, untilDone } from './retry.ts';
 import { ACCOUNT_CONFLICTS, LEDGER_MOVED } from './transactions.ts';
+import { present } from './present.ts';
 
 export type { OrderRequest, PromptPlanner } from './order-request.ts';
 
@@ -63,7 +64,7 @@ export interface OrderCreationPorts extends RequestDeps {
    */
   assets: AssetPorts;
   /** Ends an order in error, refunded (core/close-order.ts closeInError): one whose asset went before its copy. */
-  close(order: Order, error: { code: string; message: string }): Promise<Order | undefined>;
+  close(order: Order, error: OrderFailure): Promise<Order | undefined>;
 }
 
 /** One request's order, before any attempt to commit it: what every attempt shares. */
@@ -85,14 +86,14 @@ interface Draft {
 }
 
 /** What committing a request came to: its new order, or the earlier order of its Idempotency-Key. */
-type Committed = { kind: 'created'; order: Order; response: CreationResponse; event?: OrderEvent } | { kind: 'replayed'; record: IdempotencyRecord };
+type Committed = { kind: 'created'; order: Order; response: CreationResponse; event?: OrderEvent } | { kind: 'replayed'; response: CreationResponse };
 
 export class OrderCreation {
   constructor(private readonly deps: OrderCreationPorts) {}
 
   async create(input: CreateOrderInput): Promise<CreateOrderResult> {
     const committed = await this.commit(input);
-    if (committed.kind === 'replayed') return this.replay(committed.record);
+    if (committed.kind === 'replayed') return committed;
     this.deps.metrics.count('OrdersCreated');
     // The order is committed and charged and stays queued: should its start fail, its unstarted marker stays and the
     // audit sweep starts it (as does a repeat of the same Idempotency-Key).
@@ -179,9 +180,7 @@ export class OrderCreation {
       d.assets = await checkAssets(this.deps.assets, account.userId, refs, now);
       return undefined;
     } catch (err) {
-      const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(account.userId, d.keyHash, now) : undefined;
-      if (!record) throw err;
-      return this.replayOf(record, d);
+      return this.replayOr(err, d, account.userId);
     }
   }
 
@@ -201,9 +200,7 @@ export class OrderCreation {
     } catch (err) {
       // A repeat of a creation that went through (its answer lost) has spent the balance or the slot it would be
       // priced against: it is the original order's replay, not a 402 or a 429.
-      const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(account.userId, d.keyHash, input.now) : undefined;
-      if (!record) throw err;
-      return this.replayOf(record, d);
+      return this.replayOr(err, d, account.userId);
     }
     const ts = input.now.toISOString();
     const order: Order = {
@@ -212,7 +209,7 @@ export class OrderCreation {
       status: 'queued',
       kind: asked.kind,
       channel: d.channel,
-      ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
+      ...present({ prompt: asked.prompt }),
       params: asked.params,
       charge,
       createdAt: ts,
@@ -232,7 +229,7 @@ export class OrderCreation {
       order,
       account,
       ...(event ? { event } : {}),
-      ...(quoteId !== undefined ? { quoteId } : {}),
+      ...present({ quoteId }),
       ...(keyed ? { postWindowStart: minuteWindow(input.now).start } : {}),
       limits: this.deps.limits,
       now: input.now,
@@ -240,7 +237,7 @@ export class OrderCreation {
         ? {
             idempotency: {
               keyHash: d.keyHash,
-              record: { route: input.request.route, requestHash: d.hashes.full, orderId: id, response },
+              record: { route: STORED_TAG[input.request.kind], requestHash: d.hashes.full, orderId: id, response },
               expiresAt: expiryOf(input.now, IDEMPOTENCY_TTL_MS),
             },
           }
@@ -250,7 +247,7 @@ export class OrderCreation {
       case 'created':
         return { kind: 'created', order, response, ...(event ? { event } : {}) };
       case 'replay':
-        return this.replayOf(outcome.record, d);
+        return this.replay(outcome.record, d);
       case 'rate_limited':
         throw rateLimited(minuteWindow(input.now).retryAfterSeconds, limits.postsPerMinute);
       case 'quote_used':
@@ -262,12 +259,11 @@ export class OrderCreation {
     }
   }
 
-  /** The same key for the same request is a replay; for another request, 422 naming the key. */
-  private replayOf(record: IdempotencyRecord, d: Draft): Committed {
-    if (record.route !== d.input.request.route || record.requestHash !== d.hashes.full) {
-      throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
-    }
-    return { kind: 'replayed', record };
+  /** A refusal (an AppError) of a request whose Idempotency-Key went through before: that creation's replay. */
+  private async replayOr(err: unknown, d: Draft, userId: string): Promise<Committed> {
+    const record = err instanceof AppError && d.keyHash !== undefined ? await this.deps.orders.idempotency(userId, d.keyHash, d.input.now) : undefined;
+    if (!record) throw err;
+    return this.replay(record, d);
   }
 
   /**
@@ -302,8 +298,14 @@ export class OrderCreation {
     this.deps.metrics.count('WorkflowStartsFailed');
   }
 
-  /** A repeat answers the original order, with its status as it is now. */
-  private async replay(record: IdempotencyRecord): Promise<CreateOrderResult> {
+  /**
+   * The same key for the same request is a replay: it answers the original order, with its status as it is now. For
+   * another request, 422 naming the key.
+   */
+  private async replay(record: IdempotencyRecord, d: Draft): Promise<Committed> {
+    if (record.route !== STORED_TAG[d.input.request.kind] || record.requestHash !== d.hashes.full) {
+      throw new InvalidParams('Idempotency-Key', 'was already used with a different request in the last 24 hours');
+    }
     const original = record.response;
     const order = await this.deps.orders.get(record.orderId);
     // The first request may have died between its commit and its start; starting again is a no-op otherwise. A start

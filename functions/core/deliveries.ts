@@ -11,6 +11,7 @@ import { type Budget, limitsOwner, resendWindow } from './limits.ts';
 import type { EventType, ExecutionState, MarkerPage, Metrics, OrderEvent } from './ports.ts';
 import { signatureHeaders, USER_AGENT } from './webhook-signature.ts';
 import { ownWebhookId, signingSecrets, type WebhookStore } from './webhooks.ts';
+import { present } from './present.ts';
 
 export const MAX_ATTEMPTS = 5;
 
@@ -160,7 +161,7 @@ async function attemptOnce(p: DeliveryPorts, orderId: string, eventId: string): 
       attempt,
       at: now.toISOString(),
       url: webhook.url,
-      ...(result.status !== undefined ? { status: result.status } : {}),
+      ...present({ status: result.status }),
       ...(result.error ? { error: result.error } : {}),
       latencyMs: result.latencyMs,
       outcome,

@@ -8,7 +8,7 @@ import { laneOf } from './capacity.ts';
 import { standingOf } from './eta.ts';
 import { InvalidParams } from './errors.ts';
 import { orderIdFloor } from './ids.ts';
-import type { OrderRecord } from '../contract/orders.ts';
+import type { OrderRecord } from '../contract/order-record.ts';
 import { isActiveTask, type Order, type OrderStatus } from './orders.ts';
 import type { OrderStore } from './ports.ts';
 import { orderView, type OrderViewPorts } from './read-order.ts';

@@ -1,5 +1,5 @@
 /**
- * What a client asks for on one of the two creation routes (and prices on POST /videos:quote), made into the order's
+ * What a client asks for, an order of explicit parameters or a quick one from a prompt (or a quote of either), made into the order's
  * kind, prompt and parameters, and the hashes that bind it: the one order creation and quoting both start from.
  */
 import { createHash } from 'node:crypto';
@@ -10,9 +10,9 @@ import { resolveLanguage } from './language.ts';
 import type { Channel, Order } from './orders.ts';
 
 export type OrderRequest = (
-  | { route: 'POST /videos'; params: OrderParams }
+  | { kind: 'explicit'; params: OrderParams }
   /** `logo`: an asset drawn on every scene, joined to the parameters the planner makes of the prompt. */
-  | { route: 'POST /videos:quick'; prompt: string; director_mode?: boolean; logo?: string }
+  | { kind: 'quick'; prompt: string; director_mode?: boolean; logo?: string }
 ) & {
   /** Seconds after which the order, unless done, is canceled and refunded. */
   deadlineSeconds?: number;
@@ -41,7 +41,7 @@ export interface RequestDeps {
 
 /** The order's kind, prompt and parameters: a quick order's come from its prompt, and so does its price. */
 export function askedOrder(deps: RequestDeps, request: OrderRequest): AskedOrder {
-  if (request.route === 'POST /videos:quick') {
+  if (request.kind === 'quick') {
     const params = refuseUndeliverable(deps.deliverable, deps.planPrompt(request.prompt), 'the prompt asks for ');
     const asked = { ...params, ...(request.director_mode ? { director_mode: true } : {}), ...(request.logo ? { logo: request.logo } : {}) };
     return { kind: 'quick', prompt: request.prompt, params: asked };
@@ -60,16 +60,23 @@ function refuseUndeliverable(deliverable: Deliverable, params: OrderParams, aske
   return params;
 }
 
+/**
+ * The tag a request's kind is stored under, in its hashes and in its idempotency record. A stored format (opaque
+ * strings fixed by the first release, which spelled them after the creation routes): they never change, and nothing
+ * routes by them.
+ */
+export const STORED_TAG: Readonly<Record<OrderRequest['kind'], string>> = { explicit: 'POST /videos', quick: 'POST /videos:quick' };
+
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
- * The request's two hashes, each binding what it must: `priced`, what a quote prices (the route, the prompt and the
+ * The request's two hashes, each binding what it must: `priced`, what a quote prices (the kind, the prompt and the
  * parameters, not the order's options), and `full`, what an Idempotency-Key answers for (the priced request, the
  * channel, and the options). Their formats are stored (quotes, idempotency records): they do not change.
  */
 export function requestHashes(request: OrderRequest, asked: AskedOrder, channel: Channel): { priced: string; full: string } {
-  const { route, deadlineSeconds, quoteId, maxCost, metadata } = request;
-  const priced = [route, asked.prompt ?? null, asked.params];
+  const { kind, deadlineSeconds, quoteId, maxCost, metadata } = request;
+  const priced = [STORED_TAG[kind], asked.prompt ?? null, asked.params];
   // The bot's requests hash apart from the API's, so one Idempotency-Key cannot replay across channels.
   const bot = channel === 'bot' ? ['bot'] : [];
   const options = [deadlineSeconds, quoteId, maxCost].some((o) => o !== undefined) ? [[deadlineSeconds ?? null, quoteId ?? null, maxCost ?? null]] : [];

@@ -8,7 +8,7 @@ import { DEADLINE_EXCEEDED, pastDeadline } from './cancel-order.ts';
 import { type ClosePorts, closeInError, EVENT_KEYS, eventOf } from './close-order.ts';
 import { orderExecution } from './executions.ts';
 import { GeneratorFailed, type Generator, type RenderRequest } from './generator.ts';
-import { ORDER_MOVED, type Order, type OrderLinks } from './orders.ts';
+import { ORDER_MOVED, type Order, type OrderFailure, type OrderLinks } from './orders.ts';
 import { Contended } from './errors.ts';
 import { AGAIN, type Again, untilDone } from './retry.ts';
 import type { AssetFiles } from './assets.ts';
@@ -16,6 +16,7 @@ import type { AssetContentType } from '../contract/assets.ts';
 import type { RenderLanes } from './capacity.ts';
 import { keepPriced, movesMoney } from './pricing.ts';
 import type { Announce, FileStore, Metrics, OrderStore } from './ports.ts';
+import { present } from './present.ts';
 
 /**
  * Thrown when the order is already done or in error, or when the execution running the step is no longer the
@@ -99,8 +100,11 @@ const stateOf = (o: Order): StepState => ({
   regen: o.regenNote !== undefined,
 });
 
+/** How Step Functions hands a failed state's error to the Catch that routes it: its name and its cause. */
+export type StepFailure = { Error?: string | undefined; Cause?: string | undefined };
+
 /** Safe, client-facing reasons for an order in error: no internals. */
-function errorOf(failure: { Error?: string } | undefined, order: Order): { code: string; message: string } {
+function errorOf(failure: StepFailure | undefined, order: Order): OrderFailure {
   if (order.status === 'awaiting_review') return { code: 'review_expired', message: 'The script was not reviewed before the review deadline' };
   switch (failure?.Error) {
     case 'GeneratorFailed':
@@ -169,7 +173,7 @@ export class OrderSteps {
     if (order.kind === 'quick' && !order.planned) {
       const proposed = await this.generatorOf(order).planner.plan(order.prompt ?? order.params.topic, { orderId });
       const { logo: _proposedLogo, ...kept } = keepPriced(proposed, order.params);
-      const planned = { ...kept, director_mode: order.params.director_mode, ...(order.params.logo !== undefined ? { logo: order.params.logo } : {}) };
+      const planned = { ...kept, director_mode: order.params.director_mode, ...present({ logo: order.params.logo }) };
       await this.p.orders.patch(orderId, { status: order.status, set: { params: planned, planned: true } }, this.p.now());
       return stateOf({ ...order, params: planned, planned: true });
     }
@@ -213,7 +217,8 @@ export class OrderSteps {
     if (order.regenNote !== undefined && order.script) {
       const script = await this.generatorOf(order).writer.write({ orderId, params: order.params, regen: { note: order.regenNote, previous: order.script } });
       await this.p.orders.patch(orderId, { status: order.status, set: { script }, remove: ['regenNote'], regenNote: order.regenNote }, this.p.now());
-      return stateOf({ ...order, script, regenNote: undefined } as Order);
+      const { regenNote: _done, ...rest } = order;
+      return stateOf({ ...rest, script });
     }
     return stateOf(order);
   }
@@ -312,7 +317,7 @@ export class OrderSteps {
   }
 
   /** Any active state -> error, refunding exactly what the order took, once. */
-  async fail(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<void> {
+  async fail(orderId: string, failure?: StepFailure, execution?: string): Promise<void> {
     return this.untilWritten(orderId, 'the failure', async () => {
       let order: Order;
       try {
@@ -332,7 +337,7 @@ export class OrderSteps {
    * the execution (OrderClosed). A review that won the race recorded its decision (running) but came too late for
    * the wait: the workflow goes on from that decision instead.
    */
-  async lapse(orderId: string, failure?: { Error?: string; Cause?: string }, execution?: string): Promise<StepState> {
+  async lapse(orderId: string, failure?: StepFailure, execution?: string): Promise<StepState> {
     return this.untilWritten(orderId, 'the review deadline', async () => {
       const order = await this.load(orderId, execution);
       if (order.status === 'awaiting_review') {
@@ -362,7 +367,7 @@ export class OrderSteps {
   }
 
   /** The order as read -> error with its refund and event; false when it had moved meanwhile. */
-  private async close(order: Order, failure?: { Error?: string; Cause?: string }): Promise<boolean> {
+  private async close(order: Order, failure?: StepFailure): Promise<boolean> {
     return (await closeInError(this.p, order, errorOf(failure, order))) !== undefined;
   }
 

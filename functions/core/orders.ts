@@ -1,5 +1,6 @@
 /** The order: its internal shape, and the public record (GET /videos/{id} and every webhook body). */
-import { createVideoBody, type OrderParams, type OrderRecord, type OrderStatus } from '../contract/orders.ts';
+import { createVideoBody, type OrderParams, type OrderStatus } from '../contract/orders.ts';
+import type { OrderRecord } from '../contract/order-record.ts';
 import { formatScript } from './script-text.ts';
 import type { Script } from './generator.ts';
 import type { OrderAsset } from './assets.ts';
@@ -106,7 +107,7 @@ export interface Order {
   clientMetadata?: Record<string, string>;
   /** The assets the order names, checked and copied into its files (core/assets.ts), by asset id: all the render reads of them. */
   assets?: Record<string, OrderAsset>;
-  error?: { code: string; message: string };
+  error?: OrderFailure;
   finishedAt?: string;
   /** Where it waits for a render slot (its last wait): eta_seconds reads its place from it. */
   queuePlace?: QueuePlace;
@@ -183,3 +184,6 @@ export function toRecord(order: Order, links?: OrderLinks, standing?: Standing):
     ...(hasRefund(order) ? { refund: { amount: order.charge.cost, reason: order.error?.code ?? 'error', at: order.finishedAt ?? order.updatedAt } } : {}),
   };
 }
+
+/** Why an order ended in error (or was canceled): a machine-readable code and a message for people. */
+export type OrderFailure = { code: string; message: string };

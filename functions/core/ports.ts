@@ -1,14 +1,15 @@
 /** What the domain needs from the outside world. Adapters implement these; the domain never imports AWS. */
 import type { BalanceLowEvent } from '../contract/balance.ts';
-import type { CreationResponse, OrderRecord, OrderStatus } from '../contract/orders.ts';
+import type { CreationResponse, OrderStatus } from '../contract/orders.ts';
+import type { OrderRecord } from '../contract/order-record.ts';
 import type { Order, OrderFile } from './orders.ts';
 import type { Account, Limits } from './pricing.ts';
 import type { LedgerHead, LedgerLine } from './transactions.ts';
 
 export interface IdempotencyRecord {
-  /** Which creation route the key was first used on. */
+  /** The stored tag of the request's kind the key was first used with (STORED_TAG). */
   route: string;
-  /** SHA-256 of the route and the normalized request, to tell a repeat from a reuse of the key. */
+  /** SHA-256 of the kind and the normalized request, to tell a repeat from a reuse of the key. */
   requestHash: string;
   orderId: string;
   response: CreationResponse;
@@ -88,7 +89,7 @@ export interface Transition {
    * the month of the user's spend counter); `heavyMonth` is the user's current allowance month, `ledger` the head of
    * the user's ledger as read (the refund's entry follows it; the store reads it again when it moved meanwhile).
    */
-  refund?: { heavyMonth: string | undefined; ledger: LedgerHead; spendMonth?: string | undefined };
+  refund?: { heavyMonth: string | undefined; ledger: LedgerHead; spendMonth?: string | undefined } | undefined;
   event?: OrderEvent;
   now: Date;
   /** Also require that the order still holds this review token (a review's hand-off not yet done). */
@@ -167,7 +168,7 @@ export interface OrderStore {
    * The user's orders whose ids are at least `from` and below `below`, newest first, at most `limit`, read strongly
    * consistent (a created order is there at once); `more` when others remain in the range.
    */
-  ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
+  ofUser(userId: string, range: { from?: string | undefined; below?: string | undefined; limit: number }): Promise<{ orders: Order[]; more: boolean }>;
   /** Ids of every order of a user, newest first (the operator's account deletion). */
   idsOfUser(userId: string): Promise<string[]>;
   /** The order and what is stored with it (its recorded events): the operator's account deletion. */

@@ -1,5 +1,5 @@
 /** Reading orders as GET /videos/{id} and GET /videos answer them. */
-import type { OrderRecord } from '../contract/orders.ts';
+import type { OrderRecord } from '../contract/order-record.ts';
 import { type Lane, laneOf } from './capacity.ts';
 import { type QueueView, type QueueViews, standing, standingOf } from './eta.ts';
 import { forbidden, notFound } from './errors.ts';

@@ -22,6 +22,7 @@ import type { Limits } from './pricing.ts';
 import type { OrderStore, Workflow } from './ports.ts';
 import { readOwnOrder } from './read-order.ts';
 import { voiceMisfit } from './voice-fit.ts';
+import { present } from './present.ts';
 
 export interface ReviewPorts {
   orders: Pick<OrderStore, 'get' | 'transition' | 'patch'>;
@@ -89,7 +90,7 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   }
   // Running again holds one of the key's active tasks: refused at the limit, the order stays in awaiting_review.
   const activeLimit = countsAgainstKey(order) ? p.limits.activeTasks : undefined;
-  if (!(await p.orders.transition({ order, to: 'running', set, now, ...(activeLimit !== undefined ? { activeLimit } : {}) }))) {
+  if (!(await p.orders.transition({ order, to: 'running', set, now, ...present({ activeLimit }) }))) {
     const current = await p.orders.get(order.id);
     if (current?.status === 'awaiting_review' && activeLimit !== undefined) throw activeTasksExceeded(p.throughput.orderSeconds, activeLimit);
     throw notAwaitingReview(current?.status ?? order.status);
@@ -99,7 +100,7 @@ export async function reviewOrder(p: ReviewPorts, userId: string, orderId: strin
   const undo: Undo = {
     set: decision.action === 'edit' ? { script: order.script! } : decision.action === 'regen' ? { regens: order.regens ?? 0 } : {},
     remove: [],
-    ...(token !== undefined ? { token } : {}),
+    ...present({ token }),
   };
   if (set.assets) {
     if (order.assets) undo.set.assets = order.assets;
@@ -141,7 +142,7 @@ const putBack = (p: ReviewPorts, order: Order, undo: Undo, now: Date) =>
       to: 'awaiting_review',
       set: undo.set,
       remove: ['reviewed', 'regenNote', ...undo.remove],
-      ...(undo.token !== undefined ? { reviewToken: undo.token } : {}),
+      ...present({ reviewToken: undo.token }),
       now,
     })
     .catch(() => false);

@@ -22,6 +22,7 @@ import { eventExecution, newExecution, orderExecution } from './executions.ts';
 import { SHARDS } from './ids.ts';
 import type { Order } from './orders.ts';
 import type { MarkerPage, Metrics, OrderStore, Workflow } from './ports.ts';
+import { present } from './present.ts';
 
 export interface AuditCursor {
   orders?: string;
@@ -100,7 +101,7 @@ export interface EndedExecution {
   /** The execution's name. */
   name: string;
   /** The execution's input: the order's id, or the event's order and id. */
-  input: { orderId?: string; eventId?: string };
+  input: { orderId?: string | undefined; eventId?: string | undefined };
   status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 }
 
@@ -397,8 +398,8 @@ export async function sweep(p: SweepPorts, { full = false } = {}): Promise<Sweep
     ]);
   }
   await p.cursor.save({
-    ...(orders.position !== undefined ? { orders: orders.position } : {}),
-    ...(events.position !== undefined ? { events: events.position } : {}),
+    ...present({ orders: orders.position }),
+    ...present({ events: events.position }),
     deadlines: (firstShard + 1) % SHARDS,
     // Each lane takes it modulo its own shards times channels.
     recount: recount + 1,

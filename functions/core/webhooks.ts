@@ -10,6 +10,7 @@ import { checkWebhookUrl, type UrlPolicy } from './webhook-url.ts';
 import { newWebhookId, WEBHOOK_ID_RE } from './ids.ts';
 import { type Account, isLive } from './pricing.ts';
 import { newWebhookSecret, signatureHeaders, USER_AGENT } from './webhook-signature.ts';
+import { present } from './present.ts';
 
 export interface Webhook {
   id: string;
@@ -135,7 +136,7 @@ export async function pingWebhook(p: PingPorts, account: Pick<Account, 'userId' 
   });
   return {
     delivered: result.ok,
-    ...(result.status !== undefined ? { http_status: result.status } : {}),
+    ...present({ http_status: result.status }),
     ...(result.error ? { error: result.error } : {}),
     latency_ms: result.latencyMs,
   };

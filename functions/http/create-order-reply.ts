@@ -4,6 +4,7 @@ import type { OrderRequest } from '../core/create-order.ts';
 import { services } from '../app/services.ts';
 import type { AuthedRequest, HttpRequest, ReplyOf } from './middleware.ts';
 import type { createVideo } from './operations.ts';
+import { present } from '../core/present.ts';
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
@@ -23,10 +24,7 @@ export function orderOptions(body: {
   metadata?: Record<string, string> | undefined;
 }) {
   return {
-    ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
-    ...(body.deadline_seconds !== undefined ? { deadlineSeconds: body.deadline_seconds } : {}),
-    ...(body.quote_id !== undefined ? { quoteId: body.quote_id } : {}),
-    ...(body.max_cost !== undefined ? { maxCost: body.max_cost } : {}),
+    ...present({ metadata: body.metadata, deadlineSeconds: body.deadline_seconds, quoteId: body.quote_id, maxCost: body.max_cost }),
   };
 }
 
@@ -36,7 +34,7 @@ export async function createOrderReply(req: AuthedRequest, request: OrderRequest
   const result = await services().creation.create({
     account: req.account,
     request,
-    ...(key !== undefined ? { idempotencyKey: key } : {}),
+    ...present({ idempotencyKey: key }),
     now: req.now,
   });
   // A new order's transaction counted this POST; a replay's did not.

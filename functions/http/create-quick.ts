@@ -4,5 +4,5 @@ import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.createQuickVideo)((req) =>
-  createOrderReply(req, { route: 'POST /videos:quick', prompt: req.body.prompt, ...(req.body.logo ? { logo: req.body.logo } : {}), ...orderOptions(req.body) }),
+  createOrderReply(req, { kind: 'quick', prompt: req.body.prompt, ...(req.body.logo ? { logo: req.body.logo } : {}), ...orderOptions(req.body) }),
 );

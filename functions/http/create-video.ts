@@ -5,5 +5,5 @@ import * as operations from './operations.ts';
 
 export const handler = httpRoute(operations.createVideo)((req) => {
   const { deadline_seconds, quote_id, max_cost, metadata, ...params } = req.body;
-  return createOrderReply(req, { route: 'POST /videos', params, ...orderOptions({ deadline_seconds, quote_id, max_cost, metadata }) });
+  return createOrderReply(req, { kind: 'explicit', params, ...orderOptions({ deadline_seconds, quote_id, max_cost, metadata }) });
 });

@@ -3,6 +3,7 @@ import { services } from '../app/services.ts';
 import { isOrderEvent } from '../core/deliveries.ts';
 import { httpRoute } from './middleware.ts';
 import * as operations from './operations.ts';
+import { present } from '../core/present.ts';
 
 export const handler = httpRoute(operations.listDeliveries)(async (req) => {
   const attempts = await services().webhooks.attempts(req.account.userId, req.pathParameters.id);
@@ -16,7 +17,7 @@ export const handler = httpRoute(operations.listDeliveries)(async (req) => {
         attempt: a.attempt,
         at: a.at,
         url: a.url,
-        ...(a.status !== undefined ? { http_status: a.status } : {}),
+        ...present({ http_status: a.status }),
         ...(a.error ? { error: a.error } : {}),
         latency_ms: a.latencyMs,
         outcome: a.outcome,

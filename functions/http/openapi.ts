@@ -7,6 +7,8 @@ import * as z from 'zod/mini';
 import * as balance from '../contract/balance.ts';
 import * as assets from '../contract/assets.ts';
 import * as orders from '../contract/orders.ts';
+import { orderRecord } from '../contract/order-record.ts';
+import { listOrdersQuery, orderList } from '../contract/order-list.ts';
 import * as review from '../contract/review.ts';
 import * as webhooks from '../contract/webhooks.ts';
 import '../contract/zod.ts';
@@ -133,14 +135,14 @@ const REQUESTS: [string, Schema][] = [
 ];
 /** Query strings: made with the requests (their enums by name), then spread into parameters, not published. */
 const QUERIES: [string, Schema][] = [
-  ['ListVideosQuery', orders.listOrdersQuery],
+  ['ListVideosQuery', listOrdersQuery],
   ['ListTransactionsQuery', balance.listTransactionsQuery],
   ['ListAssetsQuery', assets.listAssetsQuery],
 ];
 const ANSWERS: [string, Schema][] = [
   ['CreationResponse', orders.creationResponse],
-  ['Order', orders.orderRecord],
-  ['OrderList', orders.orderList],
+  ['Order', orderRecord],
+  ['OrderList', orderList],
   ['Quote', orders.quoteResponse],
   ['WebhookCreated', webhooks.webhookCreated],
   ['WebhookList', webhooks.webhookList],

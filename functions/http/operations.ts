@@ -11,16 +11,9 @@
  */
 import type * as z from 'zod/mini';
 import { balanceAlertBody, balanceResponse, listTransactionsQuery, transactionList } from '../contract/balance.ts';
-import {
-  creationResponse,
-  createVideoRequest,
-  listOrdersQuery,
-  orderList,
-  orderRecord,
-  quickVideoBody,
-  quoteRequest,
-  quoteResponse,
-} from '../contract/orders.ts';
+import { creationResponse, createVideoRequest, quickVideoBody, quoteRequest, quoteResponse } from '../contract/orders.ts';
+import { orderRecord } from '../contract/order-record.ts';
+import { listOrdersQuery, orderList } from '../contract/order-list.ts';
 import { assetCreated, assetList, assetView, createAssetBody, listAssetsQuery } from '../contract/assets.ts';
 import { reviewBody } from '../contract/review.ts';
 import {

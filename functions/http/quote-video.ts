@@ -7,10 +7,10 @@ export const handler = httpRoute(operations.quoteVideo)(async (req) => {
   const body = req.body;
   const request =
     'prompt' in body
-      ? { route: 'POST /videos:quick' as const, prompt: body.prompt, ...(body.logo ? { logo: body.logo } : {}) }
+      ? { kind: 'quick' as const, prompt: body.prompt, ...(body.logo ? { logo: body.logo } : {}) }
       : (() => {
           const { deadline_seconds: _d, quote_id: _q, max_cost: _m, metadata: _meta, ...params } = body;
-          return { route: 'POST /videos' as const, params };
+          return { kind: 'explicit' as const, params };
         })();
   return { status: 200, body: await services().quoting.quote({ account: req.account, request, now: req.now }) };
 });

@@ -27,7 +27,7 @@ beforeEach(() => {
 });
 
 const explicit = (topic: string, extra: object = {}): CreateOrderInput['request'] => ({
-  route: 'POST /videos',
+  kind: 'explicit',
   params: createVideoBody.parse({ topic, ...extra }),
 });
 const input = (userId: string, request: CreateOrderInput['request'], more: Partial<CreateOrderInput> = {}): CreateOrderInput => ({
@@ -87,7 +87,7 @@ describe('order creation', () => {
 
   it('prices a quick order from its prompt', async () => {
     table.addAccount({ userId: 'U', balance: 1000 });
-    const r = await creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Funny 20 second video about cats with a song' }));
+    const r = await creation.create(input('U', { kind: 'quick', prompt: 'Funny 20 second video about cats with a song' }));
     const order = table.orders.get(r.response.id)!;
     assert.deepEqual([order.kind, order.params.music, order.params.duration_seconds, r.response.cost], ['quick', 'song', 20, 170]);
   });
@@ -110,10 +110,7 @@ describe('order creation', () => {
       creation.create(input('U', explicit('Coffee'), { idempotencyKey: 'k1' })),
       (e: AppError) => e.code === 'invalid_params' && e.message.startsWith('Idempotency-Key'),
     );
-    await assert.rejects(
-      creation.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea' }, { idempotencyKey: 'k1' })),
-      (e: AppError) => e.code === 'invalid_params',
-    );
+    await assert.rejects(creation.create(input('U', { kind: 'quick', prompt: 'Tea' }, { idempotencyKey: 'k1' })), (e: AppError) => e.code === 'invalid_params');
     assert.equal(table.account('U').balance, 900);
   });
 
@@ -156,7 +153,7 @@ describe('order creation', () => {
       (e: AppError) => e.code === 'invalid_params' && /^ai_visual:/.test(e.message),
     );
     await assert.rejects(plain.create(input('U', explicit('Tea', { voice: 'clone' }))), (e: AppError) => /^voice:/.test(e.message));
-    await assert.rejects(plain.create(input('U', { route: 'POST /videos:quick', prompt: 'Tea, with AI visuals' })), (e: AppError) =>
+    await assert.rejects(plain.create(input('U', { kind: 'quick', prompt: 'Tea, with AI visuals' })), (e: AppError) =>
       /^ai_visual: the prompt asks/.test(e.message),
     );
     assert.deepEqual([table.orders.size, table.ledger.length, table.account('U').balance], [0, 0, 1000]);

@@ -27,9 +27,9 @@ interface Execution {
   input: Json;
   status: 'running' | 'ended';
   /** A `.waitForTaskToken` Task waiting for its token, until `until` (epoch ms) when it times out. */
-  token?: { token: string; until: number };
+  token?: { token: string; until: number } | undefined;
   /** A Wait state, until epoch ms. */
-  waitUntil?: number;
+  waitUntil?: number | undefined;
   /** Its Task in flight. */
   busy?: boolean;
 }

@@ -329,7 +329,7 @@ export class MemoryOrders implements OrderStore {
     return order && clone(order);
   }
 
-  async ofUser(userId: string, range: { from?: string; below?: string; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
+  async ofUser(userId: string, range: { from?: string | undefined; below?: string | undefined; limit: number }): Promise<{ orders: Order[]; more: boolean }> {
     const ids = [...this.t.orders.values()]
       .filter((o) => o.userId === userId && o.id >= (range.from ?? '') && (range.below === undefined || o.id < range.below))
       .map((o) => o.id)

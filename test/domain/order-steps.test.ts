@@ -90,7 +90,7 @@ async function order(userId: string, request: { prompt: string } | { topic: stri
   if (!table.accounts.has(userId)) table.addAccount({ userId, ...account });
   const r = await memoryCreation(table, workflow, metrics).create({
     account: table.account(userId),
-    request: 'prompt' in request ? { route: 'POST /videos:quick', prompt: request.prompt } : { route: 'POST /videos', params: createVideoBody.parse(request) },
+    request: 'prompt' in request ? { kind: 'quick', prompt: request.prompt } : { kind: 'explicit', params: createVideoBody.parse(request) },
     now: now(),
   });
   return r.response.id;

@@ -96,7 +96,7 @@ const create = async (topic: string) =>
   (
     await memoryCreation(table, workflow, metrics).create({
       account: table.account('U'),
-      request: { route: 'POST /videos', params: createVideoBody.parse({ topic }) },
+      request: { kind: 'explicit', params: createVideoBody.parse({ topic }) },
       now: now(),
     })
   ).response.id;
@@ -105,7 +105,7 @@ describe('the recovery sweep', () => {
   it('cancels and refunds an open order past its deadline, stops its workflow, and leaves one within it alone', async () => {
     const request = (topic: string, deadlineSeconds: number) => ({
       account: table.account('U'),
-      request: { route: 'POST /videos' as const, params: createVideoBody.parse({ topic, director_mode: true }), deadlineSeconds },
+      request: { kind: 'explicit' as const, params: createVideoBody.parse({ topic, director_mode: true }), deadlineSeconds },
       now: now(),
     });
     const creation = memoryCreation(table, workflow, metrics);
@@ -133,7 +133,7 @@ describe('the recovery sweep', () => {
       throw new Error('the process died');
     };
     const creation = memoryCreation(table, workflow, metrics, () => undefined, undefined, undefined, undefined, assets);
-    const request = { route: 'POST /videos' as const, params: createVideoBody.parse({ topic: 'Tea', logo }) };
+    const request = { kind: 'explicit' as const, params: createVideoBody.parse({ topic: 'Tea', logo }) };
     const { id } = (await creation.create({ account: table.account('U'), request, now: now() })).response;
     assert.deepEqual([workflow.started, [...assets.files.copies.keys()]], [[], []]);
     assets.files.copyToOrder = real;
@@ -339,7 +339,7 @@ describe('the recovery sweep', () => {
     const late = (
       await memoryCreation(table, workflow, metrics).create({
         account: table.account('U'),
-        request: { route: 'POST /videos', params: createVideoBody.parse({ topic: 'Cocoa', director_mode: true }), deadlineSeconds: 60 },
+        request: { kind: 'explicit', params: createVideoBody.parse({ topic: 'Cocoa', director_mode: true }), deadlineSeconds: 60 },
         now: now(),
       })
     ).response.id;
@@ -375,8 +375,7 @@ describe('the audit and the render queue (an execution started at admission)', (
     ports.queue = lane;
     const creation = memoryCreation(table, workflow, metrics, undefined, undefined, undefined, undefined, undefined, lane);
     return async (topic: string) =>
-      (await creation.create({ account: table.account('U'), request: { route: 'POST /videos', params: createVideoBody.parse({ topic }) }, now: now() }))
-        .response.id;
+      (await creation.create({ account: table.account('U'), request: { kind: 'explicit', params: createVideoBody.parse({ topic }) }, now: now() })).response.id;
   };
 
   it('leaves orders waiting for their admission past the grace alone: no Step Functions call, nothing started or counted', async () => {
@@ -493,7 +492,7 @@ describe('the due deadlines', () => {
     (
       await memoryCreation(table, workflow, metrics).create({
         account: table.account('U'),
-        request: { route: 'POST /videos', params: createVideoBody.parse({ topic }), deadlineSeconds: 60 },
+        request: { kind: 'explicit', params: createVideoBody.parse({ topic }), deadlineSeconds: 60 },
         now: now(),
       })
     ).response.id;
@@ -621,7 +620,7 @@ describe('recovery of an ended execution (its status-change event)', () => {
     const late = (
       await creation.create({
         account: table.account('U'),
-        request: { route: 'POST /videos', params: createVideoBody.parse({ topic: 'Tea' }), deadlineSeconds: 60 },
+        request: { kind: 'explicit', params: createVideoBody.parse({ topic: 'Tea' }), deadlineSeconds: 60 },
         now: now(),
       })
     ).response.id;

@@ -13,6 +13,7 @@ import { invoke, onInvocation } from '../../local/invocations.ts';
 import { lambdaContext } from '../../local/gateway.ts';
 import { captureEmf } from '../support/emf.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
+import { sfnFaults } from '../support/sfn-faults.ts';
 
 const t = useStack({
   SWEEP_SECONDS: '3600',
@@ -185,7 +186,7 @@ describe('recovery driven by events', () => {
       await services().stores.orders.started((await services().stores.orders.get(unstarted.body.id))!);
       // Every DescribeExecution of that order is throttled, past the SDK's three attempts.
       const throttled = executionArn(t.stack.env.ORDER_STATE_MACHINE_ARN!, unstarted.body.id);
-      t.stack.sfn.failNext('DescribeExecution', 'ThrottlingException', 400, 3, (input) => input.executionArn === throttled);
+      sfnFaults(t.stack.sfn).failNext('DescribeExecution', 'ThrottlingException', 400, 3, (input) => input.executionArn === throttled);
       const run = await invoke('sweep', () => sweepJob({ graceSeconds: 0 }, lambdaContext('sweep')));
       assert.ok(run.deferred >= 1, `the throttled order was left for the next run: ${JSON.stringify(run)}`);
       assert.ok(run.sent >= 1, `the lost event was reached in the same run: ${JSON.stringify(run)}`);

@@ -75,7 +75,7 @@ describe('the local S3 store, on requests signed in a header', () => {
     const Bucket = t.stack.env.BUCKET_NAME!;
     const s3 = await functionsClient();
     // A client with the SDK's default checksums too (an upload's checksum header signed).
-    const defaults = new S3Client({ region: 'us-east-1', endpoint: t.stack.env.S3_ENDPOINT, forcePathStyle: true, credentials: LOCAL_CREDENTIALS });
+    const defaults = new S3Client({ region: 'us-east-1', endpoint: t.stack.env.S3_ENDPOINT!, forcePathStyle: true, credentials: LOCAL_CREDENTIALS });
     try {
       await s3.send(new PutObjectCommand({ Bucket, Key: 'sig/a b+c.txt', Body: 'hello', ContentType: 'text/plain' }));
       await s3.send(new PutObjectCommand({ Bucket, Key: 'sig/stream.bin', Body: Readable.from([Buffer.alloc(70_000, 1)]), ContentLength: 70_000 }));

@@ -13,6 +13,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { captureEmf } from '../support/emf.ts';
 import { receiver } from '../support/receiver.ts';
 import { useStack, waitForStatus } from '../support/stack.ts';
+import { sfnFaults } from '../support/sfn-faults.ts';
 
 const t = useStack({ SWEEP_SECONDS: '1', SWEEP_GRACE_SECONDS: '2', WEBHOOK_ALLOW_PRIVATE_URLS: 'on', POWERTOOLS_METRICS_DISABLED: 'false' });
 const emf = captureEmf();
@@ -30,7 +31,7 @@ describe('the recovery sweep', () => {
     const THROTTLED = 20;
     let starts = 0;
     const delivery = t.stack.env.DELIVERY_STATE_MACHINE_ARN;
-    t.stack.sfn.failNext('StartExecution', 'ThrottlingException', 400, THROTTLED, (input) => input.stateMachineArn === delivery && ++starts > 0);
+    sfnFaults(t.stack.sfn).failNext('StartExecution', 'ThrottlingException', 400, THROTTLED, (input) => input.stateMachineArn === delivery && ++starts > 0);
     const created = await t.api('POST', '/videos', { key, body: { topic: 'Lemonade', ...VIDEO, director_mode: true } });
     assert.equal(created.status, 201, created.text);
     // Every start the creation tried was refused (the throttle was not used up): its hand-off failed.

@@ -56,7 +56,7 @@ const WRONG_VALUES: unknown[] = [
 ];
 
 /** Each body route with its valid body; every field gets every wrong value, and each is also dropped or joined. */
-const BODIES: { method: string; path: (id: string) => string; valid: Record<string, unknown>; alsoValid?: unknown[] }[] = [
+const BODIES: { method: string; path: (id: string) => string; valid: Record<string, unknown>; alsoValid?: unknown[] | undefined }[] = [
   { method: 'POST', path: () => '/videos:quick', valid: { prompt: 'A 10 second video about tea' } },
   {
     method: 'POST',
@@ -86,7 +86,7 @@ const BODIES: { method: string; path: (id: string) => string; valid: Record<stri
 ];
 
 /** The wrong values of a body's field, less those its route takes (`alsoValid`). */
-const wrongIn = (b: { alsoValid?: unknown[] }, value: unknown) => wrongFor(value).filter((w) => !(b.alsoValid ?? []).includes(w));
+const wrongIn = (b: { alsoValid?: unknown[] | undefined }, value: unknown) => wrongFor(value).filter((w) => !(b.alsoValid ?? []).includes(w));
 
 /** Values that are wrong for the field whatever its type: a valid value of the right type would be an order. */
 function wrongFor(value: unknown): unknown[] {

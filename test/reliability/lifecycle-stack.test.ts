@@ -54,7 +54,16 @@ let receiver: Server | undefined;
 after(() => receiver?.close());
 
 type Op =
-  | { op: 'create'; user: number; route: 'quick' | 'explicit' | 'director'; topic: number; deadline: boolean; maxCost?: number; quote?: number; key?: string }
+  | {
+      op: 'create';
+      user: number;
+      route: 'quick' | 'explicit' | 'director';
+      topic: number;
+      deadline: boolean;
+      maxCost?: number | undefined;
+      quote?: number | undefined;
+      key?: string | undefined;
+    }
   | { op: 'quote'; user: number; route: 'explicit' | 'director'; topic: number }
   | { op: 'review'; user: number; order: number; action: 'approve' | 'edit' | 'regen' }
   | { op: 'cancel'; user: number; order: number }

@@ -18,6 +18,7 @@ import { ApiError, VideoClient, verifyWebhook, type CreationResponse, type Order
 import { freePort } from '../../local/ports.ts';
 import { readRuntime } from '../../local/runtime-file.ts';
 import { seeded } from './hostile.ts';
+import { undeliveredEvents } from '../support/undelivered.ts';
 import { javaPidsOf, QUICK_JAVA, startService, stopService, type Service } from '../support/service.ts';
 
 export interface LoadScale {
@@ -444,7 +445,7 @@ export async function runLoad(scale: LoadScale, seed: number, log: (line: string
           else open++;
         }
       }
-      const undelivered = (await services().stores.events.undelivered()).length;
+      const undelivered = (await undeliveredEvents()).length;
       if (open === 0 && undelivered === 0) break;
       if (++rounds % 5 === 0) log(`settling: ${open} orders open, ${undelivered} events undelivered`);
       await sleep(2000);

@@ -8,7 +8,7 @@ const FFPROBE = (createRequire(import.meta.url)('@ffprobe-installer/ffprobe') as
 export interface Probe {
   duration: number;
   video: { codec_name: string; width: number; height: number; r_frame_rate: string; pix_fmt: string };
-  audio?: { codec_name: string; sample_rate: string; channels: number };
+  audio?: { codec_name: string; sample_rate: string; channels: number } | undefined;
   faststart: boolean;
 }
 

@@ -24,7 +24,7 @@ describe('client metadata', () => {
 
   it('hashes a request without pairs exactly as before pairs existed (stored idempotency records still answer)', () => {
     // The hashes of this request on the code before metadata (main at 9e36f3d).
-    const req: OrderRequest = { route: 'POST /videos:quick', prompt: 'Funny 20 second video about cats', deadlineSeconds: 600, maxCost: 300 };
+    const req: OrderRequest = { kind: 'quick', prompt: 'Funny 20 second video about cats', deadlineSeconds: 600, maxCost: 300 };
     assert.deepEqual(hashes(req), {
       priced: 'a9f49b804af942ae5b951b50b11bc982034340042b03df4f8d8059658162f720',
       full: '0f7e67ff76ebc9a7b07a874878957788f207807c4fa91071920328153a7fb615',
@@ -33,7 +33,7 @@ describe('client metadata', () => {
   });
 
   it('binds the pairs in the full hash, in key order, and leaves the price alone', () => {
-    const req: OrderRequest = { route: 'POST /videos:quick', prompt: 'Cats' };
+    const req: OrderRequest = { kind: 'quick', prompt: 'Cats' };
     const a = hashes({ ...req, metadata: { a: '1', b: '2' } });
     assert.deepEqual(a, hashes({ ...req, metadata: { b: '2', a: '1' } }));
     assert.notEqual(a.full, hashes({ ...req, metadata: { a: '1', b: '3' } }).full);

@@ -37,7 +37,7 @@ async function until(check: () => Promise<boolean> | boolean, ms = 30_000) {
 
 /** Whether the delivery execution of an event (named by the event id) has ended: no attempt can follow then. */
 async function deliveryEnded(eventId: string): Promise<boolean> {
-  const sfn = new SFNClient({ endpoint: t.stack.env.SFN_ENDPOINT, region: 'us-east-1' });
+  const sfn = new SFNClient({ endpoint: t.stack.env.SFN_ENDPOINT!, region: 'us-east-1' });
   const executionArn = `${t.stack.env.DELIVERY_STATE_MACHINE_ARN!.replace(':stateMachine:', ':execution:')}:${eventId.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   try {
     return (await sfn.send(new DescribeExecutionCommand({ executionArn }))).status !== 'RUNNING';

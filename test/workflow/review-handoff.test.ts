@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { errorCode, useStack, waitForStatus } from '../support/stack.ts';
+import { sfnFaults } from '../support/sfn-faults.ts';
 
 const DEADLINE_SECONDS = 8;
 const t = useStack({ REVIEW_DEADLINE_SECONDS: String(DEADLINE_SECONDS) });
@@ -37,7 +38,7 @@ describe('the review hand-off', () => {
     const { id, key, waiting } = await atReview();
     const text = 'Caption: Written by the client\nVoice: The client wrote this line.';
     // Every attempt the SDK makes (3) is throttled.
-    t.stack.sfn.failNext('SendTaskSuccess', 'ThrottlingException', 400, 3);
+    sfnFaults(t.stack.sfn).failNext('SendTaskSuccess', 'ThrottlingException', 400, 3);
     const refused = await t.api('POST', `/videos/${id}/review`, { key, body: { action: 'edit', text } });
     assert.equal(refused.status, 503);
     assert.equal(errorCode(refused), 'service_unavailable');
@@ -87,7 +88,7 @@ describe('the review hand-off', () => {
     await sleep(Math.max(0, since + DEADLINE_SECONDS * 1000 - 1500 - Date.now()));
     // The decision is written 1.5 s before the deadline; the hand-off reaches Step Functions 3 s later, after the wait
     // timed out: the lapse step finds the order reviewed, and the review, answered TaskTimedOut, starts the rest.
-    t.stack.sfn.delayNext('SendTaskSuccess', 3000);
+    sfnFaults(t.stack.sfn).delayNext('SendTaskSuccess', 3000);
     const review = await t.api('POST', `/videos/${id}/review`, { key, body: { action: 'approve' } });
     assert.equal(review.status, 200);
     const done = await waitForStatus(t, key, id, ['done', 'error']);

@@ -180,6 +180,166 @@ function describe(order: Order): string {
   return lines.join('\n');
 }
 
+/** What every command works with: the client, the options, its arguments, and how it answers. */
+interface Run {
+  client: VideoClient;
+  v: Values;
+  args: string[];
+  io: { stderr: NodeJS.WriteStream };
+  out: (value: unknown, text: string) => void;
+  /** Waits for the order when --wait says so, prints it, saves its video with --out: the exit code. */
+  follow: (order: Order) => Promise<number>;
+}
+
+async function createCommand({ client, v, args, io, follow }: Run): Promise<number> {
+  if (args.length !== 1 || !args[0]) throw new UsageError('create takes one quoted prompt');
+  const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
+  const options = {
+    ...(v.quote ? { quote_id: v.quote } : {}),
+    ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}),
+    ...(v.metadata ? { metadata: pairs(v.metadata) } : {}),
+    ...(v.logo ? { logo: v.logo } : {}),
+  };
+  const created = full ? await client.createVideo({ ...orderRequest(args[0], v), ...options }) : await client.createQuick({ prompt: args[0], ...options });
+  io.stderr.write(`ordered ${created.id} for ${created.cost} doubloons\n`);
+  return await follow(await client.getVideo(created.id));
+}
+
+async function statusCommand({ client, args, follow }: Run): Promise<number> {
+  if (args.length !== 1) throw new UsageError('status takes an order id');
+  return await follow(await client.getVideo(args[0]!));
+}
+
+async function reviewCommand({ client, args, follow }: Run): Promise<number> {
+  const [id, ...decision] = args;
+  if (!id) throw new UsageError('review takes an order id and a decision');
+  return await follow(await client.review(id, reviewRequest(decision)));
+}
+
+async function balanceCommand({ client, v, out }: Run): Promise<number> {
+  const balance = v.alert === undefined ? await client.getBalance() : await client.setBalanceAlert(v.alert === 'none' ? null : count(v.alert, '--alert'));
+  const { spend, low_balance_alert: alert } = balance;
+  out(
+    balance,
+    `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}; spent ${spend.spent}${
+      spend.limit !== undefined ? ` of ${spend.limit}` : ''
+    } in ${spend.month}${alert ? `; alert below ${alert.below}${alert.sent ? ' (sent)' : ''}` : ''}`,
+  );
+  return 0;
+}
+
+async function listCommand({ client, v, out }: Run): Promise<number> {
+  const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+  const orders: Order[] = [];
+  const status = v.status as Order['status'] | undefined;
+  if ((v.metadata?.length ?? 0) > 1) throw new UsageError('list takes one --metadata pair');
+  const query = { limit: Math.min(100, limit), ...(status ? { status } : {}), ...(v.metadata ? { metadata: pairs(v.metadata) } : {}) };
+  for await (const o of client.listVideos(query)) {
+    orders.push(o);
+    if (orders.length >= limit) break;
+  }
+  out(orders, orders.map((o) => `${o.id}  ${o.status.padEnd(15)} ${String(o.cost).padStart(4)}  ${o.created_at}  ${o.params.topic}`).join('\n') || 'no orders');
+  return 0;
+}
+
+async function cancelCommand({ client, args, out }: Run): Promise<number> {
+  if (args.length !== 1) throw new UsageError('cancel takes an order id');
+  const order = await client.cancel(args[0]!);
+  out(order, `${order.id}: canceled, ${order.refund?.amount ?? 0} doubloons refunded`);
+  return 0;
+}
+
+async function quoteCommand({ client, v, args, out }: Run): Promise<number> {
+  if (args.length !== 1 || !args[0]) throw new UsageError('quote takes one quoted prompt (or topic, with order options)');
+  const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
+  const q = await client.quote(full ? orderRequest(args[0], v) : { prompt: args[0] });
+  const items = [`base ${q.breakdown.base}`, ...Object.entries(q.breakdown.extras).map(([k, n]) => `${k} ${n}`)];
+  const paidBy = [q.breakdown.trial ? 'a trial video' : '', q.breakdown.plan_allowance ? "the plan's allowance" : ''].filter(Boolean);
+  out(
+    q,
+    `${q.cost} doubloons (${items.join(', ')})${paidBy.length ? `, partly paid by ${paidBy.join(' and ')}` : ''}; about ${q.eta_seconds} s\nquote ${q.quote_id}, valid until ${q.expires_at}`,
+  );
+  return 0;
+}
+
+async function transactionsCommand({ client, v, out }: Run): Promise<number> {
+  const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+  const entries: Transaction[] = [];
+  for await (const e of client.listTransactions({ limit: Math.min(100, limit) })) {
+    entries.push(e);
+    if (entries.length >= limit) break;
+  }
+  const line = (e: Transaction) =>
+    `${e.created_at}  ${e.kind.padEnd(14)} ${String(e.amount).padStart(6)}  balance ${e.balance_after}${e.order_id ? `  ${e.order_id}` : ''}${e.reason ? ` (${e.reason})` : ''}`;
+  out(entries, entries.map(line).join('\n') || 'no entries');
+  return 0;
+}
+
+async function webhookCommand({ client, v, args, out }: Run): Promise<number> {
+  const [action, id, eventId] = args;
+  if (!id) throw new UsageError('webhook takes rotate, test or resend, and the webhook id');
+  if (action === 'rotate') {
+    const rotated = await client.rotateWebhookSecret(id, v.overlap === undefined ? {} : { overlap_seconds: count(v.overlap, '--overlap', 0) });
+    out(
+      rotated,
+      `new secret ${rotated.secret}${rotated.previous_secret_expires_at ? `; the old one signs too until ${rotated.previous_secret_expires_at}` : ''}`,
+    );
+    return 0;
+  }
+  if (action === 'test') {
+    const r = await client.testWebhook(id);
+    out(r, `${r.delivered ? 'delivered' : 'not delivered'}: ${r.http_status ?? r.error} in ${r.latency_ms} ms`);
+    return r.delivered ? 0 : 1;
+  }
+  if (action === 'resend') {
+    if (!eventId === !v.since) throw new UsageError('webhook resend takes an event id or --since <time>');
+    const r = await client.resendEvents(id, eventId ? { event_id: eventId } : { since: v.since! });
+    out(r, r.resent.length ? `sent again: ${r.resent.join(', ')}${r.has_more ? ' (more: run it again)' : ''}` : 'nothing to send again');
+    return 0;
+  }
+  throw new UsageError(`unknown webhook action: ${action}`);
+}
+
+async function assetsCommand({ client, v, args, out }: Run): Promise<number> {
+  const [action, target] = args;
+  if (action === 'upload' && target) {
+    const asset = await client.uploadAsset(new Uint8Array(await readFile(target)));
+    out(asset, `${asset.id}: uploaded ${target} (${asset.content_type}, ${asset.size_bytes} bytes); name it as --logo or --product-image`);
+    return 0;
+  }
+  if (action === 'list' && !target) {
+    const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
+    const assets: Asset[] = [];
+    for await (const a of client.listAssets({ limit: Math.min(100, limit) })) {
+      assets.push(a);
+      if (assets.length >= limit) break;
+    }
+    const size = (a: Asset) => (a.width ? `${a.width}x${a.height}` : (a.refusal ?? ''));
+    out(assets, assets.map((a) => `${a.id}  ${a.status.padEnd(9)} ${a.content_type.padEnd(10)} ${a.created_at}  ${size(a)}`).join('\n') || 'no assets');
+    return 0;
+  }
+  if (action === 'delete' && target) {
+    await client.deleteAsset(target);
+    out({ deleted: target }, `${target}: deleted`);
+    return 0;
+  }
+  throw new UsageError('assets takes: upload <file> | list | delete <id>');
+}
+
+/** The commands, by name. */
+const COMMANDS: Record<string, (run: Run) => Promise<number>> = {
+  create: createCommand,
+  status: statusCommand,
+  review: reviewCommand,
+  balance: balanceCommand,
+  list: listCommand,
+  cancel: cancelCommand,
+  quote: quoteCommand,
+  transactions: transactionsCommand,
+  webhook: webhookCommand,
+  assets: assetsCommand,
+};
+
 export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -225,139 +385,9 @@ export async function main(argv: string[], io: { stdout: NodeJS.WriteStream; std
       return final.status === 'error' ? 1 : 0;
     };
 
-    switch (command) {
-      case 'create': {
-        if (args.length !== 1 || !args[0]) throw new UsageError('create takes one quoted prompt');
-        const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
-        const options = {
-          ...(v.quote ? { quote_id: v.quote } : {}),
-          ...(v['max-cost'] ? { max_cost: count(v['max-cost'], '--max-cost') } : {}),
-          ...(v.metadata ? { metadata: pairs(v.metadata) } : {}),
-          ...(v.logo ? { logo: v.logo } : {}),
-        };
-        const created = full
-          ? await client.createVideo({ ...orderRequest(args[0], v), ...options })
-          : await client.createQuick({ prompt: args[0], ...options });
-        io.stderr.write(`ordered ${created.id} for ${created.cost} doubloons\n`);
-        return await follow(await client.getVideo(created.id));
-      }
-      case 'status':
-        if (args.length !== 1) throw new UsageError('status takes an order id');
-        return await follow(await client.getVideo(args[0]!));
-      case 'review': {
-        const [id, ...decision] = args;
-        if (!id) throw new UsageError('review takes an order id and a decision');
-        return await follow(await client.review(id, reviewRequest(decision)));
-      }
-      case 'balance': {
-        const balance = v.alert === undefined ? await client.getBalance() : await client.setBalanceAlert(v.alert === 'none' ? null : count(v.alert, '--alert'));
-        const { spend, low_balance_alert: alert } = balance;
-        out(
-          balance,
-          `${balance.balance} doubloons, ${balance.trial_videos_left} trial videos left${balance.plan ? `, plan ${balance.plan}` : ''}; spent ${spend.spent}${
-            spend.limit !== undefined ? ` of ${spend.limit}` : ''
-          } in ${spend.month}${alert ? `; alert below ${alert.below}${alert.sent ? ' (sent)' : ''}` : ''}`,
-        );
-        return 0;
-      }
-      case 'list': {
-        const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
-        const orders: Order[] = [];
-        const status = v.status as Order['status'] | undefined;
-        if ((v.metadata?.length ?? 0) > 1) throw new UsageError('list takes one --metadata pair');
-        const query = { limit: Math.min(100, limit), ...(status ? { status } : {}), ...(v.metadata ? { metadata: pairs(v.metadata) } : {}) };
-        for await (const o of client.listVideos(query)) {
-          orders.push(o);
-          if (orders.length >= limit) break;
-        }
-        out(
-          orders,
-          orders.map((o) => `${o.id}  ${o.status.padEnd(15)} ${String(o.cost).padStart(4)}  ${o.created_at}  ${o.params.topic}`).join('\n') || 'no orders',
-        );
-        return 0;
-      }
-      case 'cancel': {
-        if (args.length !== 1) throw new UsageError('cancel takes an order id');
-        const order = await client.cancel(args[0]!);
-        out(order, `${order.id}: canceled, ${order.refund?.amount ?? 0} doubloons refunded`);
-        return 0;
-      }
-      case 'quote': {
-        if (args.length !== 1 || !args[0]) throw new UsageError('quote takes one quoted prompt (or topic, with order options)');
-        const full = ORDER_OPTIONS.some((o) => v[o] !== undefined);
-        const q = await client.quote(full ? orderRequest(args[0], v) : { prompt: args[0] });
-        const items = [`base ${q.breakdown.base}`, ...Object.entries(q.breakdown.extras).map(([k, n]) => `${k} ${n}`)];
-        const paidBy = [q.breakdown.trial ? 'a trial video' : '', q.breakdown.plan_allowance ? "the plan's allowance" : ''].filter(Boolean);
-        out(
-          q,
-          `${q.cost} doubloons (${items.join(', ')})${paidBy.length ? `, partly paid by ${paidBy.join(' and ')}` : ''}; about ${q.eta_seconds} s\nquote ${q.quote_id}, valid until ${q.expires_at}`,
-        );
-        return 0;
-      }
-      case 'transactions': {
-        const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
-        const entries: Transaction[] = [];
-        for await (const e of client.listTransactions({ limit: Math.min(100, limit) })) {
-          entries.push(e);
-          if (entries.length >= limit) break;
-        }
-        const line = (e: Transaction) =>
-          `${e.created_at}  ${e.kind.padEnd(14)} ${String(e.amount).padStart(6)}  balance ${e.balance_after}${e.order_id ? `  ${e.order_id}` : ''}${e.reason ? ` (${e.reason})` : ''}`;
-        out(entries, entries.map(line).join('\n') || 'no entries');
-        return 0;
-      }
-      case 'webhook': {
-        const [action, id, eventId] = args;
-        if (!id) throw new UsageError('webhook takes rotate, test or resend, and the webhook id');
-        if (action === 'rotate') {
-          const rotated = await client.rotateWebhookSecret(id, v.overlap === undefined ? {} : { overlap_seconds: count(v.overlap, '--overlap', 0) });
-          out(
-            rotated,
-            `new secret ${rotated.secret}${rotated.previous_secret_expires_at ? `; the old one signs too until ${rotated.previous_secret_expires_at}` : ''}`,
-          );
-          return 0;
-        }
-        if (action === 'test') {
-          const r = await client.testWebhook(id);
-          out(r, `${r.delivered ? 'delivered' : 'not delivered'}: ${r.http_status ?? r.error} in ${r.latency_ms} ms`);
-          return r.delivered ? 0 : 1;
-        }
-        if (action === 'resend') {
-          if (!eventId === !v.since) throw new UsageError('webhook resend takes an event id or --since <time>');
-          const r = await client.resendEvents(id, eventId ? { event_id: eventId } : { since: v.since! });
-          out(r, r.resent.length ? `sent again: ${r.resent.join(', ')}${r.has_more ? ' (more: run it again)' : ''}` : 'nothing to send again');
-          return 0;
-        }
-        throw new UsageError(`unknown webhook action: ${action}`);
-      }
-      case 'assets': {
-        const [action, target] = args;
-        if (action === 'upload' && target) {
-          const asset = await client.uploadAsset(new Uint8Array(await readFile(target)));
-          out(asset, `${asset.id}: uploaded ${target} (${asset.content_type}, ${asset.size_bytes} bytes); name it as --logo or --product-image`);
-          return 0;
-        }
-        if (action === 'list' && !target) {
-          const limit = v.limit === undefined ? 20 : count(v.limit, '--limit');
-          const assets: Asset[] = [];
-          for await (const a of client.listAssets({ limit: Math.min(100, limit) })) {
-            assets.push(a);
-            if (assets.length >= limit) break;
-          }
-          const size = (a: Asset) => (a.width ? `${a.width}x${a.height}` : (a.refusal ?? ''));
-          out(assets, assets.map((a) => `${a.id}  ${a.status.padEnd(9)} ${a.content_type.padEnd(10)} ${a.created_at}  ${size(a)}`).join('\n') || 'no assets');
-          return 0;
-        }
-        if (action === 'delete' && target) {
-          await client.deleteAsset(target);
-          out({ deleted: target }, `${target}: deleted`);
-          return 0;
-        }
-        throw new UsageError('assets takes: upload <file> | list | delete <id>');
-      }
-      default:
-        throw new UsageError(`unknown command: ${command}`);
-    }
+    const run = COMMANDS[command];
+    if (!run) throw new UsageError(`unknown command: ${command}`);
+    return await run({ client, v, args, io, out, follow });
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr.write(`${err.message}\n(video-client --help shows the commands)\n`);

@@ -305,6 +305,21 @@ export type Created = CreationResponse & { replayed: boolean };
 
 type SendOptions = CallOptions & { body?: unknown; idempotencyKey?: string; repeatable?: boolean };
 
+/**
+ * Every item of a list, page by page: `page` is called with the cursor to start after (none for the first page) until
+ * a page says it has no more.
+ */
+async function* paginate<T>(
+  page: (after: { starting_after?: string }) => PromiseLike<{ data: T[]; has_more: boolean; next_starting_after?: string | null }>,
+): AsyncGenerator<T> {
+  for (let after: { starting_after?: string } = {}; ; ) {
+    const { data, has_more, next_starting_after } = await page(after);
+    yield* data;
+    if (!has_more || !next_starting_after) return;
+    after = { starting_after: next_starting_after };
+  }
+}
+
 /** Sleeps `ms`; rejects with ApiUserAbortError when `signal` aborts first. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -397,12 +412,7 @@ export class VideoClient {
     query: { limit?: number; status?: OrderStatus; created_gte?: string; created_lt?: string; metadata?: Record<string, string> } = {},
     options: CallOptions = {},
   ): AsyncGenerator<Order> {
-    for (let cursor: string | undefined; ; ) {
-      const page = await this.listVideosPage({ ...query, ...(cursor ? { starting_after: cursor } : {}) }, options);
-      yield* page.data;
-      if (!page.has_more || !page.next_starting_after) return;
-      cursor = page.next_starting_after;
-    }
+    yield* paginate((after) => this.listVideosPage({ ...query, ...after }, options));
   }
 
   /** Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. */
@@ -430,16 +440,7 @@ export class VideoClient {
 
   /** Every ledger entry of the key, newest first, following the cursor. */
   async *listTransactions(query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<Transaction> {
-    for (let cursor: string | undefined; ; ) {
-      const page = await this.call<Schemas['TransactionList']>(
-        'GET',
-        `/balance/transactions${queryString({ ...query, ...(cursor ? { starting_after: cursor } : {}) })}`,
-        options,
-      );
-      yield* page.data;
-      if (!page.has_more || !page.next_starting_after) return;
-      cursor = page.next_starting_after;
-    }
+    yield* paginate((after) => this.call<Schemas['TransactionList']>('GET', `/balance/transactions${queryString({ ...query, ...after })}`, options));
   }
 
   createWebhook(url: string, options: CallOptions = {}): ApiPromise<WebhookCreated> {
@@ -518,12 +519,7 @@ export class VideoClient {
 
   /** Every asset of the key, newest first, following the cursor page by page. */
   async *listAssets(query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<Asset> {
-    for (let cursor: string | undefined; ; ) {
-      const page = await this.listAssetsPage({ ...query, ...(cursor ? { starting_after: cursor } : {}) }, options);
-      yield* page.data;
-      if (!page.has_more || !page.next_starting_after) return;
-      cursor = page.next_starting_after;
-    }
+    yield* paginate((after) => this.listAssetsPage({ ...query, ...after }, options));
   }
 
   /** Deletes the asset and its bytes (orders made before keep their copies). */
