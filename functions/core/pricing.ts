@@ -165,7 +165,7 @@ export const spentIn = (account: Pick<Account, 'spendMonth' | 'spentInMonth'>, m
 
 /**
  * An API order's charge held to the key's monthly spend limit (402 spend_limit_exceeded when it would pass it), with
- * the month it counts in when it costs something. The bot's orders are not counted (docs/decisions.md, Spend limit).
+ * the month it counts in when it costs something. The bot's orders are not counted (docs/decisions.md, Spend controls).
  */
 export function withinSpendLimit(charge: Charge, account: Account, now: Date): Charge {
   if (charge.cost === 0) return charge;
