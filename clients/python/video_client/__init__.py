@@ -364,15 +364,7 @@ class VideoClient:
         deadline: Optional[float] = None,
     ) -> Iterator[Order]:
         """Every order of the key matching the query, newest first, following the cursor (`limit` is the page size)."""
-        cursor = starting_after
-        while True:
-            page = self.list_videos_page(
-                limit=limit, starting_after=cursor, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout=timeout, deadline=deadline
-            )
-            yield from page["data"]
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        yield from _pages(lambda cursor_: self.list_videos_page(limit=limit, starting_after=cursor_, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout=timeout, deadline=deadline), starting_after)
 
     def cancel(self, video_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:
         """Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. Safe to repeat."""
@@ -402,13 +394,7 @@ class VideoClient:
         self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, timeout: Optional[float] = None, deadline: Optional[float] = None
     ) -> Iterator[Transaction]:
         """Every ledger entry of the key, newest first, following the cursor."""
-        cursor = starting_after
-        while True:
-            page = self.list_transactions_page(limit=limit, starting_after=cursor, timeout=timeout, deadline=deadline)
-            yield from page["data"]
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        yield from _pages(lambda cursor_: self.list_transactions_page(limit=limit, starting_after=cursor_, timeout=timeout, deadline=deadline), starting_after)
 
     def create_webhook(self, url: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> WebhookCreated:
         """Registers (or replaces) the key's webhook; the answer's `secret` is shown once: give it to unwrap_event."""
@@ -497,13 +483,7 @@ class VideoClient:
         self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, timeout: Optional[float] = None, deadline: Optional[float] = None
     ) -> Iterator[Asset]:
         """Every asset of the key, newest first, following the cursor."""
-        cursor = starting_after
-        while True:
-            page = self.list_assets_page(limit=limit, starting_after=cursor, timeout=timeout, deadline=deadline)
-            yield from page["data"]
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        yield from _pages(lambda cursor_: self.list_assets_page(limit=limit, starting_after=cursor_, timeout=timeout, deadline=deadline), starting_after)
 
     def delete_asset(self, asset_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> None:
         """Deletes the asset and its bytes (orders made before keep their copies)."""
@@ -627,6 +607,17 @@ def _poll_gap(interval: Optional[float], headers: Mapping[str, str]) -> float:
 
 def _next_cursor(has_more: bool, cursor: Optional[str]) -> Optional[str]:
     return cursor if has_more and cursor else None
+
+
+def _pages(fetch: Callable[[Optional[str]], Any], first: Optional[str]) -> Iterator[Any]:
+    """Every item of a cursor-paged list from `first`, fetched a page (`fetch(cursor)`) at a time."""
+    cursor = first
+    while True:
+        page = fetch(cursor)
+        yield from page["data"]
+        cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
+        if cursor is None:
+            return
 
 
 def _q(part: str) -> str:

@@ -17,7 +17,7 @@ import functools
 import time
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
-from typing import AsyncIterator, Callable, Mapping, Optional, ParamSpec, TypeVar, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Optional, ParamSpec, TypeVar, Union
 
 from . import _FINAL, VideoClient, WaitTimeoutError, _next_cursor, _poll_gap, _q  # pyright: ignore[reportPrivateUsage]
 from .models import (
@@ -49,6 +49,18 @@ __all__ = ["AsyncVideoClient"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+async def _pages(fetch: Callable[[Optional[str]], Awaitable[Any]], first: Optional[str]) -> AsyncIterator[Any]:
+    """Every item of a cursor-paged list from `first`, awaiting a page (`fetch(cursor)`) at a time."""
+    cursor = first
+    while True:
+        page = await fetch(cursor)
+        for item in page["data"]:
+            yield item
+        cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
+        if cursor is None:
+            return
 
 
 class AsyncVideoClient:
@@ -196,16 +208,8 @@ class AsyncVideoClient:
         deadline: Optional[float] = None,
     ) -> AsyncIterator[Order]:
         """Every order of the key matching the query, newest first, a page fetched at a time (`async for`)."""
-        cursor = starting_after
-        while True:
-            page = await self.list_videos_page(
-                limit=limit, starting_after=cursor, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout=timeout, deadline=deadline
-            )
-            for order in page["data"]:
-                yield order
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        async for order in _pages(lambda cursor_: self.list_videos_page(limit=limit, starting_after=cursor_, status=status, created_gte=created_gte, created_lt=created_lt, metadata=metadata, timeout=timeout, deadline=deadline), starting_after):
+            yield order
 
     async def cancel(self, video_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> Order:
         """Cancels an order whose render has not started: it ends in error `canceled`, fully refunded. Safe to repeat."""
@@ -232,14 +236,8 @@ class AsyncVideoClient:
         self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, timeout: Optional[float] = None, deadline: Optional[float] = None
     ) -> AsyncIterator[Transaction]:
         """Every ledger entry of the key, newest first, a page fetched at a time (`async for`)."""
-        cursor = starting_after
-        while True:
-            page = await self.list_transactions_page(limit=limit, starting_after=cursor, timeout=timeout, deadline=deadline)
-            for entry in page["data"]:
-                yield entry
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        async for entry in _pages(lambda cursor_: self.list_transactions_page(limit=limit, starting_after=cursor_, timeout=timeout, deadline=deadline), starting_after):
+            yield entry
 
     async def create_webhook(self, url: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> WebhookCreated:
         """Registers (or replaces) the key's webhook; the answer's `secret` is shown once: give it to unwrap_event."""
@@ -299,14 +297,8 @@ class AsyncVideoClient:
         self, *, limit: Optional[int] = None, starting_after: Optional[str] = None, timeout: Optional[float] = None, deadline: Optional[float] = None
     ) -> AsyncIterator[Asset]:
         """Every asset of the key, newest first, a page fetched at a time (`async for`)."""
-        cursor = starting_after
-        while True:
-            page = await self.list_assets_page(limit=limit, starting_after=cursor, timeout=timeout, deadline=deadline)
-            for asset in page["data"]:
-                yield asset
-            cursor = _next_cursor(page["has_more"], page.get("next_starting_after"))
-            if cursor is None:
-                return
+        async for asset in _pages(lambda cursor_: self.list_assets_page(limit=limit, starting_after=cursor_, timeout=timeout, deadline=deadline), starting_after):
+            yield asset
 
     async def delete_asset(self, asset_id: str, *, timeout: Optional[float] = None, deadline: Optional[float] = None) -> None:
         """Deletes the asset and its bytes (orders made before keep their copies)."""
